@@ -1,0 +1,164 @@
+#include "analyses/steps.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+namespace chokepoint::analyses {
+
+using timeline::Timeline;
+
+namespace {
+
+// The thread that launched most GPU work: the one to judge when there are no steps.
+std::pair<int32_t, int32_t> main_launch_thread(const Timeline& tl, const TimelineIndex& ix) {
+  std::map<std::pair<int32_t, int32_t>, int64_t> count;
+  for (int32_t r : ix.launch_row) {
+    if (r >= 0) ++count[{tl.runtime_calls.pid[r], tl.runtime_calls.tid[r]}];
+  }
+  std::pair<int32_t, int32_t> best{-1, -1};
+  int64_t n = -1;
+  for (const auto& [k, c] : count) {
+    if (c > n) n = c, best = k;
+  }
+  return best;
+}
+
+StepWindows whole_trace(const Timeline& tl, const TimelineIndex& ix) {
+  StepWindows w;
+  w.whole_trace = true;
+  w.method = "whole trace (no step annotations)";
+  TimeNs lo = std::numeric_limits<TimeNs>::max(), hi = std::numeric_limits<TimeNs>::min();
+  auto widen = [&](const std::vector<TimeNs>& s, const std::vector<TimeNs>& e) {
+    if (s.empty()) return;
+    lo = std::min(lo, s.front());  // tables are sorted by start
+    for (TimeNs t : e) hi = std::max(hi, t);
+  };
+  widen(tl.gpu_ops.start, tl.gpu_ops.end);
+  widen(tl.runtime_calls.start, tl.runtime_calls.end);
+  if (lo >= hi) return w;  // nothing with a duration
+  StepWindow s;
+  auto [pid, tid] = main_launch_thread(tl, ix);
+  s.pid = pid;
+  s.tid = tid;
+  s.cpu_start = s.start = lo;
+  s.cpu_end = s.end = hi;
+  s.gpu_end = tl.gpu_ops.size() ? hi : -1;
+  w.steps.push_back(s);
+  return w;
+}
+
+}  // namespace
+
+StepWindows compute_step_windows(const Timeline& tl, const TimelineIndex& ix) {
+  const auto& st = tl.steps;
+  if (st.size() == 0) return whole_trace(tl, ix);
+
+  StepWindows w;
+  w.method = "ProfilerStep#N annotations";
+  w.steps.reserve(st.size());
+  for (size_t i = 0; i < st.size(); ++i) {
+    StepWindow s;
+    s.number = st.number[i];
+    s.source = st.source_index[i];
+    s.pid = st.pid[i];
+    s.tid = st.tid[i];
+    s.cpu_start = st.start[i];
+    s.cpu_end = st.end[i];
+    w.steps.push_back(s);
+  }
+  // Steps of one process, sorted by start (the table is), so a launch at time t belongs to
+  // the last step of its pid that started at or before t, if t is before that step's end.
+  std::map<int32_t, std::vector<size_t>> by_pid;
+  for (size_t i = 0; i < w.steps.size(); ++i) by_pid[w.steps[i].pid].push_back(i);
+  const auto& g = tl.gpu_ops;
+  const auto& rc = tl.runtime_calls;
+  for (size_t i = 0; i < g.size(); ++i) {
+    const int32_t r = ix.launch_row[i];
+    if (r < 0) continue;
+    auto it = by_pid.find(rc.pid[r]);
+    if (it == by_pid.end()) continue;
+    const auto& rows = it->second;
+    const TimeNs t = rc.start[r];
+    auto pos = std::upper_bound(rows.begin(), rows.end(), t,
+                                [&](TimeNs v, size_t k) { return v < w.steps[k].cpu_start; });
+    if (pos == rows.begin()) continue;
+    StepWindow& s = w.steps[*(pos - 1)];
+    if (t < s.cpu_end) s.gpu_end = std::max(s.gpu_end, g.end[i]);
+  }
+  // Windows: per process, back to back.
+  for (auto& [pid, rows] : by_pid) {
+    TimeNs prev_end = std::numeric_limits<TimeNs>::min();
+    for (size_t k : rows) {
+      StepWindow& s = w.steps[k];
+      s.start = std::max(s.cpu_start, prev_end);
+      s.end = std::max({s.cpu_end, s.gpu_end, s.start});
+      prev_end = s.end;
+    }
+  }
+  return w;
+}
+
+}  // namespace chokepoint::analyses
+
+namespace chokepoint::analyses {
+namespace {
+
+// Windows sorted by start for one key (a source or a pid).
+struct WindowList {
+  std::vector<TimeNs> start, end;
+  std::vector<int32_t> index;
+  int32_t find(TimeNs t) const {
+    auto it = std::upper_bound(start.begin(), start.end(), t);
+    if (it == start.begin()) return -1;
+    size_t k = static_cast<size_t>(it - start.begin()) - 1;
+    return t < end[k] ? index[k] : -1;
+  }
+};
+
+template <typename Key>
+std::map<Key, WindowList> lists_by(const StepWindows& w, Key (*key)(const StepWindow&)) {
+  std::vector<size_t> order(w.steps.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return w.steps[a].start < w.steps[b].start; });
+  std::map<Key, WindowList> out;
+  for (size_t i : order) {
+    auto& l = out[key(w.steps[i])];
+    l.start.push_back(w.steps[i].start);
+    l.end.push_back(w.steps[i].end);
+    l.index.push_back(static_cast<int32_t>(i));
+  }
+  return out;
+}
+
+}  // namespace
+
+WindowMembership assign_windows(const Timeline& tl, const StepWindows& w) {
+  WindowMembership m;
+  const auto& g = tl.gpu_ops;
+  const auto& rc = tl.runtime_calls;
+  m.gpu_op.assign(g.size(), -1);
+  m.runtime_call.assign(rc.size(), -1);
+  if (w.steps.empty()) return m;
+  if (w.whole_trace) {
+    m.gpu_op.assign(g.size(), 0);
+    m.runtime_call.assign(rc.size(), 0);
+    return m;
+  }
+  auto by_source = lists_by<int32_t>(w, [](const StepWindow& s) { return s.source; });
+  auto by_pid = lists_by<int32_t>(w, [](const StepWindow& s) { return s.pid; });
+  for (size_t i = 0; i < g.size(); ++i) {
+    const int16_t d = g.device[i];
+    const int32_t src = d >= 0 && static_cast<size_t>(d) < tl.devices.size() ? tl.devices[d].source_index : 0;
+    auto it = by_source.find(src);
+    if (it != by_source.end()) m.gpu_op[i] = it->second.find(g.start[i]);
+  }
+  for (size_t i = 0; i < rc.size(); ++i) {
+    auto it = by_pid.find(rc.pid[i]);
+    if (it != by_pid.end()) m.runtime_call[i] = it->second.find(rc.start[i]);
+  }
+  return m;
+}
+
+}  // namespace chokepoint::analyses

@@ -1,0 +1,29 @@
+// chokepoint: finds what is choking an AI workload on NVIDIA GPUs and says what to change.
+#include <cstdio>
+#include <exception>
+
+#include <CLI/CLI.hpp>
+
+#include "base/version.h"
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"chokepoint " CHOKEPOINT_VERSION
+               ": find what limits a GPU/AI workload, with the evidence and the gain to expect."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("chokepoint ") + CHOKEPOINT_VERSION);
+  app.footer("Run 'chokepoint COMMAND --help' for the options of a command.");
+  auto analyze = chokepoint::cli::add_analyze_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    if (app.got_subcommand("analyze")) return analyze();
+  } catch (const std::exception& e) {  // last resort: a message, never a crash trace
+    std::fprintf(stderr, "chokepoint: internal error: %s\n", e.what());
+    return 70;
+  }
+  return 2;
+}

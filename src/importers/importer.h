@@ -1,0 +1,52 @@
+// The importer interface (after Perfetto trace_processor): each format lives in its own
+// folder and provides an Importer; registry.cc lists them explicitly (no static-init
+// registration). The CLI opens a file, peeks at its first bytes, asks each importer
+// whether it recognizes them, and lets the first that does read the file into the model.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "timeline/import_stats.h"
+#include "timeline/model.h"
+
+namespace chokepoint::importers {
+
+// Progress callback: bytes of input consumed so far (uncompressed for compressed input).
+using ProgressFn = void (*)(void* ctx, uint64_t bytes_done, uint64_t bytes_total);
+
+struct ImportOptions {
+  ProgressFn progress = nullptr;
+  void* progress_ctx = nullptr;
+};
+
+class Importer {
+ public:
+  virtual ~Importer() = default;
+  // Short format name, e.g. "kineto".
+  virtual std::string_view name() const = 0;
+  // One line describing what files the format covers, for "unknown format" errors.
+  virtual std::string_view description() const = 0;
+  // True when `head` (the first bytes of the decompressed file, up to 64 KiB) looks like
+  // this format.
+  virtual bool sniff(std::string_view head) const = 0;
+  // Reads `path` into `tl` as source `source_index` (the caller has appended
+  // tl.sources[source_index] already). Odd input goes into `stats`; a non-ok status
+  // means nothing usable could be read.
+  virtual Status import(const std::string& path, int32_t source_index, timeline::Timeline& tl,
+                        timeline::ImportStats& stats, const ImportOptions& opts) = 0;
+};
+
+// All importers, in the order they are tried.
+std::vector<std::unique_ptr<Importer>> all_importers();
+
+// Imports one file or every recognized file of a directory (sorted by name) into `tl`,
+// then finalizes it. Fails with a one-line message naming the understood formats when a
+// file is not recognized.
+Status import_paths(const std::vector<std::string>& paths, timeline::Timeline& tl,
+                    timeline::ImportStats& stats, const ImportOptions& opts = {});
+
+}  // namespace chokepoint::importers

@@ -1,0 +1,138 @@
+#include "pipeline/build_report.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "base/version.h"
+
+namespace chokepoint::pipeline {
+
+using analyses::IdleCause;
+using analyses::KernelClass;
+
+namespace {
+
+// How many of the longest kernels the report lists.
+constexpr size_t kTopKernels = 10;
+
+report::Distribution distribution_ms(std::vector<double> v) {
+  report::Distribution d;
+  if (v.empty()) return d;
+  std::sort(v.begin(), v.end());
+  auto pick = [&](double q) {  // nearest rank
+    size_t k = static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
+    return v[std::min(k, v.size() - 1)];
+  };
+  double sum = 0;
+  for (double x : v) sum += x;
+  d.mean = sum / static_cast<double>(v.size());
+  d.p50 = pick(0.5);
+  d.p95 = pick(0.95);
+  d.min = v.front();
+  d.max = v.back();
+  return d;
+}
+
+report::Ceilings ceilings(const machine::Ceilings& c) {
+  report::Ceilings r;
+  r.source = c.source;
+  r.hbm_gbps = c.hbm_gbps;
+  r.pcie_gbps = c.pcie_gbps;
+  r.fp32_tflops = c.fp32_tflops;
+  r.tf32_tflops = c.tf32_tflops;
+  r.bf16_tflops = c.bf16_tflops;
+  r.fp8_tflops = c.fp8_tflops;
+  return r;
+}
+
+}  // namespace
+
+report::Report build_report(const timeline::Timeline& tl, const analyses::Analysis& a,
+                            const rules::Diagnosis& d, const timeline::ImportStats& stats) {
+  report::Report r;
+  r.tool_version = CHOKEPOINT_VERSION;
+  std::vector<int64_t> events(tl.sources.size(), 0);
+  for (size_t i = 0; i < tl.sources.size(); ++i) {
+    report::InputInfo in;
+    in.path = tl.sources[i].path;
+    in.format = tl.sources[i].format;
+    std::error_code ec;
+    auto size = std::filesystem::file_size(in.path, ec);
+    in.bytes = ec ? 0 : size;
+    in.events = tl.sources.size() == 1 ? static_cast<int64_t>(tl.event_count()) : -1;
+    r.inputs.push_back(in);
+  }
+  // Primary device first.
+  std::vector<size_t> order;
+  if (a.primary_device >= 0) order.push_back(static_cast<size_t>(a.primary_device));
+  for (size_t i = 0; i < tl.devices.size(); ++i) {
+    if (static_cast<int>(i) != a.primary_device) order.push_back(i);
+  }
+  for (size_t i : order) {
+    const auto& dv = tl.devices[i];
+    report::DeviceInfo di;
+    di.name = dv.name;
+    di.num_sms = dv.num_sms;
+    di.memory_bytes = dv.total_memory_bytes;
+    if (dv.cc_major >= 0) di.compute_capability = std::to_string(dv.cc_major) + "." + std::to_string(dv.cc_minor);
+    di.ceilings = ceilings(static_cast<int>(i) == a.primary_device ? a.ceilings : machine::ceilings_for(dv));
+    r.devices.push_back(di);
+  }
+
+  // Window.
+  std::vector<double> step_ms;
+  for (const auto& w : a.windows.steps) {
+    step_ms.push_back(static_cast<double>(w.duration()) / 1e6);
+    r.window.step_numbers.push_back(w.number);
+  }
+  r.window.steps = a.steps();
+  r.window.step_source = a.windows.method;
+  r.window.step_time_ms = distribution_ms(step_ms);
+  const auto& t = a.total();
+  r.window.analyzed_ms = static_cast<double>(t.duration) / 1e6;
+
+  // Breakdown.
+  r.breakdown.gpu_busy_pct = a.pct(t.busy);
+  r.breakdown.gpu_idle_pct = a.pct(t.idle_total());
+  for (int c = 0; c < analyses::kNumIdleCauses; ++c) {
+    if (t.idle[c] <= 0) continue;
+    r.breakdown.idle_by_cause.push_back(
+        {analyses::idle_cause_name(static_cast<IdleCause>(c)), a.pct(t.idle[c]), a.ms_per_step(t.idle[c])});
+  }
+  for (int c = 0; c < analyses::kNumKernelClasses; ++c) {
+    if (t.busy_by_class[c] <= 0) continue;
+    r.breakdown.busy_by_class.push_back({analyses::kernel_class_name(static_cast<KernelClass>(c)),
+                                         a.pct(t.busy_by_class[c]), a.ms_per_step(t.busy_by_class[c])});
+  }
+  auto by_pct = [](const report::Share& x, const report::Share& y) { return x.pct > y.pct; };
+  std::sort(r.breakdown.idle_by_cause.begin(), r.breakdown.idle_by_cause.end(), by_pct);
+  std::sort(r.breakdown.busy_by_class.begin(), r.breakdown.busy_by_class.end(), by_pct);
+  for (const auto& c : d.costs) {
+    r.breakdown.category_costs.push_back({rules::category_name(c.category), c.pct, a.ms_per_step(c.ns)});
+  }
+
+  r.verdict.bound = d.bound;
+  r.verdict.confidence = d.confidence;
+  r.verdict.summary = d.summary;
+  r.findings = d.findings;
+
+  const double busy_kernels = static_cast<double>(std::max<timeline::TimeNs>(1, a.kernels.kernel_ns));
+  for (size_t i = 0; i < std::min(kTopKernels, a.kernels.kernels.size()); ++i) {
+    const auto& k = a.kernels.kernels[i];
+    report::KernelRow row;
+    row.name = std::string(tl.strings.view(k.name));
+    row.kernel_class = analyses::kernel_class_name(k.kclass);
+    row.precision = analyses::precision_name(k.precision);
+    if (k.tensor_cores != analyses::TensorCores::kUnknown) row.tensor_cores = k.tensor_cores == analyses::TensorCores::kYes;
+    row.calls = k.calls;
+    row.total_ms = static_cast<double>(k.total_ns) / 1e6;
+    row.pct_of_busy = 100.0 * static_cast<double>(k.total_ns) / busy_kernels;
+    r.top_kernels.push_back(row);
+  }
+  for (const auto& s : stats.all()) {
+    if (s.count > 0) r.import_stats.push_back(s);
+  }
+  return r;
+}
+
+}  // namespace chokepoint::pipeline

@@ -1,0 +1,30 @@
+#include "rules/finding.h"
+
+namespace chokepoint::rules {
+
+const char* category_name(Category c) {
+  switch (c) {
+    case Category::kInput: return "input";
+    case Category::kHost: return "host";
+    case Category::kSync: return "sync";
+    case Category::kTransfer: return "transfer";
+    case Category::kCompute: return "compute";
+    case Category::kMemory: return "memory";
+    case Category::kCommunication: return "communication";
+    case Category::kIo: return "io";
+    case Category::kIdle: return "idle";
+    case Category::kUnknown: return "unknown";
+  }
+  return "unknown";
+}
+
+const char* severity_name(Severity s) {
+  switch (s) {
+    case Severity::kCritical: return "critical";
+    case Severity::kWarning: return "warning";
+    case Severity::kInfo: return "info";
+  }
+  return "info";
+}
+
+}  // namespace chokepoint::rules

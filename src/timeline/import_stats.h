@@ -1,0 +1,36 @@
+// Import statistics: bad or odd input is counted here instead of failing the import
+// (after Perfetto's storage/stats.h). Every report shows the non-zero entries.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace chokepoint::timeline {
+
+enum class StatSeverity : uint8_t { kInfo, kWarning, kError };
+
+struct ImportStat {
+  std::string name;         // stable id, e.g. "kineto_truncated"
+  StatSeverity severity;
+  std::string description;  // one sentence for humans
+  int64_t count = 0;
+};
+
+// A central, append-only list of named counters. Importers declare the stats they may
+// raise in their own file and call add(); reporters print the non-zero ones.
+class ImportStats {
+ public:
+  // Increments the counter `name`, creating it with `severity` and `description` first.
+  void add(const std::string& name, StatSeverity severity, const std::string& description,
+           int64_t n = 1);
+  int64_t count(const std::string& name) const;
+  const std::vector<ImportStat>& all() const { return stats_; }
+  bool has_errors() const;
+  void merge(const ImportStats& other);
+
+ private:
+  std::vector<ImportStat> stats_;
+};
+
+}  // namespace chokepoint::timeline

@@ -1,0 +1,74 @@
+// Golden tests: traces recorded on the H200 by tests/data/workloads/record.py go in, the
+// verdict and the finding ids that tests/data/kineto/expected.json names must come out.
+// The estimated speedup of each workload's main finding is also checked against the
+// speedup its fix really gave on the GPU (measured.json, timed without the profiler).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "pipeline/analyze_pipeline.h"
+
+namespace chokepoint {
+namespace {
+
+const std::string kDir = std::string(CHOKEPOINT_TEST_DATA) + "/kineto/";
+
+nlohmann::json load(const std::string& name) {
+  std::ifstream f(kDir + name);
+  return nlohmann::json::parse(f);
+}
+
+class Golden : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Golden, VerdictAndFindings) {
+  const std::string name = GetParam();
+  const auto expected = load("expected.json").at(name);
+  auto r = pipeline::analyze_paths({kDir + name + ".json.gz"});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const auto& rep = r.value();
+
+  EXPECT_EQ(rules::category_name(rep.verdict.bound), expected.at("verdict").get<std::string>())
+      << rep.verdict.summary;
+  std::set<std::string> ids;
+  for (const auto& f : rep.findings) ids.insert(f.id);
+  for (const auto& id : expected.at("findings")) {
+    EXPECT_TRUE(ids.count(id.get<std::string>())) << "missing finding " << id;
+  }
+  for (const auto& id : expected.value("absent", nlohmann::json::array())) {
+    EXPECT_FALSE(ids.count(id.get<std::string>())) << "unexpected finding " << id;
+  }
+  EXPECT_EQ(rep.window.steps, expected.value("steps", 3));
+
+  // The main finding's estimate against the fix's measured speedup.
+  if (expected.contains("main_finding")) {
+    const auto measured = load("measured.json").at(name);
+    const double real = measured.at("speedup_measured").get<double>();
+    const std::string main_id = expected.at("main_finding");
+    auto it = std::find_if(rep.findings.begin(), rep.findings.end(),
+                           [&](const rules::Finding& f) { return f.id == main_id; });
+    ASSERT_NE(it, rep.findings.end());
+    ASSERT_TRUE(it->estimated_speedup.has_value());
+    const double lo = expected.at("speedup_ratio_range")[0], hi = expected.at("speedup_ratio_range")[1];
+    EXPECT_GE(*it->estimated_speedup / real, lo) << main_id << " estimated " << *it->estimated_speedup
+                                                 << "x, measured " << real << "x";
+    EXPECT_LE(*it->estimated_speedup / real, hi) << main_id << " estimated " << *it->estimated_speedup
+                                                 << "x, measured " << real << "x";
+  }
+}
+
+std::vector<std::string> fixture_names() {
+  std::vector<std::string> names;
+  for (const auto& [k, v] : load("expected.json").items()) names.push_back(k);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, Golden, ::testing::ValuesIn(fixture_names()),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace chokepoint
