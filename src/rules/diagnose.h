@@ -1,0 +1,32 @@
+// Diagnosis: run every rule, rank the findings, and name the verdict: the bottleneck
+// category that costs the most step time (idle time by cause, busy time by kernel class).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "rules/rule.h"
+
+namespace chokepoint::rules {
+
+struct CategoryCost {
+  Category category;
+  TimeNs ns = 0;          // over all analyzed windows
+  double pct = 0;         // of the analyzed time
+};
+
+struct Diagnosis {
+  std::vector<Finding> findings;        // ranked: largest projected saving first
+  std::vector<CategoryCost> costs;      // every category with a cost, largest first
+  Category bound = Category::kUnknown;
+  double confidence = 0;                // top cost / (top + runner-up)
+  std::string summary;                  // one sentence
+};
+
+// Costs of step time per category, from the breakdown.
+std::vector<CategoryCost> category_costs(const analyses::Analysis& a);
+
+Diagnosis diagnose(const timeline::Timeline& tl, const analyses::Analysis& a);
+
+}  // namespace chokepoint::rules

@@ -1,0 +1,67 @@
+// host-sync: synchronizing calls (.item(), .cpu(), torch.cuda.synchronize()) drain the
+// GPU's queue every step, so host work that could overlap GPU work runs alone.
+#include <fmt/format.h>
+
+#include "rules/rule.h"
+
+namespace chokepoint::rules {
+namespace {
+// GPU idle caused by draining syncs worth reporting (5% of the step, like Nsight
+// Systems' cuda_api_sync rule reports any synchronizing API in the hot loop).
+constexpr double kMinSharePct = 5.0;
+
+// What the user wrote, from the ATen op that made the synchronizing call.
+std::string culprit(const analyses::SyncSite& s) {
+  if (s.op == "aten::_local_scalar_dense" || s.op == "aten::item") return ".item() (or float()/int()/bool() on a CUDA tensor, or Python `if` on one)";
+  if (s.op == "aten::nonzero" || s.op == "aten::masked_select" || s.op == "aten::unique") return s.op + " (data-dependent output size)";
+  if (s.op == "aten::copy_" || s.op == "aten::to" || s.op == "aten::_to_copy") return ".cpu() / .to(\"cpu\") / .numpy()";
+  if (s.op.empty()) return s.api + " called directly (torch.cuda.synchronize() or an extension)";
+  return s.op;
+}
+}  // namespace
+
+std::optional<Finding> host_sync(const RuleContext& c) {
+  using analyses::IdleCause;
+  const auto& t = c.a.total();
+  const auto& api = c.a.api;
+  const TimeNs idle = t.idle_of(IdleCause::kSync);
+  const double share = c.a.pct(idle);
+  if (share < kMinSharePct || api.syncs == 0) return std::nullopt;
+
+  // idle[kSync] is already what removing the syncs saves (the host's own work is the floor).
+  const double speedup = analyses::projected_speedup(t.duration, idle, 0);
+  const double per_step = static_cast<double>(api.syncs) / static_cast<double>(std::max<int64_t>(1, c.a.steps()));
+  const auto& top = api.sync_sites.front();
+
+  Finding f;
+  f.id = "host-sync";
+  f.category = Category::kSync;
+  f.time_share_pct = share;
+  f.estimated_speedup = speedup;
+  f.severity = severity_for(share, speedup);
+  f.title = fmt::format("{:.0f} synchronizations per step drain the GPU queue ({:.0f}% of the step idle)",
+                        per_step, share);
+  f.detail = fmt::format(
+      "Each step the host blocks {:.0f} times waiting for the GPU ({:.2f} ms per step), so the "
+      "GPU runs dry and then waits while the host prepares and launches the next work. Most of "
+      "it comes from {} ({} x {}).",
+      per_step, c.a.ms_per_step(api.sync_blocked_ns), culprit(top), top.count, top.api);
+  if (t.sync_relabelled > 0) {
+    f.detail += fmt::format(
+        " Removing them hides only part of the gap: the host's own work ({:.1f} ms per step) "
+        "would still be the limit, so {:.1f} ms per step is counted as host work instead.",
+        c.a.ms_per_step(t.host_critical), c.a.ms_per_step(t.sync_relabelled));
+  }
+  f.evidence = {evidence("gpu_idle_after_sync_pct", share, "%", kMinSharePct),
+                evidence("syncs_per_step", per_step, ""),
+                evidence("blocked_ms_per_step", c.a.ms_per_step(api.sync_blocked_ns), "ms"),
+                evidence("host_critical_ms_per_step", c.a.ms_per_step(t.host_critical), "ms")};
+  f.recommendation =
+      "Keep values on the GPU inside the loop: accumulate metrics as tensors and call .item() "
+      "or .cpu() once every N steps, replace Python `if` on CUDA values with torch.where, avoid "
+      "print(tensor) and data-dependent shapes (nonzero, boolean masks). Find each call with "
+      "torch.cuda.set_sync_debug_mode(\"warn\").";
+  return f;
+}
+
+}  // namespace chokepoint::rules

@@ -1,0 +1,58 @@
+// low-occupancy: kernels launched with fewer blocks than the GPU has SMs leave most of
+// the chip idle while they run.
+#include <fmt/format.h>
+
+#include "rules/rule.h"
+
+namespace chokepoint::rules {
+namespace {
+// Sub-wave kernel time worth reshaping (5% of the step).
+constexpr double kMinSharePct = 5.0;
+}  // namespace
+
+std::optional<Finding> low_occupancy(const RuleContext& c) {
+  const auto& k = c.a.kernels;
+  const double share = c.a.pct(k.small_grid_ns);
+  if (k.num_sms <= 0 || share < kMinSharePct) return std::nullopt;
+  const auto& t = c.a.total();
+  // With a full wave each such kernel would take blocks/SMs of its time (the work spread
+  // over all SMs); its memory or arithmetic ceiling may stop it earlier, so this is an
+  // upper bound.
+  const TimeNs saved = k.small_grid_ns - k.small_grid_ideal_ns;
+  const double speedup = analyses::projected_speedup(t.duration, saved, t.host_critical);
+  const analyses::KernelSummary* top = nullptr;
+  for (const auto& ks : k.kernels) {
+    if (ks.min_blocks > 0 && ks.min_blocks < k.num_sms) {
+      top = &ks;
+      break;
+    }
+  }
+  Finding f;
+  f.id = "low-occupancy";
+  f.category = Category::kCompute;
+  f.time_share_pct = share;
+  f.estimated_speedup = speedup;
+  f.severity = severity_for(share, speedup);
+  f.title = fmt::format("{:.0f}% of the step runs kernels with fewer blocks than the {} SMs", share, k.num_sms);
+  f.detail = fmt::format(
+      "{} launches per step use less than one wave of blocks{}; the idle SMs cannot help. Spread "
+      "over all SMs they would take {:.2f} ms per step instead of {:.2f} ms (an upper bound: "
+      "memory bandwidth may cap them first).",
+      k.small_grid_calls / std::max<int64_t>(1, c.a.steps()),
+      top ? fmt::format(" (e.g. {} with {} blocks)", std::string(c.tl.strings.view(top->name)).substr(0, 60), top->min_blocks)
+          : std::string(),
+      c.a.ms_per_step(k.small_grid_ideal_ns), c.a.ms_per_step(k.small_grid_ns));
+  f.evidence = {evidence("sub_wave_kernel_pct", share, "%", kMinSharePct),
+                evidence("num_sms", k.num_sms, ""),
+                evidence("sub_wave_ms_per_step", c.a.ms_per_step(k.small_grid_ns), "ms")};
+  if (top) f.evidence.push_back(evidence("top_kernel_blocks", static_cast<double>(top->min_blocks), "", k.num_sms));
+  f.recommendation = fmt::format(
+      "Give each launch at least one block per SM ({} here, ideally several waves): raise the batch "
+      "size or process several items per launch; in custom CUDA/Triton kernels size the grid from "
+      "the problem (e.g. triton.cdiv(n, BLOCK)) or as a multiple of the SM count with a grid-stride "
+      "loop; for skinny GEMMs let cuBLAS use split-K (larger K tiles) or batch them (torch.bmm).",
+      k.num_sms);
+  return f;
+}
+
+}  // namespace chokepoint::rules

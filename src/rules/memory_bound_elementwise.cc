@@ -1,0 +1,58 @@
+// memory-bound-elementwise: unfused elementwise / normalization / reduction kernels take
+// a large share of the step; each one reads and writes its tensors through HBM, so
+// fusing a chain of them into one kernel removes most of that traffic.
+#include <fmt/format.h>
+
+#include "rules/rule.h"
+
+namespace chokepoint::rules {
+namespace {
+// Fusible kernel time worth a torch.compile (a fifth of the step: the TensorBoard
+// plugin and HTA report kernel-type shares; fusion pays when such kernels dominate).
+constexpr double kMinSharePct = 20.0;
+}  // namespace
+
+std::optional<Finding> memory_bound_elementwise(const RuleContext& c) {
+  const auto& fu = c.a.fusion;
+  const double share = c.a.pct(fu.fusible_ns);
+  if (share < kMinSharePct || fu.chains == 0) return std::nullopt;
+  const auto& t = c.a.total();
+  const TimeNs saved = fu.chain_ns - fu.chain_fused_ns;
+  const double speedup = analyses::projected_speedup(t.duration, saved, t.host_critical);
+  const auto& hbm = c.a.ceilings.hbm_gbps;
+  const double per_step = static_cast<double>(fu.fusible_kernels) / static_cast<double>(std::max<int64_t>(1, c.a.steps()));
+
+  Finding f;
+  f.id = "memory-bound-elementwise";
+  f.category = Category::kMemory;
+  f.time_share_pct = share;
+  f.estimated_speedup = speedup;
+  f.severity = severity_for(share, speedup);
+  f.title = fmt::format("Unfused elementwise/normalization kernels take {:.0f}% of the step ({:.0f} per step)",
+                        share, per_step);
+  std::string bw;
+  if (fu.achieved_gbps) {
+    bw = fmt::format(" They move data at {:.0f} GB/s{}: memory bandwidth, not arithmetic, sets their speed.",
+                     *fu.achieved_gbps, hbm ? fmt::format(" ({:.0f}% of the {:.0f} GB/s HBM ceiling)",
+                                                          100 * *fu.achieved_gbps / *hbm, *hbm) : std::string());
+  }
+  f.detail = fmt::format(
+      "{} chains of back-to-back fusible kernels ({} kernels, {:.2f} ms per step) each re-read and "
+      "re-write their tensors; fused, each chain would cost about its longest kernel ({:.2f} ms per "
+      "step in all).{}",
+      fu.chains / std::max<int64_t>(1, c.a.steps()), fu.chain_kernels / std::max<int64_t>(1, c.a.steps()),
+      c.a.ms_per_step(fu.chain_ns), c.a.ms_per_step(fu.chain_fused_ns), bw);
+  f.evidence = {evidence("fusible_kernel_pct", share, "%", kMinSharePct),
+                evidence("chained_ms_per_step", c.a.ms_per_step(fu.chain_ns), "ms"),
+                evidence("fused_estimate_ms_per_step", c.a.ms_per_step(fu.chain_fused_ns), "ms")};
+  if (fu.achieved_gbps) {
+    f.evidence.push_back(evidence("achieved_gbps", *fu.achieved_gbps, "GB/s", hbm));
+  }
+  f.recommendation =
+      "Fuse the elementwise chains: torch.compile(model) (or torch.compile on the hot function) "
+      "generates one kernel per chain; use fused building blocks (F.scaled_dot_product_attention, "
+      "fused LayerNorm/RMSNorm, AdamW(fused=True)); keep activations in bf16 to halve the bytes.";
+  return f;
+}
+
+}  // namespace chokepoint::rules

@@ -1,0 +1,65 @@
+// no-tensor-cores: FP32 GEMM/conv on a GPU with tensor cores (TF32 / AMP would use them).
+#include <fmt/format.h>
+
+#include "rules/rule.h"
+
+namespace chokepoint::rules {
+namespace {
+// FP32 SIMT matrix work worth switching (5% of the step: at the ~7x TF32/FP32 ceiling
+// ratio of Ampere/Hopper that is already a >1.04x step gain).
+constexpr double kMinSharePct = 5.0;
+}  // namespace
+
+std::optional<Finding> no_tensor_cores(const RuleContext& c) {
+  const auto& k = c.a.kernels;
+  const auto& ceil = c.a.ceilings;
+  if (!ceil.has_tensor_cores) return std::nullopt;
+  const TimeNs slow = k.matrix_fp32_no_tc_ns;
+  const double share = c.a.pct(slow);
+  if (share < kMinSharePct) return std::nullopt;
+  const auto& t = c.a.total();
+  // Rescale the affected kernels by the ratio of ceilings (FP32 SIMT -> TF32 or BF16 tensor).
+  const std::optional<double> target = ceil.has_tf32 ? ceil.tf32_tflops : ceil.bf16_tflops;
+  std::optional<double> speedup;
+  if (ceil.fp32_tflops && target && *target > 0) {
+    const double ratio = *ceil.fp32_tflops / *target;
+    const TimeNs saved = static_cast<TimeNs>(static_cast<double>(slow) * (1.0 - ratio));
+    speedup = analyses::projected_speedup(t.duration, saved, t.host_critical);
+  }
+  // The slowest such kernel, for the evidence.
+  std::string top;
+  for (const auto& ks : k.kernels) {
+    if (ks.tensor_cores == analyses::TensorCores::kNo && ks.precision == analyses::Precision::kFp32) {
+      top = std::string(c.tl.strings.view(ks.name));
+      break;
+    }
+  }
+  Finding f;
+  f.id = "no-tensor-cores";
+  f.category = Category::kCompute;
+  f.time_share_pct = share;
+  f.estimated_speedup = speedup;
+  f.severity = severity_for(share, speedup.value_or(1.0));
+  f.title = fmt::format("{:.0f}% of the step runs FP32 matrix kernels without tensor cores", share);
+  f.detail = fmt::format(
+      "{:.1f} ms per step of GEMM/conv kernels take FP32 inputs and run on the FP32 SIMT units "
+      "(e.g. {}), which peak at {} TFLOP/s on this GPU against {} TFLOP/s for {} on tensor cores.",
+      c.a.ms_per_step(slow), top.substr(0, 80),
+      ceil.fp32_tflops ? fmt::format("{:.0f}", *ceil.fp32_tflops) : "?",
+      target ? fmt::format("{:.0f}", *target) : "?", ceil.has_tf32 ? "TF32" : "FP16");
+  f.evidence = {evidence("fp32_simt_matrix_pct", share, "%", kMinSharePct),
+                evidence("fp32_simt_matrix_ms_per_step", c.a.ms_per_step(slow), "ms"),
+                evidence("tensor_core_matrix_pct_of_matrix",
+                         k.matrix_ns > 0 ? 100.0 * static_cast<double>(k.matrix_tc_ns) / static_cast<double>(k.matrix_ns) : 0, "%")};
+  if (ceil.fp32_tflops) f.evidence.push_back(evidence("fp32_peak_tflops", *ceil.fp32_tflops, "TFLOP/s"));
+  if (target) f.evidence.push_back(evidence("tensor_core_peak_tflops", *target, "TFLOP/s"));
+  f.recommendation = ceil.has_tf32
+      ? "Enable TF32 tensor cores: torch.set_float32_matmul_precision(\"high\") (and "
+        "torch.backends.cudnn.allow_tf32 = True), or better, mixed precision: with "
+        "torch.autocast(\"cuda\", dtype=torch.bfloat16). Keep GEMM dimensions multiples of 8."
+      : "Use mixed precision: with torch.autocast(\"cuda\", dtype=torch.float16) and a "
+        "torch.amp.GradScaler; keep GEMM dimensions multiples of 8.";
+  return f;
+}
+
+}  // namespace chokepoint::rules
