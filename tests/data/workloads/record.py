@@ -35,16 +35,33 @@ def timed_steps(step, n, sync):
     return statistics.median(times)
 
 
-def run_one(name, out):
+def run_one(name, out, stack=False, fixed_only=False):
+    """One workload in this process: either the broken variant (timed, then profiled) or
+    the fixed variant (timed only). They run in separate processes because a finished
+    profiler session leaves CUPTI hooks that slow launches down, and because a fix may
+    change global settings (TF32)."""
     import torch
     sys.path.insert(0, HERE)
     from workloads import WORKLOADS
     fn, expect = WORKLOADS[name]
     dev = torch.device("cuda")
     sync = torch.cuda.synchronize
-    res = {"expect": expect, "device": torch.cuda.get_device_name(0),
-           "torch": torch.__version__}
+    tag = name + ("_stack" if stack else "")
+    res = {}
+    if fixed_only:
+        try:
+            fixed = fn(True, dev)
+            for _ in range(5):
+                fixed()
+            sync()
+            res["step_ms_fixed"] = timed_steps(fixed, 20, sync)
+        except Exception as e:  # the fixed variant is informative, the trace is what matters
+            res["fixed_error"] = "".join(traceback.format_exception_only(type(e), e)).strip()
+        with open(os.path.join(out, tag + ".fixed.json"), "w") as f:
+            json.dump(res, f)
+        return
 
+    res = {"expect": expect, "device": torch.cuda.get_device_name(0), "torch": torch.__version__}
     step = fn(False, dev)
     for _ in range(5):
         step()
@@ -53,10 +70,10 @@ def run_one(name, out):
 
     prof_steps = []
     sched = torch.profiler.schedule(wait=1, warmup=2, active=3, repeat=1)
-    path = os.path.join(out, name + ".json.gz")
+    path = os.path.join(out, tag + ".json.gz")
     with torch.profiler.profile(
             activities=[torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA],
-            schedule=sched, record_shapes=True,
+            schedule=sched, record_shapes=True, with_stack=stack, profile_memory=stack,
             on_trace_ready=lambda p: p.export_chrome_trace(path)) as prof:
         for _ in range(6):
             t0 = time.perf_counter()
@@ -65,31 +82,22 @@ def run_one(name, out):
             prof_steps.append((time.perf_counter() - t0) * 1e3)
     sync()
     res["profiled_wall_ms"] = prof_steps[3:]
-    del step
-
-    try:
-        fixed = fn(True, dev)
-        for _ in range(5):
-            fixed()
-        sync()
-        res["step_ms_fixed"] = timed_steps(fixed, 20, sync)
-        res["speedup_measured"] = res["step_ms_broken"] / res["step_ms_fixed"]
-    except Exception as e:  # the fixed variant is informative, the trace is what matters
-        res["fixed_error"] = "".join(traceback.format_exception_only(type(e), e)).strip()
-    with open(os.path.join(out, name + ".measured.json"), "w") as f:
+    with open(os.path.join(out, tag + ".measured.json"), "w") as f:
         json.dump(res, f, indent=1)
-    print(name, json.dumps(res), flush=True)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--out", required=True)
     ap.add_argument("--one", help=argparse.SUPPRESS)
+    ap.add_argument("--fixed-only", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--stack", action="store_true",
+                    help="also record Python stacks and memory events (file NAME_stack.json.gz)")
     ap.add_argument("names", nargs="*")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     if a.one:
-        run_one(a.one, a.out)
+        run_one(a.one, a.out, a.stack, a.fixed_only)
         return
     sys.path.insert(0, HERE)
     from workloads import WORKLOADS  # noqa: imports torch once here to list names
@@ -97,18 +105,31 @@ def main():
     failed = []
     for n in names:
         t0 = time.time()
-        r = subprocess.run([sys.executable, os.path.abspath(__file__), "--out", a.out, "--one", n])
-        print(f"# {n}: rc={r.returncode} {time.time() - t0:.1f}s", flush=True)
-        if r.returncode:
-            failed.append(n)
+        base = [sys.executable, os.path.abspath(__file__), "--out", a.out, "--one", n]
+        base += ["--stack"] if a.stack else []
+        for extra in ([], ["--fixed-only"]):
+            r = subprocess.run(base + extra)
+            if r.returncode:
+                failed.append(n)
+        print(f"# {n}: {time.time() - t0:.1f}s", flush=True)
     merged = {}
     for n in names:
+        n += "_stack" if a.stack else ""
         p = os.path.join(a.out, n + ".measured.json")
         if os.path.exists(p):
             with open(p) as f:
                 merged[n] = json.load(f)
             os.remove(p)
-    with open(os.path.join(a.out, "measured.json"), "w") as f:
+        p = os.path.join(a.out, n + ".fixed.json")
+        if os.path.exists(p) and n in merged:
+            with open(p) as f:
+                merged[n].update(json.load(f))
+            os.remove(p)
+            if "step_ms_fixed" in merged[n]:
+                merged[n]["speedup_measured"] = merged[n]["step_ms_broken"] / merged[n]["step_ms_fixed"]
+        if n in merged:
+            print(n, json.dumps(merged[n]), flush=True)
+    with open(os.path.join(a.out, "measured_stack.json" if a.stack else "measured.json"), "w") as f:
         json.dump(merged, f, indent=1, sort_keys=True)
     sys.exit(1 if failed else 0)
 

@@ -103,9 +103,29 @@ def launch_bound(fixed, dev):
     return step
 
 
-# --- sync-bound: .item() after every layer drains the queue; host work then runs alone ---
+# --- sync-bound: a decode-style loop that reads a stop flag with .item() every token ----
 @workload("sync")
 def sync_bound(fixed, dev):
+    w = torch.randn(4096, 4096, device=dev, dtype=torch.bfloat16)
+    x0 = torch.randn(256, 4096, device=dev, dtype=torch.bfloat16)
+
+    def step():
+        x = x0
+        with torch.no_grad():
+            for tok in range(32):
+                x = torch.nn.functional.layer_norm(x @ w, (4096,))
+                done = (x[:, 0] > 1e4).all()
+                # The fix checks the stop condition every 16 tokens instead of every token.
+                if (not fixed or tok % 16 == 15) and done.item():
+                    break
+    return step
+
+
+# --- host-bound behind syncs: .item() after every layer, then heavy Python bookkeeping --
+# Removing the syncs barely helps (the host work stays on the critical path): chokepoint
+# must say "host", not "sync".
+@workload("host")
+def sync_host_bound(fixed, dev):
     layers = [nn.Linear(4096, 4096).to(dev) for _ in range(8)]
     x = torch.randn(4096, 4096, device=dev)
     history = list(np.random.default_rng(0).standard_normal(20000))
