@@ -34,6 +34,8 @@ struct Analysis {
   double pct(TimeNs ns) const;
   // Mean per step, in ms.
   double ms_per_step(TimeNs ns) const;
+  // Mean count per step.
+  double per_step(double count) const { return steps() > 0 ? count / static_cast<double>(steps()) : 0.0; }
 };
 
 Analysis analyze(const timeline::Timeline& tl);

@@ -218,7 +218,10 @@ Breakdown compute_breakdown(const Timeline& tl, const TimelineIndex& ix, const S
     }
     const ThreadActivity* th = ix.thread(w.pid, w.tid);
     const TimeNs span = w.cpu_end - w.cpu_start;
-    b.host_critical = span - (th ? th->sync.overlap(w.cpu_start, w.cpu_end) : 0);
+    // Allocator calls block too (cudaFree waits for the device): not host work.
+    b.host_critical = span - (th ? th->sync.overlap(w.cpu_start, w.cpu_end) +
+                                       th->allocator.overlap(w.cpu_start, w.cpu_end)
+                                 : 0);
     // What-if: without the syncs the step would take max(host work, GPU work + other
     // idle). Sync idle beyond what that saves is host time the syncs merely exposed.
     const TimeNs sync_idle = b.idle_of(IdleCause::kSync);

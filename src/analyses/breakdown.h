@@ -41,7 +41,7 @@ struct StepBreakdown {
   std::array<TimeNs, kNumIdleCauses> idle{};
   std::array<TimeNs, kNumKernelClasses> busy_by_class{};
   TimeNs transfer_busy = 0;      // part of busy_by_class[kCopy] moving host<->device bytes
-  TimeNs host_critical = 0;      // step thread's CPU span minus time blocked in syncs
+  TimeNs host_critical = 0;      // step thread's CPU span minus time blocked in syncs/cudaFree
   TimeNs sync_relabelled = 0;    // moved from idle[kSync] to idle[kHostWork]
   int64_t gpu_ops = 0;
   int64_t gaps = 0;

@@ -54,6 +54,7 @@ FusionStats compute_fusion(const Timeline& tl, const TimelineIndex& ix, const Wi
   struct Run {
     int64_t n = 0;
     TimeNs ns = 0, longest = 0;
+    int32_t window = -1;
   };
   std::map<std::pair<int16_t, int32_t>, Run> open;  // per (device, stream)
   auto close = [&](Run& r) {
@@ -63,11 +64,15 @@ FusionStats compute_fusion(const Timeline& tl, const TimelineIndex& ix, const Wi
       fs.chain_ns += r.ns;
       fs.chain_fused_ns += r.longest;
     }
-    r = Run{};
+    r = Run{.window = r.window};
   };
   for (size_t i = 0; i < g.size(); ++i) {  // in start order
     if (wm.gpu_op[i] < 0) continue;
     Run& r = open[{g.device[i], g.stream[i]}];
+    // A chain ends at any other GPU op on its stream and at a step boundary (one compiled
+    // graph does not span optimizer steps).
+    if (r.window != wm.gpu_op[i]) close(r);
+    r.window = wm.gpu_op[i];
     if (g.kind[i] != GpuOpKind::kKernel || !fusible(ix.kclass[i])) {
       close(r);
       continue;

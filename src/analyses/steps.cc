@@ -48,6 +48,21 @@ StepWindows whole_trace(const Timeline& tl, const TimelineIndex& ix) {
   return w;
 }
 
+// The profiler records GPU work from the moment it starts; work launched before that
+// (during its warm-up) still runs at the start of the first step and has no launch in the
+// trace. If the first GPU op of the first window is such an op, what the GPU did before it
+// is unknown: start the window there instead of charging that time as idle.
+void clip_to_recorded_gpu_work(const Timeline& tl, const TimelineIndex& ix, StepWindow& s) {
+  const auto& g = tl.gpu_ops;
+  for (size_t i = 0; i < g.size() && g.start[i] < s.end; ++i) {
+    const int16_t d = g.device[i];
+    const int32_t src = d >= 0 && static_cast<size_t>(d) < tl.devices.size() ? tl.devices[d].source_index : 0;
+    if (src != s.source || g.end[i] <= s.start) continue;
+    if (ix.launch_row[i] < 0 && g.start[i] > s.start) s.start = g.start[i];
+    return;
+  }
+}
+
 }  // namespace
 
 StepWindows compute_step_windows(const Timeline& tl, const TimelineIndex& ix) {
@@ -95,6 +110,7 @@ StepWindows compute_step_windows(const Timeline& tl, const TimelineIndex& ix) {
       s.end = std::max({s.cpu_end, s.gpu_end, s.start});
       prev_end = s.end;
     }
+    clip_to_recorded_gpu_work(tl, ix, w.steps[rows.front()]);
   }
   return w;
 }

@@ -41,6 +41,12 @@ Category busy_category(KernelClass c) {
   return Category::kCompute;
 }
 
+// Categories that name why the GPU was idle (the others name what kept it busy).
+bool from_idle(Category c) {
+  return c == Category::kInput || c == Category::kHost || c == Category::kSync ||
+         c == Category::kIdle || c == Category::kUnknown;
+}
+
 double saved_ns(const Finding& f, TimeNs total) {
   if (!f.estimated_speedup || *f.estimated_speedup <= 0) return 0;
   return static_cast<double>(total) * (1.0 - 1.0 / *f.estimated_speedup);
@@ -118,11 +124,20 @@ Diagnosis diagnose(const timeline::Timeline& tl, const analyses::Analysis& a) {
     return x.time_share_pct > y.time_share_pct;
   });
   d.costs = category_costs(a);
-  if (!d.costs.empty()) {
+  // The GPU's own work is the bottleneck only when the GPU is busy most of the step;
+  // otherwise the largest reason it sits idle is (the TensorBoard plugin's "GPU
+  // utilization below 50%" test). A serialized host+GPU pipeline thus reads "sync", not
+  // "compute", even when its sync cost and its compute time are close.
+  const bool idle_majority = a.total().idle_total() > a.total().busy;
+  auto top = std::find_if(d.costs.begin(), d.costs.end(),
+                          [&](const CategoryCost& c) { return from_idle(c.category) == idle_majority; });
+  if (top != d.costs.end()) {
+    std::rotate(d.costs.begin(), top, top + 1);  // the verdict's category first
     d.bound = d.costs.front().category;
-    const double top = static_cast<double>(d.costs.front().ns);
-    const double second = d.costs.size() > 1 ? static_cast<double>(d.costs[1].ns) : 0.0;
-    d.confidence = top / (top + second);
+    const double first = static_cast<double>(d.costs.front().ns);
+    double second = 0;
+    for (size_t i = 1; i < d.costs.size(); ++i) second = std::max(second, static_cast<double>(d.costs[i].ns));
+    d.confidence = first / (first + second);
   }
   d.summary = summarize(a, d.costs, d.findings);
   return d;

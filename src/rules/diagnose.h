@@ -1,5 +1,7 @@
 // Diagnosis: run every rule, rank the findings, and name the verdict: the bottleneck
-// category that costs the most step time (idle time by cause, busy time by kernel class).
+// category that costs the most step time (idle time by cause, busy time by kernel class),
+// taken among the idle causes when the GPU is idle most of the step and among the busy
+// classes otherwise.
 #pragma once
 
 #include <string>
@@ -18,7 +20,7 @@ struct CategoryCost {
 
 struct Diagnosis {
   std::vector<Finding> findings;        // ranked: largest projected saving first
-  std::vector<CategoryCost> costs;      // every category with a cost, largest first
+  std::vector<CategoryCost> costs;      // every category with a cost: the verdict's first, then largest first
   Category bound = Category::kUnknown;
   double confidence = 0;                // top cost / (top + runner-up)
   std::string summary;                  // one sentence

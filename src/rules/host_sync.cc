@@ -30,7 +30,7 @@ std::optional<Finding> host_sync(const RuleContext& c) {
 
   // idle[kSync] is already what removing the syncs saves (the host's own work is the floor).
   const double speedup = analyses::projected_speedup(t.duration, idle, 0);
-  const double per_step = static_cast<double>(api.syncs) / static_cast<double>(std::max<int64_t>(1, c.a.steps()));
+  const double per_step = c.a.per_step(api.syncs);
   const auto& top = api.sync_sites.front();
 
   Finding f;

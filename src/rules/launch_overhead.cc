@@ -23,7 +23,7 @@ std::optional<Finding> launch_overhead(const RuleContext& c) {
   // With the step captured in a CUDA Graph, launch gaps shrink to the per-node cost.
   const TimeNs graph_cost = kGraphNodeNs * api.kernels;
   const double speedup = analyses::projected_speedup(t.duration, idle - graph_cost, 0);
-  const double per_step = static_cast<double>(api.kernels) / static_cast<double>(std::max<int64_t>(1, c.a.steps()));
+  const double per_step = c.a.per_step(api.kernels);
   const double short_pct = 100.0 * static_cast<double>(api.short_kernels) / static_cast<double>(api.kernels);
   const double api_us = api.launches + api.graph_launches > 0
                             ? static_cast<double>(api.launch_api_ns) / 1e3 / static_cast<double>(api.launches + api.graph_launches)

@@ -35,10 +35,10 @@ std::optional<Finding> low_occupancy(const RuleContext& c) {
   f.severity = severity_for(share, speedup);
   f.title = fmt::format("{:.0f}% of the step runs kernels with fewer blocks than the {} SMs", share, k.num_sms);
   f.detail = fmt::format(
-      "{} launches per step use less than one wave of blocks{}; the idle SMs cannot help. Spread "
+      "{:.0f} launches per step use less than one wave of blocks{}; the idle SMs cannot help. Spread "
       "over all SMs they would take {:.2f} ms per step instead of {:.2f} ms (an upper bound: "
       "memory bandwidth may cap them first).",
-      k.small_grid_calls / std::max<int64_t>(1, c.a.steps()),
+      c.a.per_step(k.small_grid_calls),
       top ? fmt::format(" (e.g. {} with {} blocks)", std::string(c.tl.strings.view(top->name)).substr(0, 60), top->min_blocks)
           : std::string(),
       c.a.ms_per_step(k.small_grid_ideal_ns), c.a.ms_per_step(k.small_grid_ns));

@@ -20,7 +20,7 @@ std::optional<Finding> memory_bound_elementwise(const RuleContext& c) {
   const TimeNs saved = fu.chain_ns - fu.chain_fused_ns;
   const double speedup = analyses::projected_speedup(t.duration, saved, t.host_critical);
   const auto& hbm = c.a.ceilings.hbm_gbps;
-  const double per_step = static_cast<double>(fu.fusible_kernels) / static_cast<double>(std::max<int64_t>(1, c.a.steps()));
+  const double per_step = c.a.per_step(fu.fusible_kernels);
 
   Finding f;
   f.id = "memory-bound-elementwise";
@@ -37,10 +37,10 @@ std::optional<Finding> memory_bound_elementwise(const RuleContext& c) {
                                                           100 * *fu.achieved_gbps / *hbm, *hbm) : std::string());
   }
   f.detail = fmt::format(
-      "{} chains of back-to-back fusible kernels ({} kernels, {:.2f} ms per step) each re-read and "
-      "re-write their tensors; fused, each chain would cost about its longest kernel ({:.2f} ms per "
-      "step in all).{}",
-      fu.chains / std::max<int64_t>(1, c.a.steps()), fu.chain_kernels / std::max<int64_t>(1, c.a.steps()),
+      "{:.0f} chains per step of back-to-back fusible kernels ({:.0f} kernels, {:.2f} ms per step) "
+      "each re-read and re-write their tensors; fused, each chain would cost about its longest "
+      "kernel ({:.2f} ms per step in all).{}",
+      c.a.per_step(fu.chains), c.a.per_step(fu.chain_kernels),
       c.a.ms_per_step(fu.chain_ns), c.a.ms_per_step(fu.chain_fused_ns), bw);
   f.evidence = {evidence("fusible_kernel_pct", share, "%", kMinSharePct),
                 evidence("chained_ms_per_step", c.a.ms_per_step(fu.chain_ns), "ms"),

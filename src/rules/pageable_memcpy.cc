@@ -27,21 +27,20 @@ std::optional<Finding> pageable_memcpy(const RuleContext& c) {
   f.category = Category::kTransfer;
   f.time_share_pct = share;
   f.estimated_speedup = known ? std::optional<double>(speedup) : std::nullopt;
-  f.severity = severity_for(share, speedup);
+  f.severity = severity_for(share, known ? speedup : 0);
   f.title = fmt::format("{:.0f}% of the step copies pageable host memory at {:.1f} GB/s", share, achieved);
   f.detail = fmt::format(
-      "{} copies per step move {:.1f} MB from/to pageable memory in {:.2f} ms per step. "
+      "{:.0f} copies per step move {:.1f} MB from/to pageable memory in {:.2f} ms per step. "
       "Pageable copies are staged by the driver and block the calling thread; pinned memory "
       "reaches {} here.",
-      tr.pageable_count / std::max<int64_t>(1, c.a.steps()),
-      static_cast<double>(tr.pageable_bytes) / 1e6 / static_cast<double>(std::max<int64_t>(1, c.a.steps())),
+      c.a.per_step(tr.pageable_count),
+      c.a.per_step(static_cast<double>(tr.pageable_bytes)) / 1e6,
       c.a.ms_per_step(tr.pageable_ns),
       known ? fmt::format("~{:.0f} GB/s ({})", *c.a.ceilings.pcie_gbps, c.a.ceilings.source)
             : std::string("an unknown rate (no ceiling for this GPU)"));
   f.evidence = {evidence("pageable_copy_pct", share, "%", kMinSharePct),
                 evidence("pageable_gbps", achieved, "GB/s"),
-                evidence("pageable_mb_per_step", static_cast<double>(tr.pageable_bytes) / 1e6 /
-                                                     static_cast<double>(std::max<int64_t>(1, c.a.steps())), "MB")};
+                evidence("pageable_mb_per_step", c.a.per_step(static_cast<double>(tr.pageable_bytes)) / 1e6, "MB")};
   if (known) f.evidence.push_back(evidence("pinned_ceiling_gbps", *c.a.ceilings.pcie_gbps, "GB/s"));
   f.recommendation =
       "Copy from pinned memory and asynchronously: DataLoader(..., pin_memory=True) for batches, "

@@ -18,11 +18,17 @@ const std::vector<RuleInfo>& all_rules() {
   return kRules;
 }
 
-// A finding that costs a quarter of the step, or whose fix promises 1.5x, is the thing to
-// fix first; 5% / 1.1x is worth a look; below that it is context.
+// Severity follows the gain the fix promises: 1.5x is the thing to fix first, 1.1x is worth
+// a look, less is context. Without an estimate (speedup <= 0), the share of step time the
+// finding accounts for decides instead: a quarter of the step, or 5%.
 Severity severity_for(double time_share_pct, double speedup) {
-  if (time_share_pct >= 25.0 || speedup >= 1.5) return Severity::kCritical;
-  if (time_share_pct >= 5.0 || speedup >= 1.1) return Severity::kWarning;
+  if (speedup > 0) {
+    if (speedup >= 1.5) return Severity::kCritical;
+    if (speedup >= 1.1) return Severity::kWarning;
+    return Severity::kInfo;
+  }
+  if (time_share_pct >= 25.0) return Severity::kCritical;
+  if (time_share_pct >= 5.0) return Severity::kWarning;
   return Severity::kInfo;
 }
 

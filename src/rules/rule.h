@@ -43,8 +43,8 @@ std::optional<Finding> no_tensor_cores(const RuleContext& c);
 std::optional<Finding> memory_bound_elementwise(const RuleContext& c);
 std::optional<Finding> low_occupancy(const RuleContext& c);
 
-// Shared by rules: severity from the share of step time a finding accounts for and the
-// speedup its fix promises.
+// Shared by rules: severity from the speedup its fix promises (pass 0 when unknown) or,
+// without one, from the share of step time the finding accounts for.
 Severity severity_for(double time_share_pct, double speedup);
 Evidence evidence(std::string metric, double value, std::string unit,
                   std::optional<double> threshold = std::nullopt);

@@ -38,7 +38,7 @@ std::optional<Finding> transfer_bound(const RuleContext& c) {
   f.detail = fmt::format(
       "{:.1f} MB per step cross the link at {:.1f} GB/s{}; {:.2f} ms per step of copying is not "
       "overlapped by any kernel.",
-      static_cast<double>(tr.host_device_bytes) / 1e6 / static_cast<double>(std::max<int64_t>(1, c.a.steps())),
+      c.a.per_step(static_cast<double>(tr.host_device_bytes)) / 1e6,
       achieved, ceil ? fmt::format(" ({:.0f}% of the {:.0f} GB/s ceiling)", 100 * achieved / *ceil, *ceil) : std::string(),
       c.a.ms_per_step(tr.host_device_exposed_ns));
   f.evidence = {evidence("exposed_copy_pct", share, "%", kMinExposedPct),

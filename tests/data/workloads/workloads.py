@@ -103,37 +103,21 @@ def launch_bound(fixed, dev):
     return step
 
 
-# --- sync-bound: a decode-style loop that reads a stop flag with .item() every token ----
-@workload("sync")
-def sync_bound(fixed, dev):
-    w = torch.randn(4096, 4096, device=dev, dtype=torch.bfloat16)
-    x0 = torch.randn(256, 4096, device=dev, dtype=torch.bfloat16)
-
-    def step():
-        x = x0
-        with torch.no_grad():
-            for tok in range(32):
-                x = torch.nn.functional.layer_norm(x @ w, (4096,))
-                done = (x[:, 0] > 1e4).all()
-                # The fix checks the stop condition every 16 tokens instead of every token.
-                if (not fixed or tok % 16 == 15) and done.item():
-                    break
-    return step
-
-
-# --- host-bound behind syncs: .item() after every layer, then heavy Python bookkeeping --
-# Removing the syncs barely helps (the host work stays on the critical path): chokepoint
-# must say "host", not "sync".
-@workload("host")
-def sync_host_bound(fixed, dev):
+# --- .item() after every layer, then Python bookkeeping on the value ------------------
+# Each .item() drains the GPU's queue, so the host's bookkeeping and the next launches run
+# while the GPU idles. When that host work is shorter than the GPU work it could overlap
+# (sync_bound) the syncs are the bottleneck. When it is longer (sync_host_bound) the host
+# is the bottleneck either way: removing the syncs barely helps, and chokepoint must say
+# "host", not "sync".
+def _per_layer_item(fixed, dev, history_len):
     layers = [nn.Linear(4096, 4096).to(dev) for _ in range(8)]
     x = torch.randn(4096, 4096, device=dev)
-    history = list(np.random.default_rng(0).standard_normal(20000))
+    history = list(np.random.default_rng(0).standard_normal(history_len))
     pending = []
 
     def host_bookkeeping(v):
         history.append(v)
-        np.percentile(np.asarray(history[-20000:]), [50, 90, 99])
+        np.percentile(np.asarray(history[-history_len:]), [50, 90, 99])
 
     def step():
         h = x
@@ -149,6 +133,38 @@ def sync_host_bound(fixed, dev):
         if fixed and len(pending) > 64:
             del pending[:-8]
     return step
+
+
+@workload("sync")
+def sync_bound(fixed, dev):
+    # Big bf16 GEMMs launched with little host work before each .item() (so the host
+    # waits on the GPU), then ~1 ms of bookkeeping the GPU could have overlapped.
+    layers = [nn.Linear(4096, 4096, dtype=torch.bfloat16, device=dev) for _ in range(8)]
+    x = torch.randn(16384, 4096, device=dev, dtype=torch.bfloat16)
+    history = list(np.random.default_rng(0).standard_normal(8500))
+    pending = []
+
+    def step():
+        h = x
+        with torch.no_grad():
+            for layer in layers:
+                h = torch.relu(layer(h))
+                peak = h.amax()
+                if fixed:
+                    pending.append(peak)  # read it later, without blocking now
+                    v = 1.0
+                else:
+                    v = peak.item()
+                history.append(v)
+                np.percentile(np.asarray(history[-8500:]), [50, 90, 99])
+        if fixed and len(pending) > 64:
+            del pending[:-8]
+    return step
+
+
+@workload("host")
+def sync_host_bound(fixed, dev):
+    return _per_layer_item(fixed, dev, 20000)
 
 
 # --- transfer-bound: a big pageable host tensor copied to the GPU every step -------------

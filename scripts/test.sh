@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds and runs every test: unit and golden tests (CTest), the same under AddressSanitizer
+# and UndefinedBehaviorSanitizer, and the Kineto importer fuzzer for a bounded time.
+# Environment: FUZZ_SECONDS (default 60), SKIP_SANITIZE=1, SKIP_FUZZ=1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh --test
+jobs=$(nproc)
+
+echo "== build and test (RelWithDebInfo)"
+cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build-test -j"$jobs"
+ctest --test-dir build-test --output-on-failure -j"$jobs"
+
+if [[ "${SKIP_SANITIZE:-0}" != 1 ]]; then
+  echo "== build and test with -fsanitize=address,undefined"
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCHOKEPOINT_SANITIZE=address,undefined \
+        -DCMAKE_CXX_FLAGS="-fno-sanitize-recover=undefined -O1" >/dev/null
+  cmake --build build-asan -j"$jobs"
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --test-dir build-asan --output-on-failure -j"$jobs" -E 'Throughput'
+fi
+
+if [[ "${SKIP_FUZZ:-0}" != 1 ]]; then
+  echo "== fuzz the Kineto importer for ${FUZZ_SECONDS:-60} s"
+  bash fuzz/run.sh "${FUZZ_SECONDS:-60}"
+fi
