@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <string>
@@ -46,7 +48,9 @@ TEST_P(Golden, VerdictAndFindings) {
 
   // The main finding's estimate against the fix's measured speedup.
   if (expected.contains("main_finding")) {
-    const auto measured = load("measured.json").at(name);
+    auto all = load("measured.json");
+    all.update(load("measured_stack.json"));
+    const auto measured = all.at(name);
     const double real = measured.at("speedup_measured").get<double>();
     const std::string main_id = expected.at("main_finding");
     auto it = std::find_if(rep.findings.begin(), rep.findings.end(),
@@ -61,9 +65,28 @@ TEST_P(Golden, VerdictAndFindings) {
   }
 }
 
-std::vector<std::string> fixture_names() {
-  std::vector<std::string> names;
-  for (const auto& [k, v] : load("expected.json").items()) names.push_back(k);
+// A trace cut off mid-file (a crashed job, a full disk) still gives the same verdict from
+// the events before the cut, plus a warning in the report.
+TEST(GoldenHazards, TruncatedTraceKeepsVerdictAndWarns) {
+  const std::string cut = ::testing::TempDir() + "/input_bound_cut.json";
+  ASSERT_EQ(std::system(("gzip -dc " + kDir + "input_bound.json.gz | head -c 600000 > " + cut).c_str()), 0);
+  auto r = pipeline::analyze_paths({cut});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(std::string(rules::category_name(r.value().verdict.bound)), "input");
+  bool warned = false;
+  for (const auto& s : r.value().import_stats) warned |= s.name == "kineto_truncated" && s.count == 1;
+  EXPECT_TRUE(warned);
+  std::remove(cut.c_str());
+}
+
+// Must outlive the test registration (ValuesIn keeps iterators into it).
+const std::vector<std::string>& fixture_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    const auto expected = load("expected.json");  // kept alive: items() refers into it
+    for (const auto& [k, e] : expected.items()) v.push_back(k);
+    return v;
+  }();
   return names;
 }
 
