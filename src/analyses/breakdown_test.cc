@@ -107,6 +107,18 @@ TEST(Breakdown, StepWindowExtendsToLastLaunchedGpuOp) {
   EXPECT_EQ(a.breakdown.steps[1].idle_total(), 0);
 }
 
+TEST(Breakdown, FirstWindowSkipsWorkQueuedBeforeTheTrace) {
+  TimelineBuilder b;
+  b.step(1, 0, 50);
+  b.kernel("gemm_kernel", -1, 100, 400);  // launched before profiling began
+  b.kernel("gemm_kernel", 10, 500, 300);
+  const Analysis a = analyze(b.finish());
+  ASSERT_EQ(a.steps(), 1);
+  EXPECT_EQ(a.windows.steps[0].start, us(500));
+  EXPECT_EQ(a.total().duration, us(300));
+  EXPECT_EQ(a.total().idle_total(), 0);
+}
+
 TEST(Breakdown, NoStepsMeansWholeTrace) {
   TimelineBuilder b;
   b.kernel("gemm_kernel", 0, 5, 95);

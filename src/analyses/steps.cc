@@ -49,18 +49,20 @@ StepWindows whole_trace(const Timeline& tl, const TimelineIndex& ix) {
 }
 
 // The profiler records GPU work from the moment it starts; work launched before that
-// (during its warm-up) still runs at the start of the first step and has no launch in the
-// trace. If the first GPU op of the first window is such an op, what the GPU did before it
-// is unknown: start the window there instead of charging that time as idle.
+// (during its warm-up) still runs at the start of the first step and has no launch in
+// the trace. That work is the tail of an earlier step, and what the GPU did before it is
+// unknown: the first window starts once it is done.
 void clip_to_recorded_gpu_work(const Timeline& tl, const TimelineIndex& ix, StepWindow& s) {
   const auto& g = tl.gpu_ops;
+  TimeNs tail_end = s.start;
   for (size_t i = 0; i < g.size() && g.start[i] < s.end; ++i) {
     const int16_t d = g.device[i];
     const int32_t src = d >= 0 && static_cast<size_t>(d) < tl.devices.size() ? tl.devices[d].source_index : 0;
     if (src != s.source || g.end[i] <= s.start) continue;
-    if (ix.launch_row[i] < 0 && g.start[i] > s.start) s.start = g.start[i];
-    return;
+    if (ix.launch_row[i] >= 0) break;  // the first op launched inside the trace
+    tail_end = std::max(tail_end, g.end[i]);
   }
+  s.start = std::min(tail_end, s.end);
 }
 
 }  // namespace

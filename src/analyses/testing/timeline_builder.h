@@ -27,11 +27,12 @@ class TimelineBuilder {
 
   // A kernel on device 0 launched by a runtime call `api` on the main thread at `launch_us`
   // (lasting `api_us`), running [start_us, start_us + dur_us). Returns its correlation id.
+  // A negative launch_us records no launch (work queued before the trace began).
   int64_t kernel(const std::string& name, double launch_us, double start_us, double dur_us,
                  int32_t blocks = 1024, const std::string& api = "cudaLaunchKernel",
                  double api_us = 3, int64_t external_id = -1, int32_t stream = 7) {
     const int64_t corr = next_corr_++;
-    runtime(api, launch_us, api_us, corr, external_id);
+    if (launch_us >= 0) runtime(api, launch_us, api_us, corr, external_id);
     auto& g = tl_.gpu_ops;
     g.kind.push_back(timeline::GpuOpKind::kKernel);
     g.device.push_back(0);
