@@ -1,0 +1,144 @@
+#include "report/format_util.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace chokepoint::report {
+
+double round_significant(double v, int digits) {
+  if (!std::isfinite(v)) return v;
+  if (v == 0) return 0.0;  // also turns -0 into 0
+  // Through decimal text rather than pow/round arithmetic: the result is then the double
+  // nearest to the short decimal, which JSON writers print back as that short decimal.
+  const std::string text = fmt::format("{:.{}g}", v, digits);
+  double out = v;
+  std::from_chars(text.data(), text.data() + text.size(), out);
+  return out == 0 ? 0.0 : out;
+}
+
+namespace {
+
+// Inserts thousands separators into the integer part of a plain decimal string.
+std::string group_thousands(std::string digits) {
+  const size_t start = (!digits.empty() && digits[0] == '-') ? 1 : 0;
+  size_t end = digits.find('.');
+  if (end == std::string::npos) end = digits.size();
+  for (size_t i = end; i > start + 3; i -= 3) digits.insert(i - 3, 1, ',');
+  return digits;
+}
+
+}  // namespace
+
+std::string format_number(double v) {
+  if (!std::isfinite(v)) return "n/a";
+  const double a = std::fabs(v);
+  if (a >= 1000 || (a >= 1 && v == std::floor(v)) || a == 0) return format_decimal(v, 0);
+  if (a >= 10) return fmt::format("{:.1f}", v);
+  if (a >= 1) return fmt::format("{:.2f}", v);
+  return fmt::format("{:.3g}", v);
+}
+
+std::string format_decimal(double v, int decimals) {
+  if (!std::isfinite(v)) return "n/a";
+  return group_thousands(fmt::format("{:.{}f}", v, decimals));
+}
+
+int column_decimals(double max_abs) {
+  if (!std::isfinite(max_abs) || max_abs >= 100) return 1;
+  return max_abs >= 1 ? 2 : 3;
+}
+
+std::string format_count(int64_t n) { return group_thousands(std::to_string(n)); }
+
+std::string format_pct(double pct) {
+  if (!std::isfinite(pct)) return "n/a";
+  if (pct > 0 && pct < 0.05) return "<0.1%";
+  return fmt::format("{:.1f}%", pct);
+}
+
+std::string format_ms(double ms) {
+  if (!std::isfinite(ms)) return "n/a";
+  return format_number(ms) + " ms";
+}
+
+std::string format_seconds(double s) {
+  if (!std::isfinite(s)) return "n/a";
+  if (s < 1) return fmt::format("{:.0f} ms", s * 1000);
+  return fmt::format("{:.2f} s", s);
+}
+
+std::string format_bytes(int64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(bytes);
+  int unit = 0;
+  while (std::fabs(v) >= 1024 && unit < 4) {
+    v /= 1024;
+    ++unit;
+  }
+  if (unit == 0) return fmt::format("{} B", bytes);
+  return fmt::format("{:.1f} {}", v, kUnits[unit]);
+}
+
+std::string format_speedup(double x) {
+  if (!std::isfinite(x)) return "n/a";
+  return x < 2 ? fmt::format("{:.2f}x", x) : fmt::format("{:.1f}x", x);
+}
+
+std::string format_value(double v, std::string_view unit) {
+  if (!std::isfinite(v)) return "n/a";  // no unit after "n/a"
+  if (unit == "%") return format_pct(v);
+  if (unit == "ms") return format_ms(v);
+  if (unit == "x") return format_speedup(v);
+  if (unit.empty()) return format_number(v);
+  return format_number(v) + " " + std::string(unit);
+}
+
+std::optional<double> gpu_ms_per_step(const Window& w, double pct) {
+  if (w.steps <= 0 || !(w.analyzed_ms > 0) || !std::isfinite(pct)) return std::nullopt;
+  return w.analyzed_ms / static_cast<double>(w.steps) * pct / 100.0;
+}
+
+std::vector<Share> sorted_by_pct(std::vector<Share> shares) {
+  std::stable_sort(shares.begin(), shares.end(),
+                   [](const Share& a, const Share& b) { return a.pct > b.pct; });
+  return shares;
+}
+
+const char* category_label(rules::Category c) {
+  using rules::Category;
+  switch (c) {
+    case Category::kInput: return "input (data loading)";
+    case Category::kHost: return "host (CPU-side overhead)";
+    case Category::kSync: return "sync (host-device synchronization)";
+    case Category::kTransfer: return "transfer (host<->device copies)";
+    case Category::kCompute: return "compute (GPU arithmetic)";
+    case Category::kMemory: return "memory (GPU memory bandwidth)";
+    case Category::kCommunication: return "communication (collectives)";
+    case Category::kIo: return "io (storage)";
+    case Category::kIdle: return "idle (nothing runs)";
+    case Category::kUnknown: return "unknown";
+  }
+  return "unknown";
+}
+
+const char* stat_severity_name(timeline::StatSeverity s) {
+  switch (s) {
+    case timeline::StatSeverity::kInfo: return "info";
+    case timeline::StatSeverity::kWarning: return "warning";
+    case timeline::StatSeverity::kError: return "error";
+  }
+  return "info";
+}
+
+std::string humanize(std::string_view key) {
+  std::string out(key);
+  for (char& ch : out) {
+    if (ch == '_') ch = ' ';
+  }
+  return out;
+}
+
+}  // namespace chokepoint::report

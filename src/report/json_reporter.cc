@@ -1,0 +1,181 @@
+#include "report/json_reporter.h"
+
+#include <cmath>
+
+#include "report/format_util.h"
+
+namespace chokepoint::report {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// A float for the report: rounded, and null when it is not a number (a NaN from an empty
+// denominator must read as "unknown", never as a value).
+Json num(double v) {
+  if (!std::isfinite(v)) return nullptr;
+  return round_significant(v);
+}
+
+Json num(const std::optional<double>& v) { return v ? num(*v) : Json(nullptr); }
+
+// Strings, integers and flags whose "unknown" is a sentinel in the report structs.
+Json str_or_null(const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); }
+Json int_or_null(int64_t v) { return v < 0 ? Json(nullptr) : Json(v); }
+Json bool_or_null(const std::optional<bool>& v) { return v ? Json(*v) : Json(nullptr); }
+
+Json ceilings_json(const Ceilings& c) {
+  Json j;
+  j["source"] = str_or_null(c.source);
+  j["hbm_gbps"] = num(c.hbm_gbps);
+  j["pcie_gbps"] = num(c.pcie_gbps);
+  j["fp32_tflops"] = num(c.fp32_tflops);
+  j["tf32_tflops"] = num(c.tf32_tflops);
+  j["bf16_tflops"] = num(c.bf16_tflops);
+  j["fp8_tflops"] = num(c.fp8_tflops);
+  return j;
+}
+
+Json device_json(const DeviceInfo& d) {
+  Json j;
+  j["name"] = str_or_null(d.name);
+  j["sms"] = int_or_null(d.num_sms);
+  j["memory_bytes"] = int_or_null(d.memory_bytes);
+  j["compute_capability"] = str_or_null(d.compute_capability);
+  j["ceilings"] = ceilings_json(d.ceilings);
+  return j;
+}
+
+Json window_json(const Window& w) {
+  // Without a single step the step-time distribution is unknown, not zero.
+  const bool has_steps = w.steps > 0;
+  auto stat = [&](double v) { return has_steps ? num(v) : Json(nullptr); };
+  Json j;
+  j["steps"] = w.steps;
+  j["step_source"] = str_or_null(w.step_source);
+  j["step_time_ms"] = Json{{"mean", stat(w.step_time_ms.mean)},
+                           {"p50", stat(w.step_time_ms.p50)},
+                           {"p95", stat(w.step_time_ms.p95)},
+                           {"min", stat(w.step_time_ms.min)},
+                           {"max", stat(w.step_time_ms.max)}};
+  j["analyzed_ms"] = num(w.analyzed_ms);
+  j["step_numbers"] = w.step_numbers;
+  return j;
+}
+
+// {name: pct} and {name: ms} objects; an empty list is {} so consumers can always index.
+Json pct_map(const std::vector<Share>& shares) {
+  Json j = Json::object();
+  for (const Share& s : shares) j[s.name] = num(s.pct);
+  return j;
+}
+
+Json ms_map(const std::vector<Share>& shares) {
+  Json j = Json::object();
+  for (const Share& s : shares) j[s.name] = num(s.ms_per_step);
+  return j;
+}
+
+Json breakdown_json(const Breakdown& b) {
+  Json j;
+  j["gpu_busy_pct"] = num(b.gpu_busy_pct);
+  j["gpu_idle_pct"] = num(b.gpu_idle_pct);
+  j["idle_pct"] = pct_map(b.idle_by_cause);
+  j["idle_ms_per_step"] = ms_map(b.idle_by_cause);
+  j["busy_pct"] = pct_map(b.busy_by_class);
+  j["busy_ms_per_step"] = ms_map(b.busy_by_class);
+  j["category_cost_pct"] = pct_map(b.category_costs);
+  return j;
+}
+
+Json finding_json(const rules::Finding& f) {
+  Json evidence = Json::array();
+  for (const rules::Evidence& e : f.evidence) {
+    evidence.push_back(Json{{"metric", e.metric},
+                            {"value", num(e.value)},
+                            {"threshold", num(e.threshold)},
+                            {"unit", str_or_null(e.unit)}});
+  }
+  Json j;
+  j["id"] = f.id;
+  j["category"] = rules::category_name(f.category);
+  j["severity"] = rules::severity_name(f.severity);
+  j["title"] = f.title;
+  j["detail"] = str_or_null(f.detail);
+  j["evidence"] = std::move(evidence);
+  j["recommendation"] = str_or_null(f.recommendation);
+  j["estimated_speedup"] = num(f.estimated_speedup);
+  j["time_share_pct"] = num(f.time_share_pct);
+  return j;
+}
+
+Json kernel_json(const KernelRow& k) {
+  Json j;
+  j["name"] = k.name;
+  j["class"] = str_or_null(k.kernel_class);
+  j["precision"] = str_or_null(k.precision);
+  j["tensor_cores"] = bool_or_null(k.tensor_cores);
+  j["calls"] = k.calls;
+  j["total_ms"] = num(k.total_ms);
+  j["pct_of_busy"] = num(k.pct_of_busy);
+  return j;
+}
+
+}  // namespace
+
+Json report_to_json(const Report& r) {
+  Json j;
+  j["schema"] = kSchema;
+  j["tool"] = Json{{"name", "chokepoint"}, {"version", r.tool_version}};
+
+  Json inputs = Json::array();
+  for (const InputInfo& in : r.inputs) {
+    inputs.push_back(Json{{"path", in.path},
+                          {"format", str_or_null(in.format)},
+                          {"bytes", in.bytes},
+                          {"events", int_or_null(in.events)}});
+  }
+  j["inputs"] = std::move(inputs);
+
+  j["device"] = device_json(r.devices.empty() ? DeviceInfo{} : r.devices[0]);
+  if (r.devices.size() > 1) {
+    Json devices = Json::array();
+    for (const DeviceInfo& d : r.devices) devices.push_back(device_json(d));
+    j["devices"] = std::move(devices);
+  }
+
+  j["window"] = window_json(r.window);
+  j["breakdown"] = breakdown_json(r.breakdown);
+  j["verdict"] = Json{{"bound", rules::category_name(r.verdict.bound)},
+                      {"confidence", num(r.verdict.confidence)},
+                      {"summary", r.verdict.summary}};
+
+  Json findings = Json::array();
+  for (const rules::Finding& f : r.findings) findings.push_back(finding_json(f));
+  j["findings"] = std::move(findings);
+
+  Json kernels = Json::array();
+  for (const KernelRow& k : r.top_kernels) kernels.push_back(kernel_json(k));
+  j["top_kernels"] = std::move(kernels);
+
+  Json stats = Json::array();
+  for (const timeline::ImportStat& s : r.import_stats) {
+    stats.push_back(Json{{"name", s.name},
+                         {"severity", stat_severity_name(s.severity)},
+                         {"description", s.description},
+                         {"count", s.count}});
+  }
+  j["import_stats"] = std::move(stats);
+  j["analysis_seconds"] = num(r.analysis_seconds);
+  return j;
+}
+
+Status JsonReporter::write(const Report& r, std::ostream& out, const RenderOptions&) const {
+  // Kernel and file names come from the trace and may hold invalid UTF-8; replace those
+  // bytes instead of letting dump() throw.
+  out << report_to_json(r).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
+      << '\n';
+  if (!out) return Status::Error("writing the JSON report failed");
+  return Status::Ok();
+}
+
+}  // namespace chokepoint::report

@@ -1,0 +1,202 @@
+#include "report/markdown_reporter.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "report/format_util.h"
+#include "report/kernel_name.h"
+
+namespace chokepoint::report {
+namespace {
+
+// Kernel names in tables: long enough to tell kernels apart, short enough that the
+// table does not scroll sideways on GitHub.
+constexpr size_t kKernelNameWidth = 72;
+
+// Escapes Markdown in prose from the report (titles, summaries, recommendations) while
+// leaving `code spans` as written: rules quote code in backticks, and inside a span
+// every character is literal. '<' would otherwise open an HTML tag and swallow text
+// such as "std::vector<float>", '_' and '*' would turn "DataLoader.__next__" bold, and
+// '|' would end a table cell (GitHub needs "\|" even inside a code span there).
+std::string escape(std::string_view s, bool in_table = false) {
+  std::string out;
+  bool in_code = false;
+  for (char c : s) {
+    if (c == '`') in_code = !in_code;
+    if (c == '|' && in_table) {
+      out += "\\|";
+    } else if (c == '\n') {
+      out += in_table ? " " : "  \n";  // a hard line break; a cell is one line
+    } else if (!in_code &&
+               (c == '<' || c == '*' || c == '_' || c == '\\' || c == '[' || c == ']')) {
+      out += c == '<' ? std::string("&lt;") : std::string("\\") + c;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// A code span around text that may itself contain backticks; in a table cell '|' still
+// needs its backslash.
+std::string code(std::string_view s, bool in_table = false) {
+  const bool has_tick = s.find('`') != std::string_view::npos;
+  std::string out = has_tick ? "`` " : "`";
+  for (char c : s) {
+    if (c == '|' && in_table) out += '\\';
+    out += c;
+  }
+  return out + (has_tick ? " ``" : "`");
+}
+
+const char* severity_badge(rules::Severity s) {
+  switch (s) {
+    case rules::Severity::kCritical: return "🔴 critical";
+    case rules::Severity::kWarning: return "🟡 warning";
+    case rules::Severity::kInfo: return "🔵 info";
+  }
+  return "🔵 info";
+}
+
+const char* stat_badge(timeline::StatSeverity s) {
+  switch (s) {
+    case timeline::StatSeverity::kError: return "🔴";
+    case timeline::StatSeverity::kWarning: return "⚠️";
+    case timeline::StatSeverity::kInfo: return "ℹ️";
+  }
+  return "ℹ️";
+}
+
+void header(const Report& r, std::ostream& out) {
+  out << "# chokepoint report\n\n";
+  out << fmt::format("**Bound by: {}** — confidence {:.2f}\n\n", category_label(r.verdict.bound),
+                     r.verdict.confidence);
+  if (!r.verdict.summary.empty()) out << "> " << escape(r.verdict.summary) << "\n\n";
+
+  for (const InputInfo& in : r.inputs) {
+    std::string v = in.format.empty() ? "" : in.format + ", ";
+    v += format_bytes(static_cast<int64_t>(in.bytes));
+    if (in.events >= 0) v += ", " + format_count(in.events) + " events";
+    out << "- **Input:** " << code(in.path) << " (" << v << ")\n";
+  }
+  for (const DeviceInfo& d : r.devices) {
+    std::string v = d.name.empty() ? "unknown GPU" : escape(d.name);
+    if (d.num_sms > 0) v += fmt::format(", {} SMs", d.num_sms);
+    if (d.memory_bytes > 0) v += ", " + format_bytes(d.memory_bytes);
+    if (!d.compute_capability.empty()) v += ", compute " + d.compute_capability;
+    if (!d.ceilings.source.empty()) v += ", ceilings " + code(d.ceilings.source);
+    out << "- **Device:** " << v << '\n';
+  }
+  const Window& w = r.window;
+  out << fmt::format("- **Steps:** {}", w.steps);
+  if (!w.step_source.empty()) out << " (" << escape(w.step_source) << ")";
+  if (w.steps > 0) {
+    out << " · step time mean " << format_ms(w.step_time_ms.mean) << ", p50 "
+        << format_ms(w.step_time_ms.p50) << ", p95 " << format_ms(w.step_time_ms.p95);
+  }
+  out << "\n\n";
+}
+
+void breakdown(const Report& r, std::ostream& out) {
+  const Breakdown& b = r.breakdown;
+  out << "## Where the step time goes\n\n";
+  out << "| | % of step | ms / step |\n|---|---:|---:|\n";
+  const std::optional<double> busy_ms = gpu_ms_per_step(r.window, b.gpu_busy_pct);
+  const std::optional<double> idle_ms = gpu_ms_per_step(r.window, b.gpu_idle_pct);
+  double max_ms = std::max(busy_ms.value_or(0), idle_ms.value_or(0));
+  for (const auto* shares : {&b.idle_by_cause, &b.busy_by_class}) {
+    for (const Share& s : *shares) max_ms = std::max(max_ms, s.ms_per_step);
+  }
+  const int decimals = column_decimals(max_ms);
+  auto row = [&](const std::string& label, double pct, std::optional<double> ms) {
+    out << "| " << label << " | " << format_pct(pct) << " | "
+        << (ms ? format_decimal(*ms, decimals) : std::string()) << " |\n";
+  };
+  row("**GPU busy**", b.gpu_busy_pct, busy_ms);
+  row("**GPU idle**", b.gpu_idle_pct, idle_ms);
+  for (const Share& s : sorted_by_pct(b.idle_by_cause)) {
+    row("idle: " + escape(humanize(s.name), true), s.pct, s.ms_per_step);
+  }
+  for (const Share& s : sorted_by_pct(b.busy_by_class)) {
+    row("busy: " + escape(humanize(s.name), true), s.pct, s.ms_per_step);
+  }
+  const std::vector<Share> costs = sorted_by_pct(b.category_costs);
+  if (!costs.empty()) {
+    out << "\nCost by category: ";
+    for (size_t i = 0; i < costs.size(); ++i) {
+      out << (i ? " · " : "") << costs[i].name << " " << format_pct(costs[i].pct);
+    }
+    out << '\n';
+  }
+  out << '\n';
+}
+
+void finding(size_t rank, const rules::Finding& f, std::ostream& out) {
+  out << fmt::format("### {}. {} — {}\n\n", rank, code(f.id), escape(f.title));
+  out << "**" << severity_badge(f.severity) << "** · " << rules::category_name(f.category) << " · ";
+  if (f.estimated_speedup) {
+    out << "est. **" << format_speedup(*f.estimated_speedup) << "** step speedup if fixed";
+  } else {
+    out << "speedup not estimated";
+  }
+  out << " · " << format_pct(f.time_share_pct) << " of step time\n\n";
+  if (!f.detail.empty()) out << escape(f.detail) << "\n\n";
+  if (!f.evidence.empty()) {
+    out << "| Evidence | Value | Threshold |\n|---|---:|---:|\n";
+    for (const rules::Evidence& e : f.evidence) {
+      out << "| " << escape(humanize(e.metric), true) << " | " << format_value(e.value, e.unit)
+          << " | " << (e.threshold ? format_value(*e.threshold, e.unit) : "") << " |\n";
+    }
+    out << '\n';
+  }
+  if (!f.recommendation.empty()) out << "**Fix:** " << escape(f.recommendation) << "\n\n";
+}
+
+void top_kernels(const Report& r, std::ostream& out) {
+  if (r.top_kernels.empty()) return;
+  out << "## Top kernels\n\n";
+  out << "| # | Kernel | Class | Precision | Tensor cores | Calls | Total ms | % of busy |\n"
+         "|---:|---|---|---|---|---:|---:|---:|\n";
+  double max_ms = 0;
+  for (const KernelRow& k : r.top_kernels) max_ms = std::max(max_ms, k.total_ms);
+  const int decimals = column_decimals(max_ms);
+  for (size_t i = 0; i < r.top_kernels.size(); ++i) {
+    const KernelRow& k = r.top_kernels[i];
+    const char* tc = !k.tensor_cores ? "" : *k.tensor_cores ? "yes" : "no";
+    out << "| " << i + 1 << " | " << code(shorten_kernel_name(k.name, kKernelNameWidth), true)
+        << " | " << escape(k.kernel_class, true) << " | " << escape(k.precision, true) << " | "
+        << tc << " | " << format_count(k.calls) << " | " << format_decimal(k.total_ms, decimals)
+        << " | " << format_pct(k.pct_of_busy) << " |\n";
+  }
+  out << '\n';
+}
+
+void import_stats(const Report& r, std::ostream& out) {
+  if (r.import_stats.empty()) return;
+  out << "## Import warnings\n\n";
+  for (const timeline::ImportStat& s : r.import_stats) {
+    out << "- " << stat_badge(s.severity) << ' ' << code(s.name) << " ("
+        << stat_severity_name(s.severity) << ", x" << format_count(s.count)
+        << "): " << escape(s.description) << '\n';
+  }
+  out << '\n';
+}
+
+}  // namespace
+
+Status MarkdownReporter::write(const Report& r, std::ostream& out, const RenderOptions&) const {
+  header(r, out);
+  breakdown(r, out);
+  out << "## Findings\n\n";
+  if (r.findings.empty()) out << "None: no rule fired on this input.\n\n";
+  for (size_t i = 0; i < r.findings.size(); ++i) finding(i + 1, r.findings[i], out);
+  top_kernels(r, out);
+  import_stats(r, out);
+  out << "_chokepoint " << r.tool_version << " · analysis took "
+      << format_seconds(r.analysis_seconds) << "_\n";
+  if (!out) return Status::Error("writing the Markdown report failed");
+  return Status::Ok();
+}
+
+}  // namespace chokepoint::report

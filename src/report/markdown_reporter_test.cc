@@ -1,0 +1,75 @@
+#include "report/markdown_reporter.h"
+
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "report/testing_report.h"
+
+namespace chokepoint::report {
+namespace {
+
+std::string render(const Report& r) {
+  std::ostringstream out;
+  EXPECT_TRUE(MarkdownReporter().write(r, out, RenderOptions{}).ok());
+  return out.str();
+}
+
+bool contains(const std::string& text, std::string_view part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(MarkdownReporter, HasHeadingsVerdictAndTables) {
+  const std::string md = render(testing::input_bound_report());
+  EXPECT_TRUE(md.starts_with("# chokepoint report\n")) << md;
+  EXPECT_TRUE(contains(md, "**Bound by: input (data loading)** — confidence 0.93")) << md;
+  EXPECT_TRUE(contains(md, "| | % of step | ms / step |\n|---|---:|---:|\n")) << md;
+  EXPECT_TRUE(contains(md, "| **GPU idle** | 75.9% | 313.0 |")) << md;
+  EXPECT_TRUE(contains(md, "| idle: launch overhead | 7.9% | 32.6 |")) << md;
+  EXPECT_TRUE(contains(md, "| # | Kernel | Class | Precision | Tensor cores | Calls | Total ms |"))
+      << md;
+  EXPECT_TRUE(contains(md, "| Evidence | Value | Threshold |\n|---|---:|---:|\n")) << md;
+}
+
+TEST(MarkdownReporter, ListsFindingsInRankOrder) {
+  const std::string md = render(testing::input_bound_report());
+  const size_t first = md.find("### 1. `input-pipeline-stall` — The GPU waits");
+  const size_t second = md.find("### 2. `host-sync` — ");
+  ASSERT_NE(first, std::string::npos) << md;
+  ASSERT_NE(second, std::string::npos) << md;
+  EXPECT_LT(first, second);
+  EXPECT_TRUE(contains(md, "est. **2.7x** step speedup if fixed")) << md;
+  EXPECT_TRUE(contains(md, "speedup not estimated · 3.1% of step time")) << md;
+  EXPECT_TRUE(contains(md, "| achieved copy rate | n/a |  |")) << md;
+  EXPECT_TRUE(contains(md, "**Fix:** Load batches in parallel")) << md;
+}
+
+TEST(MarkdownReporter, EscapesProseButNotCodeSpans) {
+  const std::string md = render(testing::input_bound_report());
+  // Code spans stay literal...
+  EXPECT_TRUE(contains(md, "`.item()` forces")) << md;
+  EXPECT_TRUE(contains(md, "`running_loss += loss.detach()`")) << md;
+  // ...while '<' in prose would open an HTML tag.
+  EXPECT_TRUE(contains(md, "std::vector&lt;float> | copies")) << md;
+  EXPECT_TRUE(contains(md, "DataLoader.\\_\\_next\\_\\_ with")) << md;
+  EXPECT_TRUE(contains(md, "`at::native::vectorized_elementwise_kernel<CUDAFunctor_add>`")) << md;
+}
+
+TEST(MarkdownReporter, ImportWarningsAndFooter) {
+  const std::string md = render(testing::input_bound_report());
+  EXPECT_TRUE(contains(md, "## Import warnings\n")) << md;
+  EXPECT_TRUE(contains(md, "`kineto_truncated` (warning, x1): The trace ended")) << md;
+  EXPECT_TRUE(contains(md, "_chokepoint 0.1.0 · analysis took 1.42 s_")) << md;
+}
+
+TEST(MarkdownReporter, PipesInTableCellsAreEscaped) {
+  Report r = testing::input_bound_report();
+  r.top_kernels[0].name = "kernel_a|b";
+  r.findings[0].evidence[0].metric = "x|y";
+  const std::string md = render(r);
+  EXPECT_TRUE(contains(md, "`kernel_a\\|b`")) << md;
+  EXPECT_TRUE(contains(md, "| x\\|y |")) << md;
+}
+
+}  // namespace
+}  // namespace chokepoint::report

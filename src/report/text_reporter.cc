@@ -1,0 +1,350 @@
+#include "report/text_reporter.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "report/format_util.h"
+#include "report/kernel_name.h"
+#include "report/text_layout.h"
+
+namespace chokepoint::report {
+namespace {
+
+// Below this many columns the tables cannot line up; lines overflow instead.
+constexpr size_t kMinWidth = 60;
+// A ten-second read: the strongest numbers of a finding only (the JSON has all).
+constexpr size_t kMaxEvidence = 4;
+// Breakdown rows per group; smaller shares fold into one "other" row so that the rows
+// still add up to the group's total.
+constexpr size_t kMaxShareRows = 6;
+constexpr double kMinSharePct = 0.1;
+// Column of the values in the header block ("  step time mean 412.3 ms").
+constexpr size_t kFieldLabelWidth = 12;
+// Indent of everything under a finding's title line.
+constexpr std::string_view kFindingIndent = "    ";
+
+struct Row {
+  std::string label;
+  double pct = 0;
+  std::optional<double> ms_per_step;
+};
+
+// Breakdown rows of one group, largest first, small ones folded into "other".
+std::vector<Row> share_rows(const std::vector<Share>& shares) {
+  std::vector<Row> rows;
+  Row other{"other", 0, 0.0};
+  for (const Share& s : sorted_by_pct(shares)) {
+    if (rows.size() < kMaxShareRows && s.pct >= kMinSharePct) {
+      rows.push_back(Row{humanize(s.name), s.pct, s.ms_per_step});
+    } else {
+      other.pct += s.pct;
+      *other.ms_per_step += s.ms_per_step;
+    }
+  }
+  if (other.pct >= kMinSharePct) rows.push_back(other);
+  return rows;
+}
+
+std::string severity_tag(rules::Severity s) {
+  switch (s) {
+    case rules::Severity::kCritical: return "[CRITICAL]";
+    case rules::Severity::kWarning: return "[WARNING]";
+    case rules::Severity::kInfo: return "[INFO]";
+  }
+  return "[INFO]";
+}
+
+Tone severity_tone(rules::Severity s) {
+  switch (s) {
+    case rules::Severity::kCritical: return Tone::kRed;
+    case rules::Severity::kWarning: return Tone::kYellow;
+    case rules::Severity::kInfo: return Tone::kCyan;
+  }
+  return Tone::kCyan;
+}
+
+Tone stat_tone(timeline::StatSeverity s) {
+  switch (s) {
+    case timeline::StatSeverity::kError: return Tone::kRed;
+    case timeline::StatSeverity::kWarning: return Tone::kYellow;
+    case timeline::StatSeverity::kInfo: return Tone::kDim;
+  }
+  return Tone::kDim;
+}
+
+std::string basename_of(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Writes one report; holds the output, the style and the width so that every section
+// is a short method.
+class TextWriter {
+ public:
+  TextWriter(const Report& r, std::ostream& out, const RenderOptions& opts)
+      : r_(r),
+        out_(out),
+        style_(opts.color),
+        width_(std::max(kMinWidth, static_cast<size_t>(std::max(opts.width, 0)))) {}
+
+  void write() {
+    header();
+    verdict();
+    breakdown();
+    findings();
+    top_kernels();
+    import_stats();
+    out_ << style_(Tone::kDim, "analysis took " + format_seconds(r_.analysis_seconds)) << '\n';
+  }
+
+ private:
+  // Writes `lines`: the first after `prefix`, the others after `indent` spaces.
+  void emit(const std::string& prefix, const std::vector<std::string>& lines, size_t indent,
+            std::optional<Tone> tone = std::nullopt) {
+    for (size_t i = 0; i < lines.size(); ++i) {
+      out_ << (i == 0 ? prefix : std::string(indent, ' '))
+           << (tone ? style_(*tone, lines[i]) : lines[i]) << '\n';
+    }
+  }
+
+  // Columns left after a prefix of `used` columns; never fewer than a readable minimum.
+  size_t room(size_t used) const {
+    constexpr size_t kMinLine = 20;
+    return width_ > used + kMinLine ? width_ - used : kMinLine;
+  }
+
+  // `text` wrapped after `prefix` (which may carry escape codes, so its width comes from
+  // `prefix_plain`), continuation lines indented by `indent`.
+  void wrapped(const std::string& prefix, std::string_view prefix_plain, std::string_view text,
+               size_t indent, std::optional<Tone> tone = std::nullopt) {
+    emit(prefix, wrap(text, room(display_width(prefix_plain)), room(indent)), indent, tone);
+  }
+
+  // A header line: a dim label, then items joined by " · ", wrapped between items.
+  void field(std::string_view label, const std::vector<std::string>& items) {
+    const std::string prefix = "  " + pad_right(label, kFieldLabelWidth - 2);
+    emit(style_(Tone::kDim, prefix),
+         wrap_items(items, room(kFieldLabelWidth), room(kFieldLabelWidth)), kFieldLabelWidth);
+  }
+
+  void header() {
+    out_ << style_(Tone::kBold, "chokepoint " + r_.tool_version) << '\n';
+    for (const InputInfo& in : r_.inputs) {
+      std::vector<std::string> items = {basename_of(in.path)};
+      if (!in.format.empty()) items.push_back(in.format);
+      items.push_back(format_bytes(static_cast<int64_t>(in.bytes)));
+      if (in.events >= 0) items.push_back(format_count(in.events) + " events");
+      field("input", items);
+    }
+    for (const DeviceInfo& d : r_.devices) {
+      std::vector<std::string> items = {d.name.empty() ? "unknown GPU" : d.name};
+      if (d.num_sms > 0) items.push_back(fmt::format("{} SMs", d.num_sms));
+      if (d.memory_bytes > 0) items.push_back(format_bytes(d.memory_bytes));
+      if (!d.compute_capability.empty()) items.push_back("compute " + d.compute_capability);
+      if (!d.ceilings.source.empty()) items.push_back("ceilings " + d.ceilings.source);
+      field("device", items);
+    }
+    if (r_.devices.empty()) field("device", {"unknown (the input names no GPU)"});
+    const Window& w = r_.window;
+    field("steps",
+          {std::to_string(w.steps) + (w.step_source.empty() ? "" : " (" + w.step_source + ")")});
+    if (w.steps > 0) {
+      field("step time",
+            {"mean " + format_ms(w.step_time_ms.mean), "p50 " + format_ms(w.step_time_ms.p50),
+             "p95 " + format_ms(w.step_time_ms.p95)});
+    }
+    out_ << '\n';
+  }
+
+  void verdict() {
+    const Verdict& v = r_.verdict;
+    const std::string line =
+        fmt::format("Bound by: {} — confidence {:.2f}", category_label(v.bound), v.confidence);
+    wrapped("", "", line, 2, Tone::kBold);
+    if (!v.summary.empty()) wrapped("  ", "  ", v.summary, 2);
+    out_ << '\n';
+  }
+
+  void breakdown() {
+    const Breakdown& b = r_.breakdown;
+    std::vector<std::pair<std::string, std::vector<Row>>> groups;
+    groups.push_back({"",
+                      {{"GPU busy", b.gpu_busy_pct, gpu_ms_per_step(r_.window, b.gpu_busy_pct)},
+                       {"GPU idle", b.gpu_idle_pct, gpu_ms_per_step(r_.window, b.gpu_idle_pct)}}});
+    if (!b.idle_by_cause.empty()) groups.push_back({"idle by cause", share_rows(b.idle_by_cause)});
+    if (!b.busy_by_class.empty()) groups.push_back({"busy by class", share_rows(b.busy_by_class)});
+
+    // Columns: 4 of indent, labels, bar, "% step", "ms/step".
+    constexpr size_t kMaxLabelW = 22, kPctW = 9, kMsW = 10;
+    size_t label_w = 0;
+    for (const auto& [title, rows] : groups) {
+      for (const Row& row : rows) label_w = std::max(label_w, display_width(row.label));
+    }
+    label_w = std::min(label_w, kMaxLabelW) + 2;
+    double max_ms = 0;
+    for (const auto& [title, rows] : groups) {
+      for (const Row& row : rows) max_ms = std::max(max_ms, row.ms_per_step.value_or(0));
+    }
+    const int ms_decimals = column_decimals(max_ms);
+    const size_t bar_w = std::clamp<size_t>(width_ - 4 - label_w - kPctW - kMsW, 10, 40);
+
+    out_ << style_(Tone::kBold, pad_right("Where the step time goes", 4 + label_w + bar_w))
+         << style_(Tone::kDim, pad_left("% step", kPctW) + pad_left("ms/step", kMsW)) << '\n';
+    for (const auto& [title, rows] : groups) {
+      if (!title.empty()) out_ << "  " << style_(Tone::kDim, title) << '\n';
+      const size_t indent = title.empty() ? 2 : 4;
+      for (const Row& row : rows) {
+        const std::string label = row.label.substr(0, kMaxLabelW);
+        out_ << std::string(indent, ' ') << pad_right(label, label_w + 4 - indent)
+             << bar(row.pct, bar_w) << pad_left(format_pct(row.pct), kPctW)
+             << pad_left(row.ms_per_step ? format_decimal(*row.ms_per_step, ms_decimals) : "", kMsW)
+             << '\n';
+      }
+    }
+    category_costs();
+    out_ << '\n';
+  }
+
+  // The per-category costs the verdict was chosen from, largest first.
+  void category_costs() {
+    std::vector<std::string> items;
+    for (const Share& c : sorted_by_pct(r_.breakdown.category_costs)) {
+      if (c.pct >= kMinSharePct) items.push_back(c.name + " " + format_pct(c.pct));
+    }
+    if (items.empty()) return;
+    const std::string label = "cost by category";
+    const size_t indent = 2 + label.size() + 2;
+    emit("  " + style_(Tone::kDim, label) + "  ", wrap_items(items, room(indent), room(indent)),
+         indent);
+  }
+
+  void finding(size_t rank, const rules::Finding& f) {
+    // Title line: rank, severity, id, title; the rest sits under kFindingIndent.
+    const std::string tag = severity_tag(f.severity);
+    const std::string lead = fmt::format("{:>2}. ", rank);
+    const std::string plain = lead + tag + " " + f.id + (f.title.empty() ? "" : " — ");
+    const std::string styled = lead + style_(severity_tone(f.severity), tag) + " " +
+                               style_(Tone::kBold, f.id) + (f.title.empty() ? "" : " — ");
+    wrapped(styled, plain, f.title, kFindingIndent.size());
+
+    const std::string indent(kFindingIndent);
+    std::string gain = f.estimated_speedup
+                           ? "-> est. " +
+                                 style_(Tone::kGreen, format_speedup(*f.estimated_speedup)) +
+                                 " step speedup if fixed"
+                           : std::string("-> speedup not estimated");
+    out_ << indent << gain << " · " << format_pct(f.time_share_pct) << " of step time\n";
+
+    if (!f.detail.empty()) wrapped(indent, indent, f.detail, indent.size(), Tone::kDim);
+
+    const size_t shown = std::min(f.evidence.size(), kMaxEvidence);
+    size_t metric_w = 0, value_w = 0;
+    for (size_t i = 0; i < shown; ++i) {
+      const rules::Evidence& e = f.evidence[i];
+      metric_w = std::max(metric_w, display_width(humanize(e.metric)));
+      value_w = std::max(value_w, display_width(format_value(e.value, e.unit)));
+    }
+    metric_w = std::min(metric_w, width_ / 2);
+    for (size_t i = 0; i < shown; ++i) {
+      const rules::Evidence& e = f.evidence[i];
+      out_ << indent << "  " << pad_right(humanize(e.metric), metric_w) << "  "
+           << pad_left(format_value(e.value, e.unit), value_w);
+      if (e.threshold) {
+        out_ << style_(Tone::kDim, "   threshold " + format_value(*e.threshold, e.unit));
+      }
+      out_ << '\n';
+    }
+    if (f.evidence.size() > shown) {
+      out_ << indent << "  "
+           << style_(Tone::kDim,
+                     fmt::format("+{} more in --format json", f.evidence.size() - shown))
+           << '\n';
+    }
+
+    if (!f.recommendation.empty()) {
+      const std::string prefix = indent + "fix: ";
+      wrapped(indent + style_(Tone::kBold, "fix:") + " ", prefix, f.recommendation, prefix.size());
+    }
+    out_ << '\n';
+  }
+
+  void findings() {
+    if (r_.findings.empty()) {
+      out_ << style_(Tone::kBold, "Findings") << ": none (no rule fired on this input)\n\n";
+      return;
+    }
+    out_ << style_(Tone::kBold,
+                   fmt::format("Findings ({}, most step time first)", r_.findings.size()))
+         << "\n\n";
+    for (size_t i = 0; i < r_.findings.size(); ++i) finding(i + 1, r_.findings[i]);
+  }
+
+  void top_kernels() {
+    if (r_.top_kernels.empty()) return;
+    // Rank, name, then class, precision and tensor cores (dropped when the terminal is
+    // too narrow to leave the name kMinNameW columns), calls, total ms, % of busy.
+    constexpr size_t kRankW = 5, kClassW = 12, kPrecW = 6, kTcW = 4, kCallsW = 7, kTotalW = 10,
+                     kPctW = 8, kMinNameW = 24;
+    constexpr size_t kKindW = kClassW + kPrecW + kTcW;
+    constexpr size_t kNumbersW = kCallsW + kTotalW + kPctW;
+    const bool with_kind = width_ >= kRankW + 1 + kMinNameW + kKindW + kNumbersW;
+    const size_t fixed = kRankW + 1 + (with_kind ? kKindW : 0) + kNumbersW;
+    const size_t name_w = width_ - fixed;  // width_ >= kMinWidth keeps this >= 16
+
+    std::string columns =
+        with_kind ? pad_right("class", kClassW) + pad_right("prec", kPrecW) + pad_right("TC", kTcW)
+                  : std::string();
+    columns +=
+        pad_left("calls", kCallsW) + pad_left("total ms", kTotalW) + pad_left("% busy", kPctW);
+    out_ << style_(Tone::kBold, pad_right("Top kernels", kRankW + name_w + 1))
+         << style_(Tone::kDim, columns) << '\n';
+    double max_ms = 0;
+    for (const KernelRow& k : r_.top_kernels) max_ms = std::max(max_ms, k.total_ms);
+    const int ms_decimals = column_decimals(max_ms);
+    for (size_t i = 0; i < r_.top_kernels.size(); ++i) {
+      const KernelRow& k = r_.top_kernels[i];
+      out_ << pad_left(fmt::format("{}.", i + 1), kRankW - 1) << ' '
+           << pad_right(shorten_kernel_name(k.name, name_w), name_w + 1);
+      if (with_kind) {
+        const std::string tc = !k.tensor_cores ? "-" : *k.tensor_cores ? "yes" : "no";
+        out_ << pad_right(k.kernel_class.empty() ? "-" : k.kernel_class, kClassW)
+             << pad_right(k.precision.empty() ? "-" : k.precision, kPrecW) << pad_right(tc, kTcW);
+      }
+      out_ << pad_left(format_count(k.calls), kCallsW)
+           << pad_left(format_decimal(k.total_ms, ms_decimals), kTotalW)
+           << pad_left(format_pct(k.pct_of_busy), kPctW) << '\n';
+    }
+    out_ << '\n';
+  }
+
+  void import_stats() {
+    if (r_.import_stats.empty()) return;
+    out_ << style_(Tone::kBold, "Import warnings") << '\n';
+    for (const timeline::ImportStat& s : r_.import_stats) {
+      const std::string sev = stat_severity_name(s.severity);
+      const std::string rest = " " + s.name + " x" + format_count(s.count) + ": ";
+      wrapped("  " + style_(stat_tone(s.severity), sev) + rest, "  " + sev + rest, s.description,
+              4);
+    }
+    out_ << '\n';
+  }
+
+  const Report& r_;
+  std::ostream& out_;
+  Style style_;
+  size_t width_;
+};
+
+}  // namespace
+
+Status TextReporter::write(const Report& r, std::ostream& out, const RenderOptions& opts) const {
+  TextWriter(r, out, opts).write();
+  if (!out) return Status::Error("writing the text report failed");
+  return Status::Ok();
+}
+
+}  // namespace chokepoint::report
