@@ -64,15 +64,25 @@ bool want_color(const AnalyzeOptions& o) {
   return isatty(STDOUT_FILENO) == 1;
 }
 
-// Writes next to the destination, then renames: a crash never leaves half a report.
+// A regular file is written next to the destination and renamed over it, so a crash never
+// leaves half a report; anything else (/dev/stdout, a FIFO, /dev/null) is written in place.
 bool write_file(const std::string& path, const std::string& text) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    return out.good();
+  }
   const std::string tmp = path + ".tmp" + std::to_string(getpid());
   {
     std::ofstream out(tmp, std::ios::binary);
     out << text;
-    if (!out.good()) return false;
+    if (!out.good()) {
+      std::filesystem::remove(tmp, ec);
+      return false;
+    }
   }
-  std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
   if (ec) std::filesystem::remove(tmp, ec);
   return !ec;
