@@ -1,0 +1,114 @@
+// End-to-end tests of `chokepoint analyze` as a user runs it: exit codes, messages on bad
+// input, output files, colour, directories.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+const std::string kExe = CHOKEPOINT_BINARY;
+const std::string kData = std::string(CHOKEPOINT_TEST_DATA) + "/kineto/";
+
+struct Output {
+  int rc = -1;
+  std::string out;  // stdout and stderr, in that order
+};
+
+// Runs `args` through the shell with stdout and stderr captured to separate files.
+Output run(const std::string& args, const std::string& env = "") {
+  const std::string dir = ::testing::TempDir();
+  const std::string so = dir + "/cli_stdout", se = dir + "/cli_stderr";
+  const std::string cmd = env + " " + kExe + " " + args + " >" + so + " 2>" + se;
+  const int status = std::system(cmd.c_str());
+  Output o;
+  o.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  for (const auto& f : {so, se}) {
+    std::ifstream in(f);
+    o.out += std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  return o;
+}
+
+TEST(AnalyzeCli, TextReportOnStdout) {
+  Output o = run("analyze " + kData + "input_bound.json.gz", "NO_COLOR=1");
+  EXPECT_EQ(o.rc, 0);
+  EXPECT_NE(o.out.find("Bound by: input"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("input-pipeline-stall"), std::string::npos);
+  EXPECT_EQ(o.out.find('\x1b'), std::string::npos);  // no colour into a file
+}
+
+TEST(AnalyzeCli, ColourOnlyWhenAsked) {
+  Output o = run("analyze --color always " + kData + "input_bound.json.gz");
+  EXPECT_EQ(o.rc, 0);
+  EXPECT_NE(o.out.find('\x1b'), std::string::npos);
+}
+
+TEST(AnalyzeCli, JsonFollowsTheContract) {
+  Output o = run("analyze --format json -q " + kData + "pageable_copy.json.gz");
+  ASSERT_EQ(o.rc, 0);
+  const auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j.at("schema"), "chokepoint.report/1");
+  EXPECT_EQ(j.at("verdict").at("bound"), "transfer");
+  EXPECT_EQ(j.at("window").at("steps"), 3);
+  for (const char* key : {"tool", "inputs", "device", "window", "breakdown", "verdict", "findings", "import_stats"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+}
+
+TEST(AnalyzeCli, UnknownFormatIsOneLineNamingTheFormats) {
+  const std::string bad = ::testing::TempDir() + "/not_a_trace.txt";
+  std::ofstream(bad) << "hello, this is not a trace\n";
+  Output o = run("analyze " + bad);
+  EXPECT_EQ(o.rc, 1);
+  EXPECT_NE(o.out.find("not a recognized trace format"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("kineto"), std::string::npos);
+  EXPECT_EQ(std::count(o.out.begin(), o.out.end(), '\n'), 1) << o.out;
+}
+
+TEST(AnalyzeCli, MissingFileAndBadOptions) {
+  Output missing = run("analyze /nonexistent/trace.json");
+  EXPECT_EQ(missing.rc, 1);
+  EXPECT_NE(missing.out.find("/nonexistent/trace.json"), std::string::npos);
+  EXPECT_EQ(run("analyze --format yaml " + kData + "input_bound.json.gz").rc, 2);
+  EXPECT_NE(run("analyze").rc, 0);
+  EXPECT_EQ(run("--version").rc, 0);
+}
+
+TEST(AnalyzeCli, OutputFileAndDevNull) {
+  const std::string out = ::testing::TempDir() + "/report.md";
+  Output o = run("analyze --format md -o " + out + " " + kData + "fp32_gemm.json.gz");
+  EXPECT_EQ(o.rc, 0);
+  std::ifstream in(out);
+  const std::string md((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(md.find("no-tensor-cores"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(out + ".tmp"));
+  // /dev/null must stay a device, not become a renamed temporary file.
+  EXPECT_EQ(run("analyze -q -o /dev/null " + kData + "fp32_gemm.json.gz").rc, 0);
+  struct stat st {};
+  ASSERT_EQ(stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+}
+
+TEST(AnalyzeCli, DirectoryOfTraces) {
+  const std::string dir = ::testing::TempDir() + "/traces";
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(kData + "input_bound.json.gz", dir + "/rank0.json.gz",
+                             std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(kData + "launch_bound.json.gz", dir + "/rank1.json.gz",
+                             std::filesystem::copy_options::overwrite_existing);
+  std::ofstream(dir + "/notes.txt") << "ignored: not a trace name\n";
+  Output o = run("analyze --format json -q " + dir);
+  ASSERT_EQ(o.rc, 0) << o.out;
+  const auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j.at("inputs").size(), 2u);
+  EXPECT_EQ(j.at("window").at("steps"), 6);  // three per trace
+}
+
+}  // namespace
