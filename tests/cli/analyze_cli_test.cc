@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -21,10 +22,12 @@ struct Output {
   std::string out;  // stdout and stderr, in that order
 };
 
-// Runs `args` through the shell with stdout and stderr captured to separate files.
+// Runs `args` through the shell with stdout and stderr captured to separate files (named
+// per process: CTest runs the tests of this file in parallel).
 Output run(const std::string& args, const std::string& env = "") {
-  const std::string dir = ::testing::TempDir();
-  const std::string so = dir + "/cli_stdout", se = dir + "/cli_stderr";
+  const std::string dir = ::testing::TempDir() + "/cli_" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  const std::string so = dir + "/stdout", se = dir + "/stderr";
   const std::string cmd = env + " " + kExe + " " + args + " >" + so + " 2>" + se;
   const int status = std::system(cmd.c_str());
   Output o;
@@ -63,7 +66,7 @@ TEST(AnalyzeCli, JsonFollowsTheContract) {
 }
 
 TEST(AnalyzeCli, UnknownFormatIsOneLineNamingTheFormats) {
-  const std::string bad = ::testing::TempDir() + "/not_a_trace.txt";
+  const std::string bad = ::testing::TempDir() + "/not_a_trace_" + std::to_string(getpid()) + ".txt";
   std::ofstream(bad) << "hello, this is not a trace\n";
   Output o = run("analyze " + bad);
   EXPECT_EQ(o.rc, 1);
@@ -82,7 +85,7 @@ TEST(AnalyzeCli, MissingFileAndBadOptions) {
 }
 
 TEST(AnalyzeCli, OutputFileAndDevNull) {
-  const std::string out = ::testing::TempDir() + "/report.md";
+  const std::string out = ::testing::TempDir() + "/report_" + std::to_string(getpid()) + ".md";
   Output o = run("analyze --format md -o " + out + " " + kData + "fp32_gemm.json.gz");
   EXPECT_EQ(o.rc, 0);
   std::ifstream in(out);
@@ -97,7 +100,7 @@ TEST(AnalyzeCli, OutputFileAndDevNull) {
 }
 
 TEST(AnalyzeCli, DirectoryOfTraces) {
-  const std::string dir = ::testing::TempDir() + "/traces";
+  const std::string dir = ::testing::TempDir() + "/traces_" + std::to_string(getpid());
   std::filesystem::create_directories(dir);
   std::filesystem::copy_file(kData + "input_bound.json.gz", dir + "/rank0.json.gz",
                              std::filesystem::copy_options::overwrite_existing);

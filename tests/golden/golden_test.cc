@@ -4,6 +4,8 @@
 // speedup its fix really gave on the GPU (measured.json, timed without the profiler).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -68,7 +70,7 @@ TEST_P(Golden, VerdictAndFindings) {
 // A trace cut off mid-file (a crashed job, a full disk) still gives the same verdict from
 // the events before the cut, plus a warning in the report.
 TEST(GoldenHazards, TruncatedTraceKeepsVerdictAndWarns) {
-  const std::string cut = ::testing::TempDir() + "/input_bound_cut.json";
+  const std::string cut = ::testing::TempDir() + "/input_bound_cut_" + std::to_string(getpid()) + ".json";
   ASSERT_EQ(std::system(("gzip -dc " + kDir + "input_bound.json.gz | head -c 600000 > " + cut).c_str()), 0);
   auto r = pipeline::analyze_paths({cut});
   ASSERT_TRUE(r.ok()) << r.status().message();
