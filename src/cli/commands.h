@@ -11,5 +11,7 @@ namespace chokepoint::cli {
 using RunFn = std::function<int()>;
 
 RunFn add_analyze_command(CLI::App& app);
+RunFn add_doctor_command(CLI::App& app);
+RunFn add_bench_command(CLI::App& app);
 
 }  // namespace chokepoint::cli

@@ -14,6 +14,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("chokepoint ") + CHOKEPOINT_VERSION);
   app.footer("Run 'chokepoint COMMAND --help' for the options of a command.");
   auto analyze = chokepoint::cli::add_analyze_command(app);
+  auto doctor = chokepoint::cli::add_doctor_command(app);
+  auto bench = chokepoint::cli::add_bench_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -21,6 +23,8 @@ int main(int argc, char** argv) {
   }
   try {
     if (app.got_subcommand("analyze")) return analyze();
+    if (app.got_subcommand("doctor")) return doctor();
+    if (app.got_subcommand("bench")) return bench();
   } catch (const std::exception& e) {  // last resort: a message, never a crash trace
     std::fprintf(stderr, "chokepoint: internal error: %s\n", e.what());
     return 70;

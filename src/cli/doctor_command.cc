@@ -1,0 +1,73 @@
+// chokepoint doctor [--json]: static checks of the driver, each GPU and the host.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "cli/commands.h"
+#include "doctor/doctor.h"
+#include "doctor/doctor_render.h"
+#include "doctor/nvml_dump.h"
+
+namespace chokepoint::cli {
+namespace {
+
+struct DoctorOptions {
+  bool json = false;
+  std::string color = "auto";
+  bool dump_nvml = false;  // hidden: raw NVML values + layout checks (src/doctor/gpu_check.sh)
+  std::string host_root;   // hidden: read host files under this directory (tests)
+};
+
+bool want_color(const DoctorOptions& o) {
+  if (o.color == "always") return true;
+  if (o.color == "never") return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color != nullptr && no_color[0] != '\0') return false;
+  const char* term = std::getenv("TERM");
+  if (term != nullptr && std::string(term) == "dumb") return false;
+  return isatty(STDOUT_FILENO) == 1;
+}
+
+int run_doctor_command(const DoctorOptions& o) {
+  if (o.dump_nvml) return doctor::dump_nvml({}, std::cout);
+  doctor::DoctorOptions d;
+  if (!o.host_root.empty()) d.host = doctor::fixture_host_inputs(o.host_root);
+  const doctor::DoctorReport report = doctor::run_doctor(d);
+  if (o.json) {
+    std::cout << doctor::render_json(report) << std::flush;
+  } else {
+    doctor::TextOptions t;
+    t.color = want_color(o);
+    if (const char* cols = std::getenv("COLUMNS")) t.width = std::max(60, std::atoi(cols));
+    std::cout << doctor::render_text(report, t) << std::flush;
+  }
+  return doctor::exit_code_for(report.checks);
+}
+
+}  // namespace
+
+RunFn add_doctor_command(CLI::App& app) {
+  auto opts = std::make_shared<DoctorOptions>();
+  auto* cmd = app.add_subcommand(
+      "doctor", "Check this machine for what slows GPU jobs before they run: driver and CUDA versions, PCIe "
+                "link, persistence mode, clocks and throttling, ECC errors, memory held by other processes, "
+                "NUMA placement, CPU governor, swap, huge pages, memlock and /dev/shm.");
+  cmd->add_flag("--json", opts->json, "Print the checks as JSON (schema chokepoint.doctor/1)");
+  cmd->add_option("--color", opts->color, "Colour: auto (tty and no NO_COLOR), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+  cmd->add_flag("--dump-nvml", opts->dump_nvml, "Print every NVML value read, raw, with layout checks")->group("");
+  cmd->add_option("--host-root", opts->host_root, "Read /proc and /sys under DIR (tests)")->group("");
+  cmd->footer(
+      "Environment: CHOKEPOINT_NVML_LIB=PATH loads that NVML library instead of libnvidia-ml.so.1.\n"
+      "Exit status: 0 no check failed (warnings and a machine without a GPU are fine), 1 a check failed, "
+      "2 usage error.");
+  return [opts] { return run_doctor_command(*opts); };
+}
+
+}  // namespace chokepoint::cli

@@ -1,0 +1,168 @@
+#include "doctor/doctor_render.h"
+
+#include <cstdio>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "base/version.h"
+
+namespace chokepoint::doctor {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+const char* color_of(CheckStatus s) {
+  switch (s) {
+    case CheckStatus::kOk: return "\033[32m";
+    case CheckStatus::kWarn: return "\033[33m";
+    case CheckStatus::kFail: return "\033[1;31m";
+    case CheckStatus::kSkip: return "\033[2m";
+  }
+  return "";
+}
+
+// Greedy word wrap; every line gets `indent` spaces. A `command in backticks` is kept
+// on one line so it can be copied.
+void wrap(std::ostringstream& out, const std::string& text, size_t indent, size_t width) {
+  const size_t room = width > indent + 20 ? width - indent : 60;
+  std::istringstream words(text);
+  std::string word, line, next;
+  while (words >> word) {
+    if (word.front() == '`' && word.find('`', 1) == std::string::npos) {
+      while (words >> next) {
+        word += " " + next;
+        if (next.find('`') != std::string::npos) break;
+      }
+    }
+    if (!line.empty() && line.size() + 1 + word.size() > room) {
+      out << std::string(indent, ' ') << line << '\n';
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  if (!line.empty()) out << std::string(indent, ' ') << line << '\n';
+}
+
+void render_check(std::ostringstream& out, const Check& c, const TextOptions& o) {
+  constexpr size_t kTitleWidth = 34;
+  constexpr size_t kIndent = 8;
+  const std::string tag(status_name(c.status));
+  std::string padded_tag = tag + std::string(tag.size() < 6 ? 6 - tag.size() : 1, ' ');
+  if (o.color) padded_tag = color_of(c.status) + tag + "\033[0m" + std::string(tag.size() < 6 ? 6 - tag.size() : 1, ' ');
+  std::string title = c.title;
+  if (title.size() < kTitleWidth) title += std::string(kTitleWidth - title.size(), ' ');
+  out << "  " << padded_tag << title << ' ';
+  // First line of the observation continues after the title; the rest wraps under it.
+  std::ostringstream obs;
+  wrap(obs, c.observed.empty() ? "-" : c.observed, 2 + 6 + kTitleWidth + 1, static_cast<size_t>(o.width));
+  std::string obs_text = obs.str();
+  const size_t first = obs_text.find_first_not_of(' ');
+  out << (first == std::string::npos ? "\n" : obs_text.substr(first));
+  if (c.status == CheckStatus::kWarn || c.status == CheckStatus::kFail) {
+    wrap(out, "expected: " + c.expected, kIndent, static_cast<size_t>(o.width));
+  }
+  if (!c.advice.empty()) wrap(out, c.advice, kIndent, static_cast<size_t>(o.width));
+}
+
+Json json_or_null(bool valid, const Json& v) { return valid ? v : Json(nullptr); }
+
+}  // namespace
+
+std::string render_text(const DoctorReport& r, const TextOptions& o) {
+  std::ostringstream out;
+  const NvmlFacts& n = r.nvml;
+  out << "chokepoint doctor: ";
+  if (!n.available) {
+    out << "no NVIDIA GPU or driver usable here; host checks only.\n";
+  } else {
+    const unsigned count = n.device_count.value_or(0);
+    out << count << " GPU" << (count == 1 ? "" : "s");
+    if (!n.gpus.empty() && n.gpus[0].name.valid) out << " (" << *n.gpus[0].name << ")";
+    out << ", driver " << n.driver_version.value_or("?");
+    if (n.cuda_driver_version.valid) out << ", CUDA " << nvml::format_cuda_version(*n.cuda_driver_version);
+    out << "\n";
+  }
+  // Sections in check order: system (driver), each GPU, host.
+  auto section_of = [](const Check& c) {
+    if (c.gpu >= 0) return c.gpu;
+    return c.id == "nvidia-driver" || c.id == "cuda-compat" ? -1 : -2;
+  };
+  int section = -3;
+  for (const auto& c : r.checks) {
+    if (section_of(c) != section) {
+      section = section_of(c);
+      if (section == -1) {
+        out << "\nSystem\n";
+      } else if (section == -2) {
+        out << "\nHost\n";
+      } else {
+        out << "\nGPU " << section;
+        for (const auto& g : n.gpus) {
+          if (static_cast<int>(g.index) != section) continue;
+          if (g.name.valid) out << "  " << *g.name;
+          if (g.pci.valid) out << "  " << g.pci->bus_id;
+        }
+        out << "\n";
+      }
+    }
+    render_check(out, c, o);
+  }
+  int counts[4] = {0, 0, 0, 0};
+  for (const auto& c : r.checks) ++counts[static_cast<int>(c.status)];
+  char summary[160];
+  std::snprintf(summary, sizeof summary, "\n%d ok, %d warning%s, %d failure%s, %d skipped (%.2f s)\n", counts[0],
+                counts[1], counts[1] == 1 ? "" : "s", counts[2], counts[2] == 1 ? "" : "s", counts[3],
+                r.elapsed_ms / 1000.0);
+  out << summary;
+  return out.str();
+}
+
+std::string render_json(const DoctorReport& r) {
+  const NvmlFacts& n = r.nvml;
+  Json j;
+  j["schema"] = kDoctorSchema;
+  j["tool"] = {{"name", "chokepoint"}, {"version", CHOKEPOINT_VERSION}};
+  Json nv;
+  nv["available"] = n.available;
+  nv["error"] = n.available ? Json(nullptr) : Json(n.error);
+  nv["library"] = n.available ? Json(n.library) : Json(nullptr);
+  nv["driver_version"] = json_or_null(n.driver_version.valid, n.driver_version.value);
+  nv["nvml_version"] = json_or_null(n.nvml_version.valid, n.nvml_version.value);
+  nv["cuda_driver_version"] = json_or_null(n.cuda_driver_version.valid, nvml::format_cuda_version(n.cuda_driver_version.value));
+  nv["device_count"] = json_or_null(n.device_count.valid, n.device_count.value);
+  j["nvml"] = nv;
+  Json gpus = Json::array();
+  for (const auto& g : n.gpus) {
+    Json gj;
+    gj["index"] = g.index;
+    gj["name"] = json_or_null(g.name.valid, g.name.value);
+    gj["uuid"] = json_or_null(g.uuid.valid, g.uuid.value);
+    gj["pci_bus_id"] = json_or_null(g.pci.valid, g.pci.value.bus_id);
+    gj["memory_total_bytes"] = json_or_null(g.memory.valid, g.memory.value.total);
+    gj["memory_used_bytes"] = json_or_null(g.memory.valid, g.memory.value.used);
+    gpus.push_back(gj);
+  }
+  j["gpus"] = gpus;
+  Json checks = Json::array();
+  int counts[4] = {0, 0, 0, 0};
+  for (const auto& c : r.checks) {
+    ++counts[static_cast<int>(c.status)];
+    Json cj;
+    cj["id"] = c.id;
+    cj["title"] = c.title;
+    cj["gpu"] = c.gpu >= 0 ? Json(c.gpu) : Json(nullptr);
+    cj["status"] = std::string(status_name(c.status));
+    cj["observed"] = c.observed;
+    cj["expected"] = c.expected;
+    cj["advice"] = c.advice.empty() ? Json(nullptr) : Json(c.advice);
+    checks.push_back(cj);
+  }
+  j["checks"] = checks;
+  j["summary"] = {{"ok", counts[0]}, {"warn", counts[1]}, {"fail", counts[2]}, {"skip", counts[3]}};
+  j["exit_code"] = exit_code_for(r.checks);
+  j["elapsed_ms"] = r.elapsed_ms;
+  return j.dump(2) + "\n";
+}
+
+}  // namespace chokepoint::doctor

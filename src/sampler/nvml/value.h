@@ -1,0 +1,34 @@
+// Value<T>: a reading plus its validity bit (DESIGN.md convention 7). NVML answers
+// "not supported", "no permission" or "this driver lacks the function" for many metrics
+// on many devices; carrying the code with the value keeps those from ever printing as 0.
+#pragma once
+
+#include <utility>
+
+namespace chokepoint::nvml {
+
+// Codes of our own, outside NVML's range (NVML's are >= 0).
+inline constexpr int kMissingSymbol = -1;  // the loaded library does not export the entry point
+inline constexpr int kNotQueried = -2;     // nobody asked (default state)
+
+template <typename T>
+struct Value {
+  bool valid = false;
+  T value{};
+  int error = kNotQueried;  // NVML return code when !valid; 0 when valid
+
+  static Value ok(T v) { return Value{true, std::move(v), 0}; }
+  static Value fail(int code) { return Value{false, T{}, code}; }
+
+  explicit operator bool() const { return valid; }
+  const T& operator*() const { return value; }
+  const T* operator->() const { return &value; }
+  T value_or(T fallback) const { return valid ? value : std::move(fallback); }
+  // Same validity and error, another payload (for derived readings).
+  template <typename U>
+  Value<U> with(U v) const {
+    return valid ? Value<U>::ok(std::move(v)) : Value<U>::fail(error);
+  }
+};
+
+}  // namespace chokepoint::nvml
