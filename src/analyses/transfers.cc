@@ -84,7 +84,7 @@ TransferStats compute_transfer_stats(const Timeline& tl, const TimelineIndex& ix
   }
   for (auto& [key, grp] : groups) {
     grp.achieved_gbps = grp.ns > 0 ? static_cast<double>(grp.bytes) / static_cast<double>(grp.ns) : 0;
-    if (grp.kind == CopyKind::kDtoD) grp.ceiling_gbps = c.hbm_gbps;
+    if (grp.kind == CopyKind::kDtoD) grp.ceiling_gbps = c.d2d_copy_gbps;  // bytes counted once
     else if (grp.kind == CopyKind::kHtoD || grp.kind == CopyKind::kDtoH) grp.ceiling_gbps = c.pcie_gbps;
     ts.groups.push_back(grp);
   }

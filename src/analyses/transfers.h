@@ -19,7 +19,7 @@ struct CopyGroup {
   int64_t bytes = 0;
   TimeNs ns = 0;
   double achieved_gbps = 0;                 // bytes / time, GB/s
-  std::optional<double> ceiling_gbps;       // link (host<->device) or HBM (device<->device)
+  std::optional<double> ceiling_gbps;       // link (host<->device) or DtoD copy rate (bytes once)
 };
 
 struct TransferStats {

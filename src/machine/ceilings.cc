@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <string_view>
+#include <vector>
+
+#include "machine/profile_store.h"
 
 namespace chokepoint::machine {
 namespace {
@@ -12,16 +15,19 @@ struct Published {
   const char* gpu;
   double hbm, fp32, tf32, bf16, fp8;  // TB/s, TFLOP/s (dense); 0 = none
   int pcie_gen;
+  double int8;             // TOP/s (dense); 0 = none
 };
 
 // REFERENCE.md section 9 (vendor datasheets, dense, no sparsity). Order matters: the
 // first key contained in the name wins, so "h100 pcie" would need to precede "h100".
+// INT8 is not in that table: the same datasheets give it with sparsity (H100/H200 3958,
+// A100 1248, L4 485 TOP/s; T4 130 has none); dense is half of it.
 constexpr Published kPublished[] = {
-    {"h200", "H200 SXM", 4.8, 67, 495, 989, 1979, 5},
-    {"h100", "H100 SXM", 3.35, 67, 495, 989, 1979, 5},
-    {"a100", "A100 SXM 80GB", 2.04, 19.5, 156, 312, 0, 4},
-    {"l4", "L4", 0.30, 30, 60, 121, 242, 4},
-    {"t4", "T4", 0.32, 8.1, 0, 65, 0, 3},
+    {"h200", "H200 SXM", 4.8, 67, 495, 989, 1979, 5, 1979},
+    {"h100", "H100 SXM", 3.35, 67, 495, 989, 1979, 5, 1979},
+    {"a100", "A100 SXM 80GB", 2.04, 19.5, 156, 312, 0, 4, 624},
+    {"l4", "L4", 0.30, 30, 60, 121, 242, 4, 242},
+    {"t4", "T4", 0.32, 8.1, 0, 65, 0, 3, 130},
 };
 
 // Theoretical per-direction PCIe x16 bandwidth by generation, GB/s (REFERENCE.md 9).
@@ -41,9 +47,72 @@ constexpr double kPinnedEfficiency = 0.85;
 // pinned: about 0.15 of the pinned rate for H2D.
 constexpr double kPageableFraction = 0.15;
 
+// Median of the ok values of `key` over the GPUs; nullopt when none has one.
+std::optional<double> median_of(const std::vector<const GpuProfile*>& gpus, const char* key) {
+  std::vector<double> v;
+  for (const GpuProfile* g : gpus) {
+    if (auto x = g->ok_value(key); x && *x > 0) v.push_back(*x);
+  }
+  if (v.empty()) return std::nullopt;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::optional<double> first_of(std::optional<double> a, std::optional<double> b) { return a ? a : b; }
+
+std::optional<double> max_of(std::optional<double> a, std::optional<double> b) {
+  if (a && b) return std::max(*a, *b);
+  return a ? a : b;
+}
+
 }  // namespace
 
+Ceilings apply_profile(Ceilings c, const Profile& profile, const std::string& gpu_name,
+                       const std::string& path) {
+  std::vector<const GpuProfile*> gpus;
+  for (const auto& g : profile.gpus) {
+    if (same_gpu_name(g.name, gpu_name)) gpus.push_back(&g);
+  }
+  if (gpus.empty()) return c;
+  bool used = false;
+  auto take = [&used](std::optional<double>& field, std::optional<double> v, double scale = 1.0) {
+    if (!v) return;
+    field = *v * scale;
+    used = true;
+  };
+  take(c.pcie_gbps, max_of(median_of(gpus, "h2d_pinned"), median_of(gpus, "d2h_pinned")));
+  take(c.pageable_gbps, max_of(median_of(gpus, "h2d_pageable"), median_of(gpus, "d2h_pageable")));
+  // The copy engines' device-to-device memcpy is the HBM figure; the copy kernel
+  // stands in when the memcpy testcase did not run. Both count bytes once.
+  const auto d2d = first_of(median_of(gpus, "d2d_memcpy"), median_of(gpus, "dram_copy"));
+  take(c.d2d_copy_gbps, d2d);
+  take(c.hbm_gbps, d2d, 2.0);
+  take(c.fp32_tflops, first_of(median_of(gpus, "ffma_fp32"), median_of(gpus, "gemm_fp32")));
+  take(c.tf32_tflops, median_of(gpus, "gemm_tf32"));
+  take(c.bf16_tflops, first_of(median_of(gpus, "gemm_bf16"), median_of(gpus, "gemm_fp16")));
+  take(c.fp8_tflops, median_of(gpus, "gemm_fp8"));
+  take(c.int8_tops, median_of(gpus, "gemm_int8"));
+  if (!used) return c;
+  if (c.gpu.empty()) c.gpu = gpus.front()->name;
+  if (c.num_sms < 0) c.num_sms = gpus.front()->num_sms;
+  c.source = "profile:" + path;
+  return c;
+}
+
 Ceilings ceilings_for(const timeline::Device& d) {
+  Ceilings c = published_ceilings_for(d);
+  if (d.name.empty()) return c;
+  auto path = profile_path_for(d.name);
+  if (!path) return c;
+  // An unreadable profile falls back to the published figures: analyses must not fail
+  // because of a stale file; `chokepoint bench --save` rewrites it.
+  auto profile = load_profile(*path);
+  if (!profile.ok()) return c;
+  return apply_profile(std::move(c), profile.value(), d.name, *path);
+}
+
+Ceilings published_ceilings_for(const timeline::Device& d) {
   Ceilings c;
   c.num_sms = d.num_sms;
   c.has_tensor_cores = d.cc_major >= 7;
@@ -60,6 +129,8 @@ Ceilings ceilings_for(const timeline::Device& d) {
     if (p.tf32 > 0) c.tf32_tflops = p.tf32;
     if (p.bf16 > 0) c.bf16_tflops = p.bf16;
     if (p.fp8 > 0) c.fp8_tflops = p.fp8;
+    if (p.int8 > 0) c.int8_tops = p.int8;
+    c.d2d_copy_gbps = *c.hbm_gbps / 2;
     c.pcie_theoretical_gbps = pcie_x16_gbps(p.pcie_gen);
     c.pcie_gbps = *c.pcie_theoretical_gbps * kPinnedEfficiency;
     c.pageable_gbps = *c.pcie_gbps * kPageableFraction;

@@ -7,14 +7,18 @@
 #include <optional>
 #include <string>
 
+#include "machine/profile.h"
 #include "timeline/model.h"
 
 namespace chokepoint::machine {
 
 struct Ceilings {
   std::string gpu;                       // matched GPU, e.g. "H200 SXM"
-  std::string source;                    // "published:H200 SXM", "unknown"
-  std::optional<double> hbm_gbps;        // device memory bandwidth, GB/s (1e9 B/s)
+  std::string source;                    // "published:H200 SXM", "profile:<path>", "unknown"
+  std::optional<double> hbm_gbps;        // device memory bandwidth, GB/s (1e9 B/s), DRAM
+                                         // traffic (read + write) like the datasheet figure
+  std::optional<double> d2d_copy_gbps;   // device-to-device copy, bytes counted once (a copy
+                                         // moves each byte twice through DRAM): hbm_gbps / 2
   std::optional<double> pcie_gbps;       // achievable host<->device per direction, pinned, GB/s
   std::optional<double> pcie_theoretical_gbps;
   std::optional<double> pageable_gbps;   // typical pageable host<->device, GB/s
@@ -22,13 +26,29 @@ struct Ceilings {
   std::optional<double> tf32_tflops;     // dense tensor-core TF32
   std::optional<double> bf16_tflops;     // dense tensor-core BF16/FP16
   std::optional<double> fp8_tflops;      // dense tensor-core FP8
+  std::optional<double> int8_tops;       // dense tensor-core INT8, TOP/s
   bool has_tensor_cores = false;         // any tensor cores (cc >= 7.0)
   bool has_tf32 = false;                 // TF32 tensor cores (cc >= 8.0)
   int num_sms = -1;
 };
 
-// Ceilings for a device described in a trace. Matches the name against the published
-// table; fills num_sms and the tensor-core flags from the compute capability.
+// Ceilings for a device described in a trace: the published figures (below), replaced
+// by the measured ones of a saved `chokepoint bench` profile for that GPU model when one
+// exists (profile_store.h says where; $CHOKEPOINT_PROFILE=none turns that off).
 Ceilings ceilings_for(const timeline::Device& d);
+
+// The published figures only: matches the name against the published table; fills
+// num_sms and the tensor-core flags from the compute capability. bench compares its
+// measurements with these, never with an earlier profile.
+Ceilings published_ceilings_for(const timeline::Device& d);
+
+// Replaces the ceilings that `profile` measured for GPUs named gpu_name (the median
+// over such GPUs): pinned H2D/D2H -> pcie_gbps (the faster direction: a ceiling is what
+// the link was seen to reach), pageable -> pageable_gbps, device-to-device memcpy ->
+// d2d_copy_gbps and hbm_gbps (twice it: DRAM traffic), FFMA -> fp32_tflops, GEMM peaks
+// -> tf32/bf16/fp8 TFLOP/s and int8 TOP/s. A figure the profile lacks (waived, failed)
+// keeps the published value. source becomes "profile:<path>" when anything was taken.
+Ceilings apply_profile(Ceilings c, const Profile& profile, const std::string& gpu_name,
+                       const std::string& path);
 
 }  // namespace chokepoint::machine

@@ -1,0 +1,32 @@
+// Host-side facts that explain benchmark results: PCIe link limits and NUMA placement
+// of each GPU (sysfs), whether we run in a VM, the CPU governor, load, and environment
+// variables that change CUDA's behaviour. All read from files under `root` ("" = the
+// real filesystem) so tests can point them at a fake tree.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "machine/profile.h"
+
+namespace chokepoint::bench {
+
+// "32.0 GT/s PCIe" -> 5, "16.0 GT/s" -> 4, "8 GT/s" -> 3 ...; -1 when unknown.
+int pcie_gen_from_speed(std::string_view sysfs_speed);
+
+// "16" -> 16, "x16" -> 16; -1 when unknown.
+int pcie_width_from_text(std::string_view sysfs_width);
+
+// "0-3,8,10-11" -> {0,1,2,3,8,10,11}; ignores malformed parts.
+std::vector<int> parse_cpu_list(std::string_view text);
+
+// Host facts (hostname, VM, governor, load, IOMMU, NUMA nodes of this process' CPUs,
+// relevant environment).
+machine::HostInfo collect_host_info(const std::string& root = "");
+
+// Fills the GPU's maximum PCIe link and NUMA node from
+// <root>/sys/bus/pci/devices/<pci_bus_id>/; leaves them unknown when absent (VMs).
+void fill_gpu_host_facts(machine::GpuProfile& g, const std::string& root = "");
+
+}  // namespace chokepoint::bench

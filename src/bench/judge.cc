@@ -1,0 +1,177 @@
+#include "bench/judge.h"
+
+#include <fmt/format.h>
+
+#include "bench/causes.h"
+#include "bench/expectations.h"
+#include "machine/ceilings.h"
+
+namespace chokepoint::bench {
+namespace {
+
+using machine::Measurement;
+using machine::ResultStatus;
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : "; ") + x;
+  return s;
+}
+
+machine::Ceilings published_for(const machine::GpuProfile& g) {
+  timeline::Device d;
+  d.name = g.name;
+  d.cc_major = g.cc_major;
+  d.cc_minor = g.cc_minor;
+  d.num_sms = g.num_sms;
+  return machine::published_ceilings_for(d);
+}
+
+void judge_one(Measurement& m, const machine::GpuProfile& g, const machine::Ceilings& pub,
+               const machine::HostInfo& host) {
+  m.reference.reset();
+  m.pct_of_reference.reset();
+  m.par_pct.reset();
+  m.reference_source.clear();
+  m.cause.clear();
+  if (m.status == ResultStatus::kWaived) {
+    m.verdict = kWaived;
+    m.cause = m.note;
+    return;
+  }
+  if (m.status == ResultStatus::kFailed || !m.value) {
+    m.verdict = kFailed;
+    m.cause = m.note;
+    return;
+  }
+  const Expectation* e = expectation_for(m.key);
+  if (e == nullptr) {  // a testcase newer than this judge: show it, judge nothing
+    m.verdict = kInfo;
+    return;
+  }
+  const double v = *m.value;
+  switch (e->basis) {
+    case Basis::kSelftest:
+      m.verdict = kOk;
+      return;
+    case Basis::kNone:
+      m.verdict = kInfo;
+      if (m.key == "l2_read") {
+        if (auto dram = g.ok_value("dram_read"); dram && *dram > 0) {
+          m.cause = fmt::format("no published L2 figure; {:.1f}x the DRAM read bandwidth", v / *dram);
+        } else {
+          m.cause = "no published L2 figure";
+        }
+      }
+      return;
+    case Basis::kPinned: {
+      const std::string pinned = m.key == "h2d_pageable" ? "h2d_pinned" : "d2h_pinned";
+      m.verdict = kInfo;
+      if (auto p = g.ok_value(pinned); p && *p > 0) {
+        m.reference = *p;
+        m.reference_source = "measured:" + pinned;
+        m.pct_of_reference = 100.0 * v / *p;
+      }
+      m.cause = join(likely_causes(e->group, m, g, host));
+      return;
+    }
+    case Basis::kExpected:
+      m.reference = e->expected;
+      m.reference_source = std::string("expected:") + std::string(e->reference_note);
+      m.pct_of_reference = v > 0 ? 100.0 * e->expected / v : 0.0;
+      m.par_pct = e->par_pct;
+      break;
+    case Basis::kPublished: {
+      const auto ref = e->published != nullptr ? e->published(pub) : std::nullopt;
+      if (!ref || *ref <= 0) {
+        m.verdict = kInfo;
+        m.cause = pub.gpu.empty() ? "no published figure for this GPU" : "no published figure for " + pub.gpu;
+        return;
+      }
+      m.reference = *ref;
+      m.reference_source = "published:" + pub.gpu + " " + std::string(e->reference_note);
+      m.pct_of_reference = 100.0 * v / *ref;
+      m.par_pct = e->par_pct;
+      if (*m.pct_of_reference > kAbovePublishedPct) {
+        m.verdict = kAbovePublished;
+        m.cause = "faster than the datasheet: this GPU may be a different variant than the table's " + pub.gpu +
+                  ", or the measurement is wrong";
+        return;
+      }
+      break;
+    }
+  }
+  if (*m.pct_of_reference >= *m.par_pct) {
+    m.verdict = kOk;
+    return;
+  }
+  m.verdict = kBelowPar;
+  m.cause = join(likely_causes(e->group, m, g, host));
+}
+
+struct RidgeSource {
+  const char* precision;
+  const char* key;
+  std::optional<double> (*published)(const machine::Ceilings&);
+};
+
+const RidgeSource kRidges[] = {
+    {"fp32", "ffma_fp32", [](const machine::Ceilings& c) { return c.fp32_tflops; }},
+    {"tf32", "gemm_tf32", [](const machine::Ceilings& c) { return c.tf32_tflops; }},
+    {"fp16", "gemm_fp16", [](const machine::Ceilings& c) { return c.bf16_tflops; }},
+    {"bf16", "gemm_bf16", [](const machine::Ceilings& c) { return c.bf16_tflops; }},
+    {"fp8", "gemm_fp8", [](const machine::Ceilings& c) { return c.fp8_tflops; }},
+    {"int8", "gemm_int8", [](const machine::Ceilings& c) { return c.int8_tops; }},
+};
+
+void ridge_points(machine::GpuProfile& g, const machine::Ceilings& pub) {
+  g.ridge_points.clear();
+  const auto hbm = measured_hbm_gbps(g);
+  if (!hbm || *hbm <= 0) return;
+  for (const auto& r : kRidges) {
+    const auto tflops = g.ok_value(r.key);
+    if (!tflops || *tflops <= 0) continue;
+    machine::RidgePoint rp;
+    rp.precision = r.precision;
+    rp.tflops = *tflops;
+    rp.hbm_gbps = *hbm;
+    rp.flop_per_byte = *tflops * 1e3 / *hbm;  // TFLOP/s / GB/s = 1e3 FLOP/B
+    const auto pt = r.published(pub);
+    if (pt && pub.hbm_gbps && *pub.hbm_gbps > 0) rp.published_flop_per_byte = *pt * 1e3 / *pub.hbm_gbps;
+    g.ridge_points.push_back(rp);
+  }
+}
+
+}  // namespace
+
+std::optional<double> measured_hbm_gbps(const machine::GpuProfile& g) {
+  if (auto v = g.ok_value("d2d_memcpy")) return 2 * *v;
+  if (auto v = g.ok_value("dram_copy")) return 2 * *v;
+  return g.ok_value("dram_read");
+}
+
+void judge(machine::Profile& p) {
+  for (auto& g : p.gpus) {
+    const machine::Ceilings pub = published_for(g);
+    g.published_gpu = pub.gpu;
+    for (auto& m : g.results) judge_one(m, g, pub, p.host);
+    ridge_points(g, pub);
+  }
+}
+
+VerdictCounts count_verdicts(const machine::Profile& p) {
+  VerdictCounts c;
+  for (const auto& g : p.gpus) {
+    for (const auto& m : g.results) {
+      if (m.verdict == kOk) ++c.ok;
+      else if (m.verdict == kBelowPar) ++c.below_par;
+      else if (m.verdict == kAbovePublished) ++c.above;
+      else if (m.verdict == kInfo) ++c.info;
+      else if (m.verdict == kWaived) ++c.waived;
+      else if (m.verdict == kFailed) ++c.failed;
+    }
+  }
+  return c;
+}
+
+}  // namespace chokepoint::bench

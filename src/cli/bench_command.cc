@@ -1,0 +1,238 @@
+// chokepoint bench [--quick | --selftest] [--json] [-o FILE] [--save] [--device N] [--only KEY]
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench/bench_run.h"
+#include "bench/judge.h"
+#include "bench/module_loader.h"
+#include "bench/text_render.h"
+#include "cli/commands.h"
+#include "machine/profile_store.h"
+
+namespace chokepoint::cli {
+namespace {
+
+struct BenchCliOptions {
+  bool quick = false;
+  bool selftest = false;
+  bool json = false;
+  bool save = false;
+  bool list = false;
+  bool notes = false;
+  bool quiet = false;
+  std::string output;  // empty: stdout
+  std::string show;    // render this saved profile instead of measuring
+  std::string color = "auto";
+  std::vector<int> devices;
+  std::vector<std::string> only;
+};
+
+bool want_color(const BenchCliOptions& o) {
+  if (o.color == "always") return true;
+  if (o.color == "never" || !o.output.empty()) return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color != nullptr && no_color[0] != '\0') return false;
+  const char* term = std::getenv("TERM");
+  if (term != nullptr && std::string(term) == "dumb") return false;
+  return isatty(STDOUT_FILENO) == 1;
+}
+
+// Writes next to the destination, then renames: a crash never leaves half a report.
+bool write_file(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp" + std::to_string(getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    if (!out.good()) return false;
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) std::filesystem::remove(tmp, ec);
+  return !ec;
+}
+
+// One line per testcase on stderr; on a terminal the line is rewritten in place.
+struct ProgressPrinter {
+  bool enabled = false;
+  bool tty = false;
+  bool printed = false;
+  void operator()(int done, int total, const std::string& label) {
+    if (!enabled) return;
+    printed = true;
+    if (tty) {
+      std::fprintf(stderr, "\r\033[Kchokepoint bench: [%d/%d] %.100s", done + 1, total, label.c_str());
+    } else {
+      std::fprintf(stderr, "chokepoint bench: [%d/%d] %s\n", done + 1, total, label.c_str());
+    }
+    std::fflush(stderr);
+  }
+  void finish() const {
+    if (printed && tty) std::fprintf(stderr, "\r\033[K");
+  }
+};
+
+int print_testcases(const bench::BenchModule& module) {
+  auto list = bench::list_testcases(module);
+  if (!list.ok()) {
+    std::fprintf(stderr, "chokepoint bench: %s\n", list.status().message().c_str());
+    return 1;
+  }
+  for (const auto& t : list.value()) {
+    std::printf("%-26s %-9s %s%s\n", t.key.c_str(), t.unit.c_str(), t.selftest ? "[selftest] " : "",
+                t.description.c_str());
+  }
+  return 0;
+}
+
+int save_profiles(const machine::Profile& p, bool quiet) {
+  // $CHOKEPOINT_PROFILE naming a file redirects the lookup, so it also receives the save.
+  const char* env = std::getenv(machine::kProfileEnvVar);
+  const bool env_file = env != nullptr && env[0] != '\0' && !machine::profiles_disabled();
+  std::vector<std::pair<std::string, machine::Profile>> parts;
+  if (env_file) {
+    parts.emplace_back(env, p);
+  } else {
+    for (auto& [name, part] : bench::split_by_gpu_name(p)) {
+      auto path = machine::default_profile_path(name);
+      if (!path) {
+        std::fprintf(stderr, "chokepoint bench: cannot save: neither XDG_CONFIG_HOME nor HOME is set\n");
+        return 1;
+      }
+      parts.emplace_back(*path, std::move(part));
+    }
+  }
+  for (const auto& [path, part] : parts) {
+    if (Status s = machine::save_profile(part, path); !s.ok()) {
+      std::fprintf(stderr, "chokepoint bench: %s\n", s.message().c_str());
+      return 1;
+    }
+    if (!quiet) {
+      std::fprintf(stderr, "chokepoint bench: saved the profile to %s; analyze and run use its ceilings\n",
+                   path.c_str());
+    }
+  }
+  return 0;
+}
+
+// Writes the report (text or JSON) to stdout or -o FILE.
+int emit(const BenchCliOptions& o, const machine::Profile& p) {
+  std::string text;
+  if (o.json) {
+    text = machine::profile_to_json(p);
+  } else {
+    bench::TextOptions to;
+    to.color = want_color(o);
+    to.notes = o.notes || o.selftest || p.mode == "selftest";
+    if (const char* cols = std::getenv("COLUMNS")) to.width = std::max(60, std::atoi(cols));
+    text = bench::render_text(p, to);
+  }
+  if (o.output.empty() || o.output == "-") {
+    std::cout << text << std::flush;
+  } else if (!write_file(o.output, text)) {
+    std::fprintf(stderr, "chokepoint bench: cannot write '%s'\n", o.output.c_str());
+    return 1;
+  } else if (!o.quiet) {
+    std::fprintf(stderr, "chokepoint bench: wrote %s\n", o.output.c_str());
+  }
+  return 0;
+}
+
+// --show FILE: a saved profile, judged again with this version's rules, no GPU needed.
+int show_profile(const BenchCliOptions& o) {
+  auto p = machine::load_profile(o.show);
+  if (!p.ok()) {
+    std::fprintf(stderr, "chokepoint bench: %s\n", p.status().message().c_str());
+    return 1;
+  }
+  if (!p->error.empty()) {
+    std::fprintf(stderr, "chokepoint bench: %s: %s\n", o.show.c_str(), p->error.c_str());
+    return 1;
+  }
+  bench::judge(p.value());
+  return emit(o, p.value());
+}
+
+int run_bench(const BenchCliOptions& o) {
+  if (!o.show.empty()) return show_profile(o);
+  if (o.quick && o.selftest) {
+    std::fprintf(stderr, "chokepoint bench: --quick and --selftest exclude each other\n");
+    return 2;
+  }
+  if (o.save && o.selftest) {
+    std::fprintf(stderr, "chokepoint bench: --selftest measures nothing to --save\n");
+    return 2;
+  }
+  auto module = bench::BenchModule::load_default();
+  if (!module.ok()) {
+    std::fprintf(stderr, "chokepoint bench: %s\n", module.status().message().c_str());
+    return 1;
+  }
+  if (o.list) return print_testcases(*module.value());
+
+  bench::BenchOptions bo;
+  bo.mode = o.selftest ? "selftest" : o.quick ? "quick" : "full";
+  bo.devices = o.devices;
+  bo.only = o.only;
+  ProgressPrinter progress;
+  progress.enabled = !o.quiet;
+  progress.tty = isatty(STDERR_FILENO) == 1;
+  auto profile = bench::run_bench(*module.value(), bo,
+                                  [&progress](int d, int t, const std::string& l) { progress(d, t, l); });
+  progress.finish();
+  if (!profile.ok()) {
+    std::fprintf(stderr, "chokepoint bench: %s\n", profile.status().message().c_str());
+    return 1;
+  }
+  const machine::Profile& p = profile.value();
+  if (const int rc = emit(o, p); rc != 0) return rc;
+  if (o.save) {
+    if (const int rc = save_profiles(p, o.quiet); rc != 0) return rc;
+  }
+  if (o.selftest && bench::any_selftest_failed(p)) return 1;
+  return 0;
+}
+
+}  // namespace
+
+RunFn add_bench_command(CLI::App& app) {
+  auto opts = std::make_shared<BenchCliOptions>();
+  auto* cmd = app.add_subcommand(
+      "bench", "Measure this machine's ceilings on each GPU (host<->device copies, memory and L2 bandwidth, "
+               "launch latency, FP32 and tensor-core GEMM peaks) and set them beside the published figures, "
+               "flagging anything below par with its likely cause. Takes under a minute (--quick: seconds).");
+  cmd->add_flag("--quick", opts->quick, "Smaller sizes and fewer runs (under 10 s)");
+  cmd->add_flag("--selftest", opts->selftest,
+                "Check the method on the GPU instead of measuring: timing, copies, kernels and every GEMM "
+                "precision against a CPU reference");
+  cmd->add_flag("--json", opts->json, "Print the machine profile as JSON (schema chokepoint.profile/1)");
+  cmd->add_option("-o,--output", opts->output, "Write the report to FILE instead of stdout");
+  cmd->add_flag("--save", opts->save,
+                "Save the profile where analyze/run find it: ~/.config/chokepoint/profile-<gpu>.json "
+                "(or $CHOKEPOINT_PROFILE)");
+  cmd->add_option("--device", opts->devices, "GPU index to measure (repeatable; default all)")->delimiter(',');
+  cmd->add_option("--only", opts->only, "Run only these testcases (comma-separated keys, see --list)")
+      ->delimiter(',');
+  cmd->add_flag("--list", opts->list, "List the testcases and exit");
+  cmd->add_option("--show", opts->show, "Render a saved profile (bench --json output) instead of measuring");
+  cmd->add_flag("--notes", opts->notes, "Show how each figure was measured");
+  cmd->add_option("--color", opts->color, "Colour: auto (tty and no NO_COLOR), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+  cmd->add_flag("-q,--quiet", opts->quiet, "No progress or notes on stderr");
+  cmd->footer(
+      "Examples:\n  chokepoint bench --quick\n  chokepoint bench --save\n"
+      "  chokepoint bench --json -o profile.json\n  chokepoint bench --only gemm_bf16,h2d_pinned\n"
+      "The GPU code lives in libchokepoint_bench.so next to the executable (or $CHOKEPOINT_BENCH_MODULE).\n"
+      "Exit status: 0 measured, 1 no usable GPU / module missing / a self-test failed, 2 usage error.");
+  return [opts] { return run_bench(*opts); };
+}
+
+}  // namespace chokepoint::cli
