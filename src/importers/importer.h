@@ -15,7 +15,8 @@
 
 namespace chokepoint::importers {
 
-// Progress callback: bytes of input consumed so far (uncompressed for compressed input).
+// Progress callback: bytes of the input files consumed so far and their total size. For
+// gzip input both count compressed bytes (the uncompressed size is not known up front).
 using ProgressFn = void (*)(void* ctx, uint64_t bytes_done, uint64_t bytes_total);
 
 struct ImportOptions {

@@ -1,0 +1,216 @@
+// The explicit list of importers (no static-init registration) and the multi-file entry
+// point: directory expansion, format sniffing, then one importer per file.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <type_traits>
+
+#include "importers/importer.h"
+#include "importers/input/byte_source.h"
+#include "importers/kineto/kineto_importer.h"
+
+namespace chokepoint::importers {
+namespace {
+
+constexpr size_t kSniffBytes = 64 << 10;
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// *.json and *.json.gz (which covers Kineto's *.pt.trace.json[.gz]).
+bool is_trace_file_name(const std::string& name) {
+  return ends_with(name, ".json") || ends_with(name, ".json.gz");
+}
+
+std::string cannot_read(const std::string& path, const std::string& why) {
+  return "cannot read '" + path + "': " + why;
+}
+
+struct InputFile {
+  std::string path;
+  bool from_directory = false;  // found by listing a directory, not named by the user
+};
+
+Status expand_paths(const std::vector<std::string>& paths, std::vector<InputFile>* files) {
+  for (const std::string& path : paths) {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return Status::Error(cannot_read(path, std::strerror(errno)));
+    if (!S_ISDIR(st.st_mode)) {
+      files->push_back({path, false});
+      continue;
+    }
+    std::vector<std::string> found;
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+      std::error_code type_ec;
+      if (it->is_regular_file(type_ec) && is_trace_file_name(it->path().filename().string())) {
+        found.push_back(it->path().string());
+      }
+    }
+    if (ec) return Status::Error(cannot_read(path, ec.message()));
+    if (found.empty()) {
+      return Status::Error("no trace files (*.json, *.json.gz) in directory '" + path + "'");
+    }
+    std::sort(found.begin(), found.end());
+    for (auto& f : found) files->push_back({std::move(f), true});
+  }
+  return Status::Ok();
+}
+
+uint64_t file_size_or_zero(const std::string& path) {
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  return ec ? 0 : size;
+}
+
+std::string understood(const std::vector<std::unique_ptr<Importer>>& importers) {
+  std::string s;
+  for (const auto& imp : importers) {
+    if (!s.empty()) s += "; ";
+    s += std::string(imp->name()) + ": " + std::string(imp->description());
+  }
+  return s;
+}
+
+// Progress over all files: each file's bytes are offset by the files before it.
+struct MultiFileProgress {
+  ImportOptions outer;
+  uint64_t done_before = 0;
+  uint64_t total = 0;
+  static void report(void* ctx, uint64_t done, uint64_t /*file_total*/) {
+    auto* self = static_cast<MultiFileProgress*>(ctx);
+    self->outer.progress(self->outer.progress_ctx, self->done_before + done, self->total);
+  }
+};
+
+// Equal values, where unknown floats (NaN) equal each other.
+template <typename T>
+bool same_value(const T& a, const T& b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return a == b || (std::isnan(a) && std::isnan(b));
+  } else {
+    return a == b;
+  }
+}
+
+// Rows repeated exactly (every column equal) describe one event recorded twice, which
+// would double-count busy time; keep the first. After sorting, copies share start and
+// end; look back a few rows among those (rows of other sources may sit in between), which
+// stays linear even when many events share one timestamp.
+template <typename Table>
+int64_t remove_duplicate_rows(Table& t) {
+  constexpr size_t kLookBack = 8;
+  const size_t n = t.size();
+  std::vector<uint8_t> duplicate(n, 0);
+  int64_t count = 0;
+  for (size_t i = 1; i < n; ++i) {
+    for (size_t j = i - 1, seen = 0; seen < kLookBack; --j, ++seen) {
+      if (t.start[j] != t.start[i] || t.end[j] != t.end[i]) break;
+      bool same = !duplicate[j];
+      t.for_each_column([&](auto& col) { same = same && same_value(col[i], col[j]); });
+      if (same) {
+        duplicate[i] = 1;
+        ++count;
+        break;
+      }
+      if (j == 0) break;
+    }
+  }
+  if (count == 0) return 0;
+  t.for_each_column([&](auto& col) {
+    size_t out = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (!duplicate[i]) col[out++] = col[i];
+    }
+    col.resize(out);
+  });
+  return count;
+}
+
+void remove_duplicates(timeline::Timeline& tl, timeline::ImportStats& stats) {
+  const int64_t n = remove_duplicate_rows(tl.gpu_ops) + remove_duplicate_rows(tl.cpu_ranges) +
+                    remove_duplicate_rows(tl.runtime_calls) +
+                    remove_duplicate_rows(tl.sync_events) +
+                    remove_duplicate_rows(tl.gpu_annotations) + remove_duplicate_rows(tl.steps);
+  if (n > 0) {
+    stats.add("import_duplicate_events", timeline::StatSeverity::kWarning,
+              "Events recorded twice (same kind, place, times and ids) were kept once.", n);
+  }
+}
+
+}  // namespace
+
+std::vector<std::unique_ptr<Importer>> all_importers() {
+  std::vector<std::unique_ptr<Importer>> list;
+  list.push_back(make_kineto_importer());
+  return list;
+}
+
+Status import_paths(const std::vector<std::string>& paths, timeline::Timeline& tl,
+                    timeline::ImportStats& stats, const ImportOptions& opts) {
+  if (paths.empty()) return Status::Error("no input trace given");
+  std::vector<InputFile> files;
+  Status st = expand_paths(paths, &files);
+  if (!st.ok()) return st;
+
+  MultiFileProgress progress{opts};
+  for (const InputFile& f : files) progress.total += file_size_or_zero(f.path);
+  ImportOptions file_opts = opts;
+  if (opts.progress) {
+    file_opts.progress = &MultiFileProgress::report;
+    file_opts.progress_ctx = &progress;
+  }
+
+  const std::vector<std::unique_ptr<Importer>> importers = all_importers();
+  size_t imported = 0;
+  for (const InputFile& input : files) {
+    const std::string& file = input.path;
+    Result<std::string> head = read_head(file, kSniffBytes);
+    if (!head.ok()) return head.status();
+    Importer* chosen = nullptr;
+    for (const auto& imp : importers) {
+      if (!head.value().empty() && imp->sniff(head.value())) {
+        chosen = imp.get();
+        break;
+      }
+    }
+    if (!chosen && input.from_directory) {
+      // A directory of traces often holds other JSON too (configs, results): skip it.
+      stats.add("import_skipped_files", timeline::StatSeverity::kInfo,
+                "Files in an input directory that are empty or not a recognized trace were skipped.");
+      progress.done_before += file_size_or_zero(file);
+      continue;
+    }
+    if (head.value().empty()) return Status::Error(cannot_read(file, "the file is empty"));
+    if (!chosen) {
+      return Status::Error(cannot_read(
+          file, "not a recognized trace format (understood: " + understood(importers) + ")"));
+    }
+    ++imported;
+    const auto source_index = static_cast<int32_t>(tl.sources.size());
+    timeline::Source src;
+    src.path = file;
+    src.format = std::string(chosen->name());
+    tl.sources.push_back(src);
+    st = chosen->import(file, source_index, tl, stats, file_opts);
+    if (!st.ok()) {
+      const bool has_path = st.message().rfind("cannot read '", 0) == 0;
+      return has_path ? st : Status::Error(cannot_read(file, st.message()));
+    }
+    progress.done_before += file_size_or_zero(file);
+  }
+  if (imported == 0) {
+    return Status::Error("no recognized trace in " + (paths.size() == 1 ? "'" + paths[0] + "'" : "the inputs") +
+                         " (understood: " + understood(importers) + ")");
+  }
+  tl.finalize();
+  remove_duplicates(tl, stats);
+  return Status::Ok();
+}
+
+}  // namespace chokepoint::importers

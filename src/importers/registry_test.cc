@@ -1,0 +1,186 @@
+// import_paths(): directories, sniffing, error messages, and the hazard files of
+// tests/data/kineto/hazards imported together.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "importers/importer.h"
+
+namespace chokepoint::importers {
+namespace {
+
+namespace fs = std::filesystem;
+using timeline::Timeline;
+
+const std::string kData = std::string(CHOKEPOINT_TEST_DATA) + "/kineto";
+
+class TempDir {
+ public:
+  TempDir() {
+    char name[] = "/tmp/registry_testXXXXXX";
+    path_ = mkdtemp(name);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string file(const std::string& name, const std::string& bytes) const {
+    std::string p = path_ + "/" + name;
+    std::ofstream(p, std::ios::binary) << bytes;
+    return p;
+  }
+  std::string copy(const std::string& from, const std::string& name) const {
+    fs::copy_file(from, path_ + "/" + name);
+    return path_ + "/" + name;
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+Status run(const std::vector<std::string>& paths, Timeline& tl, timeline::ImportStats& stats) {
+  return import_paths(paths, tl, stats);
+}
+
+TEST(Registry, ListsKineto) {
+  auto list = all_importers();
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0]->name(), "kineto");
+}
+
+TEST(Registry, DirectoryOfHazardsImportsWithStats) {
+  Timeline tl;
+  timeline::ImportStats stats;
+  ASSERT_TRUE(run({kData + "/hazards"}, tl, stats).ok());
+  std::vector<std::string> files;
+  for (const auto& s : tl.sources) {
+    files.push_back(fs::path(s.path).filename().string());
+    EXPECT_EQ(s.format, "kineto");
+    // baseTimeNanoseconds follows traceEvents: lost when the file is cut off.
+    const bool cut = files.back().find("truncated") == 0 || files.back() == "empty_events.json";
+    EXPECT_EQ(s.base_time_ns, cut ? 0 : 1790857026000000000) << files.back();
+  }
+  EXPECT_EQ(files, (std::vector<std::string>{"bad_values.json", "duplicate_events.json",
+                                             "empty_events.json", "invalid_utf8.json",
+                                             "truncated.json", "truncated.json.gz",
+                                             "unescaped_quote.json"}));
+  EXPECT_EQ(stats.count("kineto_malformed_event"), 4);
+  EXPECT_EQ(stats.count("kineto_bad_number"), 2);  // bytes N/A, ts N/A
+  EXPECT_EQ(stats.count("kineto_int_overflow"), 1);
+  EXPECT_EQ(stats.count("kineto_negative_duration"), 1);
+  EXPECT_EQ(stats.count("kineto_duplicate_key"), 1);
+  EXPECT_EQ(stats.count("kineto_missing_timestamp"), 1);
+  EXPECT_EQ(stats.count("kineto_non_numeric_pid"), 1);
+  EXPECT_EQ(stats.count("import_duplicate_events"), 1);
+  EXPECT_EQ(stats.count("kineto_unknown_device"), 1);
+  EXPECT_EQ(stats.count("kineto_empty_trace"), 1);
+  EXPECT_EQ(stats.count("kineto_no_steps"), 1);
+  EXPECT_EQ(stats.count("kineto_truncated"), 2);
+  EXPECT_EQ(stats.count("kineto_gzip_corrupt"), 1);
+  EXPECT_EQ(stats.count("kineto_invalid_utf8"), 1);
+  EXPECT_EQ(stats.count("kineto_no_base_time"), 3);
+  EXPECT_FALSE(stats.has_errors());
+  // Finalized: sorted by start.
+  EXPECT_TRUE(std::is_sorted(tl.gpu_ops.start.begin(), tl.gpu_ops.start.end()));
+  EXPECT_TRUE(std::is_sorted(tl.cpu_ranges.start.begin(), tl.cpu_ranges.start.end()));
+  // A string ts ("5105435920001.5") is a time like any other.
+  bool memcpy_found = false;
+  for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
+    if (tl.gpu_ops.kind[i] != timeline::GpuOpKind::kMemcpy) continue;
+    memcpy_found = true;
+    EXPECT_EQ(tl.gpu_ops.start[i], 1790857026000000000 + 5105435920001500);
+  }
+  EXPECT_TRUE(memcpy_found);
+}
+
+TEST(Registry, DirectoryPicksJsonFilesSortedByName) {
+  TempDir dir;
+  dir.copy(kData + "/small_grid.json.gz", "b_rank1.pt.trace.json.gz");
+  dir.copy(kData + "/hazards/empty_events.json", "a_rank0.json");
+  dir.file("notes.txt", "not a trace");
+  fs::create_directory(dir.path() + "/sub.json");  // directories are not files
+  Timeline tl;
+  timeline::ImportStats stats;
+  ASSERT_TRUE(run({dir.path()}, tl, stats).ok());
+  ASSERT_EQ(tl.sources.size(), 2u);
+  EXPECT_EQ(tl.sources[0].path, dir.path() + "/a_rank0.json");
+  EXPECT_EQ(tl.sources[1].path, dir.path() + "/b_rank1.pt.trace.json.gz");
+  EXPECT_EQ(tl.gpu_ops.size(), 4u);
+  EXPECT_EQ(tl.devices[tl.gpu_ops.device[0]].source_index, 1);
+}
+
+TEST(Registry, UnknownFormatFailsWithOneLine) {
+  TempDir dir;
+  const std::string bad = dir.file("measured.json", R"({"fp32_gemm": {"device": "NVIDIA H200"}})");
+  Timeline tl;
+  timeline::ImportStats stats;
+  Status st = run({bad}, tl, stats);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message(), "cannot read '" + bad +
+                              "': not a recognized trace format (understood: kineto: PyTorch "
+                              "profiler Chrome-trace JSON, .json or .json.gz)");
+}
+
+// A run directory holds other JSON beside the traces (tests/data/kineto has
+// expected.json and measured.json): those are skipped and counted, not fatal.
+TEST(Registry, DirectorySkipsJsonThatIsNotATrace) {
+  TempDir dir;
+  dir.copy(kData + "/small_grid.json.gz", "trace.json.gz");
+  dir.file("measured.json", R"({"fp32_gemm": {"device": "NVIDIA H200"}})");
+  dir.file("empty.json", "");
+  Timeline tl;
+  timeline::ImportStats stats;
+  ASSERT_TRUE(run({dir.path()}, tl, stats).ok());
+  EXPECT_EQ(tl.sources.size(), 1u);
+  EXPECT_EQ(stats.count("import_skipped_files"), 2);
+
+  TempDir only_other;
+  only_other.file("config.json", R"({"lr": 0.1})");
+  Timeline tl2;
+  timeline::ImportStats stats2;
+  EXPECT_EQ(run({only_other.path()}, tl2, stats2).message(),
+            "no recognized trace in '" + only_other.path() +
+                "' (understood: kineto: PyTorch profiler Chrome-trace JSON, .json or .json.gz)");
+}
+
+TEST(Registry, ClearErrors) {
+  TempDir dir;
+  Timeline tl;
+  timeline::ImportStats stats;
+  EXPECT_EQ(run({"/nonexistent/x.json"}, tl, stats).message(),
+            "cannot read '/nonexistent/x.json': No such file or directory");
+  EXPECT_EQ(run({dir.path()}, tl, stats).message(),
+            "no trace files (*.json, *.json.gz) in directory '" + dir.path() + "'");
+  const std::string empty = dir.file("empty.json", "");
+  EXPECT_EQ(run({empty}, tl, stats).message(), "cannot read '" + empty + "': the file is empty");
+  const std::string no_events = dir.file("x.json", R"({"ph": "X"})");
+  EXPECT_EQ(run({no_events}, tl, stats).message(),
+            "cannot read '" + no_events + "': no traceEvents array: not a Kineto / Chrome trace");
+  EXPECT_EQ(run({}, tl, stats).message(), "no input trace given");
+}
+
+TEST(Registry, ProgressCoversAllFiles) {
+  struct Seen {
+    uint64_t last = 0, total = 0;
+    bool monotonic = true;
+  } seen;
+  ImportOptions opts;
+  opts.progress_ctx = &seen;
+  opts.progress = [](void* ctx, uint64_t done, uint64_t total) {
+    auto* s = static_cast<Seen*>(ctx);
+    s->monotonic = s->monotonic && done >= s->last;
+    s->last = done;
+    s->total = total;
+  };
+  Timeline tl;
+  timeline::ImportStats stats;
+  const std::string a = kData + "/small_grid.json.gz", b = kData + "/pageable_copy.json.gz";
+  ASSERT_TRUE(import_paths({a, b}, tl, stats, opts).ok());
+  EXPECT_TRUE(seen.monotonic);
+  EXPECT_EQ(seen.total, fs::file_size(a) + fs::file_size(b));
+  EXPECT_EQ(seen.last, seen.total);
+}
+
+}  // namespace
+}  // namespace chokepoint::importers
