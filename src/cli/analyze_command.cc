@@ -4,13 +4,12 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "pipeline/analyze_pipeline.h"
 #include "report/reporter.h"
 
@@ -54,40 +53,6 @@ struct Progress {
   }
 };
 
-bool want_color(const AnalyzeOptions& o) {
-  if (o.color == "always") return true;
-  if (o.color == "never" || !o.output.empty()) return false;
-  const char* no_color = std::getenv("NO_COLOR");
-  if (no_color != nullptr && no_color[0] != '\0') return false;
-  const char* term = std::getenv("TERM");
-  if (term != nullptr && std::string(term) == "dumb") return false;
-  return isatty(STDOUT_FILENO) == 1;
-}
-
-// A regular file is written next to the destination and renamed over it, so a crash never
-// leaves half a report; anything else (/dev/stdout, a FIFO, /dev/null) is written in place.
-bool write_file(const std::string& path, const std::string& text) {
-  std::error_code ec;
-  const auto st = std::filesystem::status(path, ec);
-  if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
-    std::ofstream out(path, std::ios::binary);
-    out << text;
-    return out.good();
-  }
-  const std::string tmp = path + ".tmp" + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-    if (!out.good()) {
-      std::filesystem::remove(tmp, ec);
-      return false;
-    }
-  }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) std::filesystem::remove(tmp, ec);
-  return !ec;
-}
-
 int run_analyze(const AnalyzeOptions& o) {
   auto reporter = report::make_reporter(o.format);
   if (!reporter) {
@@ -107,23 +72,15 @@ int run_analyze(const AnalyzeOptions& o) {
     return 1;
   }
   report::RenderOptions ro;
-  ro.color = want_color(o);
-  if (const char* cols = std::getenv("COLUMNS")) ro.width = std::max(60, std::atoi(cols));
+  ro.color = want_color(o.color, !o.output.empty() && o.output != "-");
+  ro.width = text_width(ro.width);
   std::ostringstream text;
   Status s = reporter->write(result.value(), text, ro);
   if (!s.ok()) {
     std::fprintf(stderr, "chokepoint analyze: %s\n", s.message().c_str());
     return 1;
   }
-  if (o.output.empty() || o.output == "-") {
-    std::cout << text.str() << std::flush;
-  } else if (!write_file(o.output, text.str())) {
-    std::fprintf(stderr, "chokepoint analyze: cannot write '%s'\n", o.output.c_str());
-    return 1;
-  } else if (!o.quiet) {
-    std::fprintf(stderr, "chokepoint analyze: wrote %s\n", o.output.c_str());
-  }
-  return 0;
+  return write_output("analyze", o.output, text.str(), o.quiet) ? 0 : 1;
 }
 
 }  // namespace

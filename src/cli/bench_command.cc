@@ -3,8 +3,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -15,6 +13,7 @@
 #include "bench/module_loader.h"
 #include "bench/text_render.h"
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "machine/profile_store.h"
 
 namespace chokepoint::cli {
@@ -34,30 +33,6 @@ struct BenchCliOptions {
   std::vector<int> devices;
   std::vector<std::string> only;
 };
-
-bool want_color(const BenchCliOptions& o) {
-  if (o.color == "always") return true;
-  if (o.color == "never" || !o.output.empty()) return false;
-  const char* no_color = std::getenv("NO_COLOR");
-  if (no_color != nullptr && no_color[0] != '\0') return false;
-  const char* term = std::getenv("TERM");
-  if (term != nullptr && std::string(term) == "dumb") return false;
-  return isatty(STDOUT_FILENO) == 1;
-}
-
-// Writes next to the destination, then renames: a crash never leaves half a report.
-bool write_file(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp" + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-    if (!out.good()) return false;
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) std::filesystem::remove(tmp, ec);
-  return !ec;
-}
 
 // One line per testcase on stderr; on a terminal the line is rewritten in place.
 struct ProgressPrinter {
@@ -129,20 +104,12 @@ int emit(const BenchCliOptions& o, const machine::Profile& p) {
     text = machine::profile_to_json(p);
   } else {
     bench::TextOptions to;
-    to.color = want_color(o);
+    to.color = want_color(o.color, !o.output.empty() && o.output != "-");
     to.notes = o.notes || o.selftest || p.mode == "selftest";
-    if (const char* cols = std::getenv("COLUMNS")) to.width = std::max(60, std::atoi(cols));
+    to.width = text_width(to.width);
     text = bench::render_text(p, to);
   }
-  if (o.output.empty() || o.output == "-") {
-    std::cout << text << std::flush;
-  } else if (!write_file(o.output, text)) {
-    std::fprintf(stderr, "chokepoint bench: cannot write '%s'\n", o.output.c_str());
-    return 1;
-  } else if (!o.quiet) {
-    std::fprintf(stderr, "chokepoint bench: wrote %s\n", o.output.c_str());
-  }
-  return 0;
+  return write_output("bench", o.output, text, o.quiet) ? 0 : 1;
 }
 
 // --show FILE: a saved profile, judged again with this version's rules, no GPU needed.

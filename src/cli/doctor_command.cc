@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "doctor/doctor.h"
 #include "doctor/doctor_render.h"
 #include "doctor/nvml_dump.h"
@@ -23,16 +24,6 @@ struct DoctorOptions {
   std::string host_root;   // hidden: read host files under this directory (tests)
 };
 
-bool want_color(const DoctorOptions& o) {
-  if (o.color == "always") return true;
-  if (o.color == "never") return false;
-  const char* no_color = std::getenv("NO_COLOR");
-  if (no_color != nullptr && no_color[0] != '\0') return false;
-  const char* term = std::getenv("TERM");
-  if (term != nullptr && std::string(term) == "dumb") return false;
-  return isatty(STDOUT_FILENO) == 1;
-}
-
 int run_doctor_command(const DoctorOptions& o) {
   if (o.dump_nvml) return doctor::dump_nvml({}, std::cout);
   doctor::DoctorOptions d;
@@ -42,8 +33,8 @@ int run_doctor_command(const DoctorOptions& o) {
     std::cout << doctor::render_json(report) << std::flush;
   } else {
     doctor::TextOptions t;
-    t.color = want_color(o);
-    if (const char* cols = std::getenv("COLUMNS")) t.width = std::max(60, std::atoi(cols));
+    t.color = want_color(o.color, false);
+    t.width = text_width(t.width);
     std::cout << doctor::render_text(report, t) << std::flush;
   }
   return doctor::exit_code_for(report.checks);

@@ -1,0 +1,68 @@
+#include "cli/output.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+namespace chokepoint::cli {
+namespace {
+
+bool write_file(const std::string& path, const std::string& text) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    return out.good();
+  }
+  const std::string tmp = path + ".tmp" + std::to_string(getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    if (!out.good()) {
+      std::filesystem::remove(tmp, ec);
+      return false;
+    }
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) std::filesystem::remove(tmp, ec);
+  return !ec;
+}
+
+}  // namespace
+
+bool want_color(const std::string& mode, bool to_file) {
+  if (mode == "always") return true;
+  if (mode == "never" || to_file) return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color != nullptr && no_color[0] != '\0') return false;
+  const char* term = std::getenv("TERM");
+  if (term != nullptr && std::string(term) == "dumb") return false;
+  return isatty(STDOUT_FILENO) == 1;
+}
+
+int text_width(int fallback) {
+  const char* cols = std::getenv("COLUMNS");
+  return cols != nullptr ? std::max(60, std::atoi(cols)) : fallback;
+}
+
+bool write_output(const std::string& command, const std::string& path, const std::string& text,
+                  bool quiet) {
+  if (path.empty() || path == "-") {
+    std::cout << text << std::flush;
+    return std::cout.good();
+  }
+  if (!write_file(path, text)) {
+    std::fprintf(stderr, "chokepoint %s: cannot write '%s'\n", command.c_str(), path.c_str());
+    return false;
+  }
+  if (!quiet) std::fprintf(stderr, "chokepoint %s: wrote %s\n", command.c_str(), path.c_str());
+  return true;
+}
+
+}  // namespace chokepoint::cli

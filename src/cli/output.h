@@ -1,0 +1,22 @@
+// Where a command's report goes and how it looks: shared by the subcommands.
+#pragma once
+
+#include <string>
+
+namespace chokepoint::cli {
+
+// ANSI colour for stdout? mode is "auto", "always" or "never"; auto means a terminal, no
+// NO_COLOR, TERM not "dumb", and not writing to a file.
+bool want_color(const std::string& mode, bool to_file);
+
+// Terminal width for text reports: $COLUMNS when set (at least 60), else `fallback`.
+int text_width(int fallback = 100);
+
+// Writes `text` to stdout (path "" or "-") or to `path`. A regular file is written next
+// to the destination and renamed over it, so a crash never leaves half a report; anything
+// else (/dev/stdout, a FIFO, /dev/null) is written in place. Says on stderr where the
+// report went (unless quiet) or why it could not be written; returns false on failure.
+bool write_output(const std::string& command, const std::string& path, const std::string& text,
+                  bool quiet);
+
+}  // namespace chokepoint::cli
