@@ -1,0 +1,139 @@
+// The GPU sampler on the fake NVML of tests/fake_nvml: the real dlopen path, two GPUs,
+// GPM from snapshot pairs, a GPU without GPM, an old driver without GPM symbols, and
+// the PID matching of the process tree.
+#include "sampler/gpu/gpu_sampler.h"
+
+#include <cmath>
+#include <cstdlib>
+
+#include <gtest/gtest.h>
+
+#ifndef CHOKEPOINT_FAKE_NVML_DIR
+#define CHOKEPOINT_FAKE_NVML_DIR ""
+#define CHOKEPOINT_FAKE_NVML_SCENARIOS ""
+#endif
+
+namespace chokepoint::sampler::gpu {
+namespace {
+
+using samples::Entity;
+using samples::MetricId;
+using samples::Tick;
+
+constexpr int64_t kMs = 1'000'000;
+
+double find(const Tick& t, MetricId m, const Entity& e) {
+  for (const auto& s : t.samples) {
+    if (s.metric == m && s.entity == e) return s.valid ? s.value : -1.0;
+  }
+  return std::nan("");
+}
+
+class GpuSamplerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::string(CHOKEPOINT_FAKE_NVML_DIR).empty()) GTEST_SKIP() << "fake NVML not built";
+    unsetenv(nvml::kLibraryEnvVar);
+  }
+  void TearDown() override { unsetenv("FAKE_NVML_CONFIG"); }
+  std::unique_ptr<nvml::Nvml> open(const std::string& lib, const std::string& scenario) {
+    setenv("FAKE_NVML_CONFIG", (std::string(CHOKEPOINT_FAKE_NVML_SCENARIOS) + "/" + scenario).c_str(), 1);
+    auto r = nvml::Nvml::open({std::string(CHOKEPOINT_FAKE_NVML_DIR) + "/lib" + lib + ".so"});
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? std::move(r).value() : nullptr;
+  }
+};
+
+TEST_F(GpuSamplerTest, ClassicEveryTickGpmFromPairsNoFasterThanTheInterval) {
+  auto n = open("fake_nvml", "h200_busy_2gpu.txt");
+  ASSERT_NE(n, nullptr);
+  GpuSampler s(*n);
+  ASSERT_EQ(s.device_count(), 2u);
+  const Entity g0 = Entity::gpu(0), g1 = Entity::gpu(1);
+
+  Tick t0;
+  s.sample({0, 0}, t0);
+  EXPECT_EQ(find(t0, MetricId::kGpuUtilization, g0), 100);
+  EXPECT_EQ(find(t0, MetricId::kGpuMemoryUsedBytes, g0), 70.0 * (1ull << 30));
+  EXPECT_DOUBLE_EQ(find(t0, MetricId::kGpuPowerW, g0), 689.0);
+  EXPECT_DOUBLE_EQ(find(t0, MetricId::kGpuPowerLimitW, g0), 700.0);
+  EXPECT_EQ(find(t0, MetricId::kGpuSmClockMhz, g0), 1470);
+  EXPECT_EQ(find(t0, MetricId::kGpuClockEventReasons, g0), 4);
+  EXPECT_EQ(find(t0, MetricId::kGpuPcieLinkGen, g1), 4);
+  EXPECT_EQ(find(t0, MetricId::kGpuPcieLinkGenMax, g1), 5);
+  EXPECT_EQ(find(t0, MetricId::kGpuTemperatureC, g1), -1);  // NOT_SUPPORTED: invalid, not 0
+  EXPECT_TRUE(std::isnan(find(t0, MetricId::kGpuSmActive, g0)));  // one GPM snapshot so far
+  EXPECT_EQ(find(t0, MetricId::kGpuSmActive, g1), -1);             // no GPM on GPU 1
+  EXPECT_EQ(find(t0, MetricId::kGpuPcieRxBytesPerS, g1), 2048.0 * 1024);  // classic fallback
+
+  Tick t1;  // 50 ms later: too soon for a GPM pair, and for the blocking classic PCIe call
+  s.sample({50 * kMs, 50 * kMs}, t1);
+  EXPECT_TRUE(std::isnan(find(t1, MetricId::kGpuSmActive, g0)));
+  EXPECT_TRUE(std::isnan(find(t1, MetricId::kGpuPcieRxBytesPerS, g1)));
+  EXPECT_EQ(find(t1, MetricId::kGpuUtilization, g0), 100);
+
+  Tick t2;
+  s.sample({100 * kMs, 100 * kMs}, t2);
+  EXPECT_DOUBLE_EQ(find(t2, MetricId::kGpuSmActive, g0), 96.6);
+  EXPECT_DOUBLE_EQ(find(t2, MetricId::kGpuSmOccupancy, g0), 14.3);
+  EXPECT_DOUBLE_EQ(find(t2, MetricId::kGpuTensorActive, g0), 93.7);
+  EXPECT_DOUBLE_EQ(find(t2, MetricId::kGpuDramActive, g0), 16.0);
+  EXPECT_DOUBLE_EQ(find(t2, MetricId::kGpuGrEngineActive, g0), 100.0);
+  EXPECT_DOUBLE_EQ(find(t2, MetricId::kGpuPcieRxBytesPerS, g0), 100.0 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(find(t2, MetricId::kGpuPcieTxBytesPerS, g0), 12.5 * 1024 * 1024);
+
+  const auto meta = s.describe();
+  ASSERT_EQ(meta.size(), 2u);
+  EXPECT_EQ(meta[0].name, "NVIDIA H200");
+  EXPECT_EQ(meta[0].bus_id, "00000000:00:04.0");
+  EXPECT_EQ(meta[1].max_link_gen, 5u);
+  EXPECT_EQ(s.compute_pids(), (std::vector<std::vector<int64_t>>{{4242}, {777}}));
+}
+
+TEST_F(GpuSamplerTest, OldDriverWithoutGpmSymbolsStillSamples) {
+  auto n = open("fake_nvml_legacy", "h200_busy_2gpu.txt");
+  ASSERT_NE(n, nullptr);
+  GpuSampler s(*n);
+  Tick t0, t1;
+  s.sample({0, 0}, t0);
+  s.sample({200 * kMs, 200 * kMs}, t1);
+  EXPECT_EQ(find(t1, MetricId::kGpuSmActive, Entity::gpu(0)), -1);
+  EXPECT_EQ(find(t1, MetricId::kGpuUtilization, Entity::gpu(0)), 100);
+}
+
+TEST_F(GpuSamplerTest, NoGpuAndAGpuThatFellOffTheBus) {
+  auto none = open("fake_nvml", "no_gpu.txt");
+  ASSERT_NE(none, nullptr);
+  GpuSampler s(*none);
+  Tick t;
+  s.sample({0, 0}, t);
+  EXPECT_EQ(s.device_count(), 0u);
+  EXPECT_TRUE(t.samples.empty());
+
+  auto troubled = open("fake_nvml", "h200_troubled.txt");
+  ASSERT_NE(troubled, nullptr);
+  GpuSampler s2(*troubled);
+  EXPECT_EQ(s2.device_count(), 1u);
+  ASSERT_EQ(s2.skipped().size(), 1u);
+  EXPECT_EQ(s2.skipped()[0].rfind("GPU 1: ", 0), 0u);
+}
+
+TEST(MatchGpuProcesses, MatchedNoneYetAndContainerMismatch) {
+  const GpuUse matched = match_gpu_processes({{4242}, {777}}, {4242, 4300});
+  EXPECT_EQ(matched.gpus, (std::vector<unsigned>{0}));
+  EXPECT_FALSE(matched.pid_match_failed);
+  EXPECT_TRUE(matched.note.empty());
+
+  const GpuUse idle = match_gpu_processes({{}, {}}, {4242});
+  EXPECT_TRUE(idle.gpus.empty());
+  EXPECT_FALSE(idle.pid_match_failed);
+
+  // In a container NVML reports host PIDs the tree never sees.
+  const GpuUse container = match_gpu_processes({{91234}, {}}, {42, 43});
+  EXPECT_EQ(container.gpus, (std::vector<unsigned>{0, 1}));
+  EXPECT_TRUE(container.pid_match_failed);
+  EXPECT_EQ(container.note, "all GPUs, PID match failed");
+}
+
+}  // namespace
+}  // namespace chokepoint::sampler::gpu

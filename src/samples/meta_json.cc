@@ -1,0 +1,138 @@
+#include "samples/meta_json.h"
+
+namespace chokepoint::samples {
+namespace {
+
+using nlohmann::json;
+
+template <typename T>
+void get_if(const json& j, const char* key, T* out) {
+  const auto it = j.find(key);
+  if (it != j.end() && !it->is_null()) {
+    try {
+      *out = it->get<T>();
+    } catch (const json::exception&) {
+      // A key of the wrong type keeps the default: bad input is counted by the caller's
+      // validity checks, never fatal.
+    }
+  }
+}
+
+template <typename T>
+void get_opt(const json& j, const char* key, std::optional<T>* out) {
+  T v{};
+  if (j.contains(key) && !j[key].is_null()) {
+    get_if(j, key, &v);
+    *out = v;
+  }
+}
+
+template <typename T>
+void put_opt(json& j, const char* key, const std::optional<T>& v) {
+  if (v) j[key] = *v;
+}
+
+json gpu_to_json(const GpuMeta& g) {
+  json j = {{"index", g.index}, {"name", g.name}, {"uuid", g.uuid}, {"bus_id", g.bus_id},
+            {"pids", g.pids},   {"used", g.used}};
+  put_opt(j, "sm_count", g.sm_count);
+  put_opt(j, "max_link_gen", g.max_link_gen);
+  put_opt(j, "max_link_width", g.max_link_width);
+  return j;
+}
+
+GpuMeta gpu_from_json(const json& j) {
+  GpuMeta g;
+  get_if(j, "index", &g.index);
+  get_if(j, "name", &g.name);
+  get_if(j, "uuid", &g.uuid);
+  get_if(j, "bus_id", &g.bus_id);
+  get_if(j, "pids", &g.pids);
+  get_if(j, "used", &g.used);
+  get_opt(j, "sm_count", &g.sm_count);
+  get_opt(j, "max_link_gen", &g.max_link_gen);
+  get_opt(j, "max_link_width", &g.max_link_width);
+  return g;
+}
+
+}  // namespace
+
+json process_to_json(const ProcessMeta& p) {
+  json j = {{"pid", p.pid},
+            {"ppid", p.ppid},
+            {"comm", p.comm},
+            {"cmdline", p.cmdline},
+            {"role", std::string(role_name(p.role))},
+            {"first_seen_ns", p.first_seen_ns},
+            {"last_seen_ns", p.last_seen_ns},
+            {"exited", p.exited}};
+  put_opt(j, "rank", p.rank);
+  return j;
+}
+
+bool process_from_json(const json& j, ProcessMeta* out) {
+  if (!j.is_object() || !j.contains("pid")) return false;
+  ProcessMeta p;
+  get_if(j, "pid", &p.pid);
+  get_if(j, "ppid", &p.ppid);
+  get_if(j, "comm", &p.comm);
+  get_if(j, "cmdline", &p.cmdline);
+  std::string role;
+  get_if(j, "role", &role);
+  p.role = parse_role(role).value_or(ProcessRole::kChild);
+  get_opt(j, "rank", &p.rank);
+  get_if(j, "first_seen_ns", &p.first_seen_ns);
+  get_if(j, "last_seen_ns", &p.last_seen_ns);
+  get_if(j, "exited", &p.exited);
+  *out = std::move(p);
+  return true;
+}
+
+json run_meta_to_json(const RunMeta& meta) {
+  json j = {{"format", "chokepoint.recording"},
+            {"format_version", meta.format_version},
+            {"chokepoint_version", meta.chokepoint_version},
+            {"command", meta.command},
+            {"pid", meta.pid},
+            {"start_ns", meta.start_ns},
+            {"interval_ns", meta.interval_ns},
+            {"host", meta.host},
+            {"gpu_note", meta.gpu_note}};
+  put_opt(j, "end_ns", meta.end_ns);
+  put_opt(j, "exit_code", meta.exit_code);
+  j["gpus"] = json::array();
+  for (const GpuMeta& g : meta.gpus) j["gpus"].push_back(gpu_to_json(g));
+  j["processes"] = json::array();
+  for (const ProcessMeta& p : meta.processes) j["processes"].push_back(process_to_json(p));
+  return j;
+}
+
+bool run_meta_from_json(const json& j, RunMeta* out) {
+  if (!j.is_object() || !j.contains("format_version")) return false;
+  RunMeta m;
+  get_if(j, "format_version", &m.format_version);
+  get_if(j, "chokepoint_version", &m.chokepoint_version);
+  get_if(j, "command", &m.command);
+  get_if(j, "pid", &m.pid);
+  get_if(j, "start_ns", &m.start_ns);
+  get_opt(j, "end_ns", &m.end_ns);
+  get_if(j, "interval_ns", &m.interval_ns);
+  get_opt(j, "exit_code", &m.exit_code);
+  get_if(j, "host", &m.host);
+  get_if(j, "gpu_note", &m.gpu_note);
+  if (const auto it = j.find("gpus"); it != j.end() && it->is_array()) {
+    for (const json& g : *it) {
+      if (g.is_object()) m.gpus.push_back(gpu_from_json(g));
+    }
+  }
+  if (const auto it = j.find("processes"); it != j.end() && it->is_array()) {
+    for (const json& p : *it) {
+      ProcessMeta pm;
+      if (process_from_json(p, &pm)) m.processes.push_back(std::move(pm));
+    }
+  }
+  *out = std::move(m);
+  return true;
+}
+
+}  // namespace chokepoint::samples

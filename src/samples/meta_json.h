@@ -1,0 +1,22 @@
+// JSON forms of the recording metadata (docs/RECORDING.md): meta.json and the
+// "process" lines of the samples file share ProcessMeta's form.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "samples/metadata.h"
+
+namespace chokepoint::samples {
+
+nlohmann::json process_to_json(const ProcessMeta& p);
+// Missing keys keep their defaults; false when the object is not a process.
+bool process_from_json(const nlohmann::json& j, ProcessMeta* out);
+
+nlohmann::json run_meta_to_json(const RunMeta& meta);
+// Tolerant: unknown keys are ignored, missing ones keep their defaults. False when `j`
+// is not an object or has no format_version.
+bool run_meta_from_json(const nlohmann::json& j, RunMeta* out);
+
+}  // namespace chokepoint::samples

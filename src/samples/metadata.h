@@ -1,0 +1,68 @@
+// What a recording knows besides its series: the run, the GPUs and every process of the
+// watched tree. meta.json carries all of it at the end of a run; the samples file
+// carries process appearances and exits as they happen, so a crashed run keeps them.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace chokepoint::samples {
+
+inline constexpr int kRecordingFormatVersion = 1;
+
+// How a process relates to the workload; inferred by sampler/proc/process_tree.h.
+enum class ProcessRole : uint8_t {
+  kLaunched,          // the command `run` started, or the PID `watch` attached to
+  kChild,             // any other descendant
+  kDataLoaderWorker,  // a PyTorch DataLoader worker process
+  kTorchrunRank,      // a training process started by torchrun / torch.distributed.run
+};
+std::string_view role_name(ProcessRole role);
+std::optional<ProcessRole> parse_role(std::string_view name);
+
+struct ProcessMeta {
+  int64_t pid = 0;
+  int64_t ppid = 0;
+  std::string comm;
+  std::vector<std::string> cmdline;  // argv; empty for kernel threads or when unreadable
+  ProcessRole role = ProcessRole::kChild;
+  std::optional<int> rank;  // torchrun ranks: RANK from the environment when readable
+  int64_t first_seen_ns = 0;  // CLOCK_REALTIME
+  int64_t last_seen_ns = 0;
+  bool exited = false;  // seen to go away during the run
+};
+
+struct GpuMeta {
+  unsigned index = 0;
+  std::string name;
+  std::string uuid;
+  std::string bus_id;
+  std::optional<unsigned> sm_count;
+  std::optional<unsigned> max_link_gen;
+  std::optional<unsigned> max_link_width;
+  std::vector<int64_t> pids;  // PIDs of the tree NVML saw on this GPU
+  bool used = false;          // judged as used by the workload (see gpu_note)
+};
+
+struct RunMeta {
+  int format_version = kRecordingFormatVersion;
+  std::string chokepoint_version;
+  std::vector<std::string> command;  // empty for `watch`
+  int64_t pid = 0;                   // launched or attached process
+  int64_t start_ns = 0;              // CLOCK_REALTIME
+  std::optional<int64_t> end_ns;     // absent until the run ends
+  int64_t interval_ns = 0;
+  std::optional<int> exit_code;
+  std::map<std::string, std::string> host;  // host facts: hostname, kernel, cpus, memory ...
+  std::vector<GpuMeta> gpus;
+  // How GPUs were matched to the workload, e.g. "all GPUs, PID match failed"; empty
+  // when PIDs matched or no GPU was visible.
+  std::string gpu_note;
+  std::vector<ProcessMeta> processes;
+};
+
+}  // namespace chokepoint::samples

@@ -1,0 +1,165 @@
+// Round trip of the recording format and the ways a run can end badly: chokepoint
+// killed mid-line, killed before the final meta.json, a damaged line.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "samples/recording_reader.h"
+#include "samples/recording_writer.h"
+
+namespace chokepoint::samples {
+namespace {
+namespace fs = std::filesystem;
+
+std::string fresh_dir(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "/recording_" + name + "_" + std::to_string(getpid());
+  fs::remove_all(dir);
+  return dir;
+}
+
+RunMeta start_meta() {
+  RunMeta m;
+  m.chokepoint_version = "0.1.0";
+  m.command = {"python3", "train.py", "--epochs", "1"};
+  m.pid = 4242;
+  m.start_ns = 1'700'000'000'000'000'000;
+  m.interval_ns = 100'000'000;
+  m.host = {{"hostname", "dev"}, {"cpus", "2"}};
+  return m;
+}
+
+Tick tick(int64_t t, double sm) {
+  Tick k{t, {}};
+  k.add(MetricId::kGpuSmActive, Entity::gpu(0), sm);
+  k.add_invalid(MetricId::kGpuTensorActive, Entity::gpu(0));
+  k.add(MetricId::kProcCpuPct, Entity::process(4242), 99.5);
+  k.add(MetricId::kThreadState, Entity::thread(4242, 4243), 'R');
+  return k;
+}
+
+ProcessMeta process(int64_t pid, ProcessRole role) {
+  ProcessMeta p;
+  p.pid = pid;
+  p.ppid = 4242;
+  p.comm = "pt_data_worker";
+  p.cmdline = {"python3", "train.py"};
+  p.role = role;
+  p.first_seen_ns = 1'700'000'000'100'000'000;
+  return p;
+}
+
+TEST(Recording, RoundTripsEverySampleAndTheFinalMeta) {
+  const std::string dir = fresh_dir("roundtrip");
+  auto w = RecordingWriter::create(dir, start_meta());
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  ASSERT_TRUE(w.value()->process_seen(process(4300, ProcessRole::kDataLoaderWorker)).ok());
+  ASSERT_TRUE(w.value()->append(tick(1'700'000'000'100'000'000, 12.25)).ok());
+  ASSERT_TRUE(w.value()->append(tick(1'700'000'000'200'000'000, 0.1 + 0.2)).ok());
+  ASSERT_TRUE(w.value()->process_exited(4300, 1'700'000'000'250'000'000).ok());
+  RunMeta end = start_meta();
+  end.end_ns = 1'700'000'000'300'000'000;
+  end.exit_code = 3;
+  GpuMeta g;
+  g.index = 0;
+  g.name = "NVIDIA H200";
+  g.max_link_gen = 5;
+  g.pids = {4242};
+  g.used = true;
+  end.gpus = {g};
+  ProcessMeta p = process(4300, ProcessRole::kDataLoaderWorker);
+  p.exited = true;
+  end.processes = {p};
+  ASSERT_TRUE(w.value()->finish(end).ok());
+
+  auto r = read_recording(dir);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const Recording& rec = r.value();
+  EXPECT_TRUE(rec.complete);
+  EXPECT_TRUE(rec.stats.empty()) << rec.stats.front().name;
+  EXPECT_EQ(rec.ticks, 2u);
+  EXPECT_EQ(rec.meta.exit_code, 3);
+  EXPECT_EQ(rec.meta.command, start_meta().command);
+  EXPECT_EQ(rec.meta.host.at("cpus"), "2");
+  ASSERT_EQ(rec.meta.gpus.size(), 1u);
+  EXPECT_EQ(rec.meta.gpus[0].max_link_gen, 5u);
+  EXPECT_FALSE(rec.meta.gpus[0].sm_count.has_value());
+  ASSERT_EQ(rec.meta.processes.size(), 1u);
+  EXPECT_EQ(rec.meta.processes[0].role, ProcessRole::kDataLoaderWorker);
+  const Series* sm = rec.samples.find(MetricId::kGpuSmActive, Entity::gpu(0));
+  ASSERT_NE(sm, nullptr);
+  EXPECT_EQ(sm->values, (std::vector<double>{12.25, 0.1 + 0.2}));  // exact: shortest round trip
+  EXPECT_EQ(sm->time_ns[1], 1'700'000'000'200'000'000);
+  const Series* tensor = rec.samples.find(MetricId::kGpuTensorActive, Entity::gpu(0));
+  ASSERT_NE(tensor, nullptr);
+  EXPECT_EQ(tensor->valid, (std::vector<uint8_t>{0, 0}));
+  const Series* state = rec.samples.find(MetricId::kThreadState, Entity::thread(4242, 4243));
+  ASSERT_NE(state, nullptr);
+  EXPECT_EQ(state->values[0], 'R');
+}
+
+TEST(Recording, RefusesToMixTwoRunsInOneDirectory) {
+  const std::string dir = fresh_dir("twice");
+  auto w = RecordingWriter::create(dir, start_meta());
+  ASSERT_TRUE(w.ok());
+  auto again = RecordingWriter::create(dir, start_meta());
+  EXPECT_FALSE(again.ok());
+}
+
+TEST(Recording, CrashLosesOnlyTheCutLineAndRebuildsProcesses) {
+  const std::string dir = fresh_dir("crash");
+  {
+    auto w = RecordingWriter::create(dir, start_meta());
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE(w.value()->process_seen(process(4300, ProcessRole::kDataLoaderWorker)).ok());
+    ASSERT_TRUE(w.value()->append(tick(1'700'000'000'100'000'000, 1)).ok());
+    ASSERT_TRUE(w.value()->append(tick(1'700'000'000'200'000'000, 2)).ok());
+    // kill -9 while the third tick was being written: no finish(), half a line.
+  }
+  std::ofstream(fs::path(dir) / kSamplesFile, std::ios::app) << "{\"k\":\"tick\",\"t\":1700000000300000000,\"v\":[[0,3";
+
+  auto r = read_recording(dir);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->complete);
+  EXPECT_EQ(r->ticks, 2u);
+  ASSERT_NE(r->stat("truncated_last_line"), nullptr);
+  EXPECT_EQ(r->stat("truncated_last_line")->count, 1u);
+  ASSERT_NE(r->stat("recording_incomplete"), nullptr);
+  EXPECT_EQ(r->meta.command, start_meta().command);  // the start meta is there
+  ASSERT_EQ(r->meta.processes.size(), 1u);
+  EXPECT_EQ(r->meta.processes[0].pid, 4300);
+  EXPECT_FALSE(r->meta.processes[0].exited);
+  EXPECT_EQ(r->meta.processes[0].last_seen_ns, 1'700'000'000'200'000'000);
+  EXPECT_EQ(r->samples.find(MetricId::kGpuSmActive, Entity::gpu(0))->values, (std::vector<double>{1, 2}));
+}
+
+TEST(Recording, CountsDamagedAndForeignLines) {
+  const std::string dir = fresh_dir("damaged");
+  fs::create_directories(dir);
+  std::ofstream(fs::path(dir) / kSamplesFile) << "{\"k\":\"series\",\"id\":0,\"metric\":\"gpu.sm_active\",\"entity\":\"gpu:0\"}\n"
+                                               << "{\"k\":\"series\",\"id\":1,\"metric\":\"gpu.future_metric\",\"entity\":\"gpu:0\"}\n"
+                                               << "not json at all\n"
+                                               << "{\"k\":\"tick\",\"t\":5,\"v\":[[0,1.5],[1,7],[9,1]]}\n"
+                                               << "{\"k\":\"annotation\",\"text\":\"later versions\"}\n";
+  auto r = read_recording(dir);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->ticks, 1u);
+  EXPECT_EQ(r->stat("malformed_lines")->count, 1u);
+  EXPECT_EQ(r->stat("unknown_metrics")->count, 1u);
+  EXPECT_EQ(r->stat("unknown_series")->count, 1u);
+  EXPECT_EQ(r->stat("unknown_records")->count, 1u);
+  EXPECT_NE(r->stat("meta_missing"), nullptr);
+  EXPECT_EQ(r->samples.find(MetricId::kGpuSmActive, Entity::gpu(0))->values, (std::vector<double>{1.5}));
+  EXPECT_FALSE(read_recording(fresh_dir("empty")).ok());
+}
+
+TEST(Recording, DefaultDirectoryNameCarriesTheStartTime) {
+  const std::string d = default_recording_dir(1'700'000'000'000'000'000);
+  EXPECT_EQ(d.rfind("chokepoint-2023", 0), 0u) << d;
+  EXPECT_EQ(d.size(), std::string("chokepoint-20231114-221320").size());
+}
+
+}  // namespace
+}  // namespace chokepoint::samples

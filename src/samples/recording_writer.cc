@@ -1,0 +1,175 @@
+#include "samples/recording_writer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+
+#include "samples/meta_json.h"
+
+namespace chokepoint::samples {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string errno_text(const std::string& what, int err) { return what + ": " + std::strerror(err); }
+
+void append_int(std::string& out, int64_t v) {
+  char buf[24];
+  const auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, p);
+}
+
+// Shortest text that reads back to the same double; JSON has no NaN or Inf: null.
+void append_double(std::string& out, double v) {
+  if (!std::isfinite(v)) {
+    out += "null";
+    return;
+  }
+  char buf[32];
+  const auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, p);
+}
+
+std::string dump_line(const nlohmann::json& j) {
+  // comm and cmdline come from other programs and may hold invalid UTF-8: replace it
+  // instead of throwing.
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+Status write_file(const std::string& path, const std::string& bytes, bool sync) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::Error(errno_text("cannot create " + path, errno));
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      return Status::Error(errno_text("cannot write " + path, err));
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (sync) ::fsync(fd);
+  ::close(fd);
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string default_recording_dir(int64_t realtime_ns) {
+  const time_t secs = static_cast<time_t>(realtime_ns / 1'000'000'000);
+  tm local{};
+  localtime_r(&secs, &local);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "chokepoint-%Y%m%d-%H%M%S", &local);
+  return buf;
+}
+
+Status write_meta_atomically(const std::string& dir, const RunMeta& meta) {
+  const std::string path = (fs::path(dir) / kMetaFile).string();
+  const std::string tmp = path + ".tmp";
+  const std::string text = run_meta_to_json(meta).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  if (Status s = write_file(tmp, text, /*sync=*/true); !s.ok()) return s;
+  if (::rename(tmp.c_str(), path.c_str()) != 0) return Status::Error(errno_text("cannot rename " + tmp, errno));
+  return Status::Ok();
+}
+
+size_t RecordingWriter::KeyHash::operator()(const Key& k) const {
+  return std::hash<int64_t>()(k.entity.id * 1000003 + k.entity.pid * 7919 + static_cast<int64_t>(k.metric) * 31 +
+                              static_cast<int64_t>(k.entity.kind));
+}
+
+Result<std::unique_ptr<RecordingWriter>> RecordingWriter::create(const std::string& dir, const RunMeta& start_meta) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::Error("cannot create recording directory " + dir + ": " + ec.message());
+  const std::string samples = (fs::path(dir) / kSamplesFile).string();
+  if (fs::exists(samples, ec)) return Status::Error(dir + " already holds a recording (" + kSamplesFile + ")");
+  if (Status s = write_meta_atomically(dir, start_meta); !s.ok()) return s;
+  const int fd = ::open(samples.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::Error(errno_text("cannot create " + samples, errno));
+  return std::unique_ptr<RecordingWriter>(new RecordingWriter(dir, fd));
+}
+
+RecordingWriter::~RecordingWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Status RecordingWriter::write_all(const std::string& bytes) {
+  if (fd_ < 0) return Status::Error("recording already finished");
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Status::Error(errno_text("cannot append to the recording", errno));
+    done += static_cast<size_t>(n);
+  }
+  bytes_written_ += bytes.size();
+  return Status::Ok();
+}
+
+const std::string& RecordingWriter::encode(const Tick& tick) {
+  buffer_.clear();
+  // Declarations first: a reader meets every series id before its first use.
+  for (const Sample& s : tick.samples) {
+    const auto [it, inserted] =
+        series_ids_.try_emplace(Key{s.metric, s.entity}, static_cast<uint32_t>(series_ids_.size()));
+    if (!inserted) continue;
+    buffer_ += "{\"k\":\"series\",\"id\":";
+    append_int(buffer_, it->second);
+    buffer_ += ",\"metric\":\"";
+    buffer_ += metric_info(s.metric).name;
+    buffer_ += "\",\"entity\":\"";
+    buffer_ += format_entity(s.entity);
+    buffer_ += "\"}\n";
+  }
+  buffer_ += "{\"k\":\"tick\",\"t\":";
+  append_int(buffer_, tick.time_ns);
+  buffer_ += ",\"v\":[";
+  bool first = true;
+  for (const Sample& s : tick.samples) {
+    if (!first) buffer_ += ',';
+    first = false;
+    buffer_ += '[';
+    append_int(buffer_, series_ids_.find(Key{s.metric, s.entity})->second);
+    buffer_ += ',';
+    if (s.valid) {
+      append_double(buffer_, s.value);
+    } else {
+      buffer_ += "null";
+    }
+    buffer_ += ']';
+  }
+  buffer_ += "]}\n";
+  return buffer_;
+}
+
+Status RecordingWriter::append(const Tick& tick) { return write_all(encode(tick)); }
+
+Status RecordingWriter::process_seen(const ProcessMeta& process) {
+  nlohmann::json j = process_to_json(process);
+  j["k"] = "process";
+  return write_all(dump_line(j));
+}
+
+Status RecordingWriter::process_exited(int64_t pid, int64_t realtime_ns) {
+  return write_all(dump_line({{"k", "exit"}, {"pid", pid}, {"t", realtime_ns}}));
+}
+
+Status RecordingWriter::finish(const RunMeta& final_meta) {
+  if (fd_ >= 0) {
+    ::fsync(fd_);
+    ::close(fd_);
+    fd_ = -1;
+  }
+  return write_meta_atomically(dir_, final_meta);
+}
+
+}  // namespace chokepoint::samples
