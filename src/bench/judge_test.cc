@@ -73,7 +73,8 @@ TEST(Judge, PageableIsInformationAgainstPinned) {
 }
 
 TEST(Judge, L2HasNoPublishedFigure) {
-  const Measurement& m = get(judged(), "l2_read");
+  const Profile p = judged();  // named: get() returns a reference into it
+  const Measurement& m = get(p, "l2_read");
   EXPECT_EQ(m.verdict, kInfo);
   EXPECT_FALSE(m.reference.has_value());
   EXPECT_NE(m.cause.find("2.5x the DRAM read"), std::string::npos) << m.cause;
