@@ -26,12 +26,7 @@ std::optional<Finding> allocator_churn(const RuleContext& c) {
   const double share = c.a.pct(idle);
   const double speedup = analyses::projected_speedup(t.duration, idle, 0);
 
-  Finding f;
-  f.id = "allocator-churn";
-  f.category = Category::kHost;
-  f.time_share_pct = share;
-  f.estimated_speedup = speedup;
-  f.severity = severity_for(share, speedup);
+  Finding f = new_finding("allocator-churn", Category::kHost, share, speedup);
   f.title = fmt::format("{:.0f} cudaMalloc/cudaFree calls per step after warm-up ({:.2f} ms per step)",
                         per_step, api_ms);
   f.detail = fmt::format(

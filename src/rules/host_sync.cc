@@ -33,12 +33,7 @@ std::optional<Finding> host_sync(const RuleContext& c) {
   const double per_step = c.a.per_step(api.syncs);
   const auto& top = api.sync_sites.front();
 
-  Finding f;
-  f.id = "host-sync";
-  f.category = Category::kSync;
-  f.time_share_pct = share;
-  f.estimated_speedup = speedup;
-  f.severity = severity_for(share, speedup);
+  Finding f = new_finding("host-sync", Category::kSync, share, speedup);
   f.title = fmt::format("{:.0f} synchronizations per step drain the GPU queue ({:.0f}% of the step idle)",
                         per_step, share);
   f.detail = fmt::format(

@@ -20,13 +20,8 @@ std::optional<Finding> host_work(const RuleContext& c) {
 
   // Upper bound: all of it moved off the critical path (overlapped or removed).
   const double speedup = analyses::projected_speedup(t.duration, idle, 0);
-  Finding f;
-  f.id = "host-work";
-  f.category = Category::kHost;
-  f.time_share_pct = share;
-  f.estimated_speedup = speedup;
-  f.severity = severity_for(share, speedup);
-  f.title = fmt::format("GPU idles {:.1f} ms per step ({:.0f}%) while the CPU runs Python/host code", 
+  Finding f = new_finding("host-work", Category::kHost, share, speedup);
+  f.title = fmt::format("GPU idles {:.1f} ms per step ({:.0f}%) while the CPU runs Python/host code",
                         c.a.ms_per_step(idle), share);
   f.detail = fmt::format(
       "Between GPU launches the launching thread spends {:.1f} ms per step outside any PyTorch "

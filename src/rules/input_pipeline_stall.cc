@@ -35,12 +35,7 @@ std::optional<Finding> input_pipeline_stall(const RuleContext& c) {
   const int workers = std::clamp(static_cast<int>(std::ceil(static_cast<double>(loader) / per_step_rest)) + 1,
                                  kMinWorkers, kMaxWorkers);
 
-  Finding f;
-  f.id = "input-pipeline-stall";
-  f.category = Category::kInput;
-  f.time_share_pct = share;
-  f.estimated_speedup = speedup;
-  f.severity = severity_for(share, speedup);
+  Finding f = new_finding("input-pipeline-stall", Category::kInput, share, speedup);
   f.title = fmt::format("GPU waits {:.1f} ms per step for the DataLoader ({:.0f}% of the step)",
                         c.a.ms_per_step(idle), share);
   f.detail = fmt::format(

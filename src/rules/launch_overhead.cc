@@ -29,12 +29,7 @@ std::optional<Finding> launch_overhead(const RuleContext& c) {
                             ? static_cast<double>(api.launch_api_ns) / 1e3 / static_cast<double>(api.launches + api.graph_launches)
                             : 0.0;
 
-  Finding f;
-  f.id = "launch-overhead";
-  f.category = Category::kHost;
-  f.time_share_pct = share;
-  f.estimated_speedup = speedup;
-  f.severity = severity_for(share, speedup);
+  Finding f = new_finding("launch-overhead", Category::kHost, share, speedup);
   f.title = fmt::format("GPU idles {:.0f}% of the step between kernel launches ({:.0f} kernels/step, median {:.1f} us)",
                         share, per_step, api.kernel_p50_us);
   f.detail = fmt::format(

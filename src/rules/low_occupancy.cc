@@ -27,12 +27,7 @@ std::optional<Finding> low_occupancy(const RuleContext& c) {
       break;
     }
   }
-  Finding f;
-  f.id = "low-occupancy";
-  f.category = Category::kCompute;
-  f.time_share_pct = share;
-  f.estimated_speedup = speedup;
-  f.severity = severity_for(share, speedup);
+  Finding f = new_finding("low-occupancy", Category::kCompute, share, speedup);
   f.title = fmt::format("{:.0f}% of the step runs kernels with fewer blocks than the {} SMs", share, k.num_sms);
   f.detail = fmt::format(
       "{:.0f} launches per step use less than one wave of blocks{}; the idle SMs cannot help. Spread "

@@ -22,12 +22,7 @@ std::optional<Finding> memory_bound_elementwise(const RuleContext& c) {
   const auto& hbm = c.a.ceilings.hbm_gbps;
   const double per_step = c.a.per_step(fu.fusible_kernels);
 
-  Finding f;
-  f.id = "memory-bound-elementwise";
-  f.category = Category::kMemory;
-  f.time_share_pct = share;
-  f.estimated_speedup = speedup;
-  f.severity = severity_for(share, speedup);
+  Finding f = new_finding("memory-bound-elementwise", Category::kMemory, share, speedup);
   f.title = fmt::format("Unfused elementwise/normalization kernels take {:.0f}% of the step ({:.0f} per step)",
                         share, per_step);
   std::string bw;

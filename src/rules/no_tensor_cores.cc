@@ -34,12 +34,7 @@ std::optional<Finding> no_tensor_cores(const RuleContext& c) {
       break;
     }
   }
-  Finding f;
-  f.id = "no-tensor-cores";
-  f.category = Category::kCompute;
-  f.time_share_pct = share;
-  f.estimated_speedup = speedup;
-  f.severity = severity_for(share, speedup.value_or(0));
+  Finding f = new_finding("no-tensor-cores", Category::kCompute, share, speedup);
   f.title = fmt::format("{:.0f}% of the step runs FP32 matrix kernels without tensor cores", share);
   f.detail = fmt::format(
       "{:.1f} ms per step of GEMM/conv kernels take FP32 inputs and run on the FP32 SIMT units "

@@ -22,12 +22,7 @@ std::optional<Finding> pageable_memcpy(const RuleContext& c) {
   const TimeNs saved = known ? tr.pageable_ns - tr.pageable_at_pinned_ns : 0;
   const double speedup = analyses::projected_speedup(t.duration, saved, 0);
 
-  Finding f;
-  f.id = "pageable-memcpy";
-  f.category = Category::kTransfer;
-  f.time_share_pct = share;
-  f.estimated_speedup = known ? std::optional<double>(speedup) : std::nullopt;
-  f.severity = severity_for(share, known ? speedup : 0);
+  Finding f = new_finding("pageable-memcpy", Category::kTransfer, share, known ? std::optional<double>(speedup) : std::nullopt);
   f.title = fmt::format("{:.0f}% of the step copies pageable host memory at {:.1f} GB/s", share, achieved);
   f.detail = fmt::format(
       "{:.0f} copies per step move {:.1f} MB from/to pageable memory in {:.2f} ms per step. "

@@ -46,6 +46,10 @@ std::optional<Finding> low_occupancy(const RuleContext& c);
 // Shared by rules: severity from the speedup its fix promises (pass 0 when unknown) or,
 // without one, from the share of step time the finding accounts for.
 Severity severity_for(double time_share_pct, double speedup);
+// A finding with id, category, share, estimate and the severity they imply; the rule
+// then fills title, detail, evidence and recommendation.
+Finding new_finding(std::string id, Category category, double time_share_pct,
+                    std::optional<double> estimated_speedup);
 Evidence evidence(std::string metric, double value, std::string unit,
                   std::optional<double> threshold = std::nullopt);
 

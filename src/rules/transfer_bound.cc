@@ -28,12 +28,7 @@ std::optional<Finding> transfer_bound(const RuleContext& c) {
   const TimeNs after = std::max(rest, copies);
   const double speedup = analyses::projected_speedup(t.duration, t.duration - after, 0);
 
-  Finding f;
-  f.id = "transfer-bound";
-  f.category = Category::kTransfer;
-  f.time_share_pct = share;
-  f.estimated_speedup = speedup;
-  f.severity = severity_for(share, speedup);
+  Finding f = new_finding("transfer-bound", Category::kTransfer, share, speedup);
   f.title = fmt::format("Host<->device copies take {:.0f}% of the step with nothing overlapping them", share);
   f.detail = fmt::format(
       "{:.1f} MB per step cross the link at {:.1f} GB/s{}; {:.2f} ms per step of copying is not "
