@@ -6,11 +6,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh --test
 jobs=$(nproc)
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 
 echo "== build and test (RelWithDebInfo)"
 cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-test -j"$jobs"
-ctest --test-dir build-test --output-on-failure -j"$jobs"
+ctest --test-dir build-test --output-on-failure -j"$jobs" | tee -a "$log"
 
 if [[ "${SKIP_SANITIZE:-0}" != 1 ]]; then
   echo "== build and test with -fsanitize=address,undefined"
@@ -18,10 +20,15 @@ if [[ "${SKIP_SANITIZE:-0}" != 1 ]]; then
         -DCMAKE_CXX_FLAGS="-fno-sanitize-recover=undefined -O1" >/dev/null
   cmake --build build-asan -j"$jobs"
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest --test-dir build-asan --output-on-failure -j"$jobs" -E 'Throughput'
+    ctest --test-dir build-asan --output-on-failure -j"$jobs" -E 'Throughput' | tee -a "$log"
 fi
 
 if [[ "${SKIP_FUZZ:-0}" != 1 ]]; then
   echo "== fuzz the Kineto importer for ${FUZZ_SECONDS:-60} s"
   bash fuzz/run.sh "${FUZZ_SECONDS:-60}"
 fi
+
+# One closing line over every CTest run above (each ended "N% tests passed, F tests
+# failed out of T"; a failure already stopped this script through pipefail).
+total=$(grep -oE 'tests failed out of [0-9]+' "$log" | awk '{s += $5} END {print s + 0}')
+echo "tests: ${total} passed, 0 failed"
