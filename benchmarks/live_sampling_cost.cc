@@ -1,0 +1,82 @@
+// What live sampling costs and what it reads, on a real machine: samples the GPUs (NVML,
+// classic metrics + GPM) and the host (/proc) every INTERVAL_MS for SECONDS, then prints
+// the CPU time this process spent per tick and as a share of one core, and the last
+// tick's values with their validity. Run it on a GPU machine beside a workload.
+//
+//   build-perf/benchmarks/live_sampling_cost [SECONDS=10] [INTERVAL_MS=100] [PID]
+// With PID, that process and its children are sampled too (as `run` will).
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+
+#include "sampler/gpu/gpu_sampler.h"
+#include "sampler/proc/host_sampler.h"
+#include "sampler/proc/process_sampler.h"
+#include "sampler/proc/proc_fs.h"
+#include "samples/clock.h"
+#include "samples/metric.h"
+
+using namespace chokepoint;
+
+int main(int argc, char** argv) {
+  const double seconds = argc > 1 ? std::atof(argv[1]) : 10.0;
+  const int64_t interval_ns = (argc > 2 ? std::atoll(argv[2]) : 100) * 1'000'000;
+
+  auto nvml = nvml::Nvml::open();
+  std::unique_ptr<sampler::gpu::GpuSampler> gpu;
+  if (nvml.ok()) {
+    gpu = std::make_unique<sampler::gpu::GpuSampler>(*nvml.value());
+    std::printf("NVML: %zu GPU(s)\n", gpu->device_count());
+  } else {
+    std::printf("NVML unavailable: %s (host only)\n", nvml.status().message().c_str());
+  }
+  auto fs = sampler::proc::ProcFs::live();
+  sampler::proc::HostSampler host(fs);
+  std::unique_ptr<sampler::proc::ProcessSampler> procs;
+  if (argc > 3) {
+    procs = std::make_unique<sampler::proc::ProcessSampler>(
+        fs, sampler::proc::live_process_options({std::atoll(argv[3])}));
+  }
+
+  samples::Tick last;
+  int ticks = 0;
+  const int64_t cpu0 = samples::clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+  const int64_t start = samples::clock_ns(CLOCK_MONOTONIC);
+  int64_t next = start;
+  while (samples::clock_ns(CLOCK_MONOTONIC) - start < static_cast<int64_t>(seconds * 1e9)) {
+    const samples::TickTime now = samples::now();
+    samples::Tick tick;
+    tick.time_ns = now.realtime_ns;
+    if (gpu) gpu->sample(now, tick);
+    host.sample(now, tick);
+    if (procs) procs->sample(now, tick);
+    last = std::move(tick);
+    ++ticks;
+    next += interval_ns;
+    const int64_t wait = next - samples::clock_ns(CLOCK_MONOTONIC);
+    if (wait > 0) {
+      timespec ts{static_cast<time_t>(wait / 1'000'000'000), static_cast<long>(wait % 1'000'000'000)};
+      nanosleep(&ts, nullptr);
+    }
+  }
+  const double cpu_s = static_cast<double>(samples::clock_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu0) / 1e9;
+  const double wall_s = static_cast<double>(samples::clock_ns(CLOCK_MONOTONIC) - start) / 1e9;
+  std::printf("%d ticks in %.2f s: CPU %.3f s = %.0f us per tick = %.2f%% of one core\n", ticks, wall_s, cpu_s,
+              cpu_s / ticks * 1e6, 100.0 * cpu_s / wall_s);
+  std::printf("last tick, %zu samples:\n", last.samples.size());
+  for (const auto& s : last.samples) {
+    const auto& info = samples::metric_info(s.metric);
+    if (s.valid) {
+      std::printf("  %-8s %-28s %14.3f %s\n", samples::format_entity(s.entity).c_str(),
+                  std::string(info.name).c_str(), s.value, std::string(info.unit).c_str());
+    } else {
+      std::printf("  %-8s %-28s        invalid\n", samples::format_entity(s.entity).c_str(),
+                  std::string(info.name).c_str());
+    }
+  }
+  return 0;
+}
