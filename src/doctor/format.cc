@@ -21,11 +21,4 @@ std::string format_bytes(uint64_t bytes) {
   return buf;
 }
 
-double pcie_gbps_per_direction(unsigned gen, unsigned width) {
-  // GB/s per lane and direction.
-  static const double kPerLane[] = {0, 0.25, 0.5, 0.985, 1.969, 3.938, 7.563};
-  if (gen == 0 || gen >= sizeof kPerLane / sizeof kPerLane[0]) return 0;
-  return kPerLane[gen] * width;
-}
-
 }  // namespace chokepoint::doctor

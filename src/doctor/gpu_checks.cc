@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string>
 
-#include "doctor/cpu_list.h"
+#include "base/cpu_list.h"
 #include "doctor/format.h"
 #include "sampler/nvml/clock_reasons.h"
 

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "doctor/cpu_list.h"
+#include "base/cpu_list.h"
 
 namespace chokepoint::doctor {
 namespace {

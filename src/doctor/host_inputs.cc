@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "doctor/cpu_list.h"
+#include "base/cpu_list.h"
 
 namespace chokepoint::doctor {
 namespace fs = std::filesystem;

@@ -5,7 +5,7 @@
 #include <string>
 #include <thread>
 
-#include "doctor/cpu_list.h"
+#include "base/cpu_list.h"
 #include "sampler/nvml/clock_reasons.h"
 
 namespace chokepoint::doctor {

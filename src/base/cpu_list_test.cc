@@ -1,8 +1,8 @@
-#include "doctor/cpu_list.h"
+#include "base/cpu_list.h"
 
 #include <gtest/gtest.h>
 
-namespace chokepoint::doctor {
+namespace chokepoint {
 namespace {
 
 TEST(CpuList, ParsesSysfsForms) {
@@ -27,4 +27,4 @@ TEST(CpuList, Intersects) {
 }
 
 }  // namespace
-}  // namespace chokepoint::doctor
+}  // namespace chokepoint

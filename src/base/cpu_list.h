@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace chokepoint::doctor {
+namespace chokepoint {
 
 // Sorted, unique CPU ids; nullopt when the text is not a CPU list. "" is an empty set.
 std::optional<std::vector<unsigned>> parse_cpu_list(std::string_view text);
@@ -18,4 +18,4 @@ std::string format_cpu_list(const std::vector<unsigned>& cpus);
 // Elements of both (inputs sorted).
 std::vector<unsigned> intersect_cpus(const std::vector<unsigned>& a, const std::vector<unsigned>& b);
 
-}  // namespace chokepoint::doctor
+}  // namespace chokepoint

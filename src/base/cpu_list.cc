@@ -1,10 +1,10 @@
-#include "doctor/cpu_list.h"
+#include "base/cpu_list.h"
 
 #include <algorithm>
 #include <charconv>
 #include <iterator>
 
-namespace chokepoint::doctor {
+namespace chokepoint {
 namespace {
 
 bool parse_uint(std::string_view s, unsigned* out) {
@@ -68,4 +68,4 @@ std::vector<unsigned> intersect_cpus(const std::vector<unsigned>& a, const std::
   return out;
 }
 
-}  // namespace chokepoint::doctor
+}  // namespace chokepoint
