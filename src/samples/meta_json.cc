@@ -38,6 +38,8 @@ json gpu_to_json(const GpuMeta& g) {
   put_opt(j, "sm_count", g.sm_count);
   put_opt(j, "max_link_gen", g.max_link_gen);
   put_opt(j, "max_link_width", g.max_link_width);
+  put_opt(j, "numa_node", g.numa_node);
+  if (!g.local_cpus.empty()) j["local_cpus"] = g.local_cpus;
   return j;
 }
 
@@ -52,6 +54,8 @@ GpuMeta gpu_from_json(const json& j) {
   get_opt(j, "sm_count", &g.sm_count);
   get_opt(j, "max_link_gen", &g.max_link_gen);
   get_opt(j, "max_link_width", &g.max_link_width);
+  get_opt(j, "numa_node", &g.numa_node);
+  get_if(j, "local_cpus", &g.local_cpus);
   return g;
 }
 
@@ -67,6 +71,7 @@ json process_to_json(const ProcessMeta& p) {
             {"last_seen_ns", p.last_seen_ns},
             {"exited", p.exited}};
   put_opt(j, "rank", p.rank);
+  put_opt(j, "cpus_allowed", p.cpus_allowed);
   return j;
 }
 
@@ -81,6 +86,7 @@ bool process_from_json(const json& j, ProcessMeta* out) {
   get_if(j, "role", &role);
   p.role = parse_role(role).value_or(ProcessRole::kChild);
   get_opt(j, "rank", &p.rank);
+  get_opt(j, "cpus_allowed", &p.cpus_allowed);
   get_if(j, "first_seen_ns", &p.first_seen_ns);
   get_if(j, "last_seen_ns", &p.last_seen_ns);
   get_if(j, "exited", &p.exited);
@@ -98,6 +104,8 @@ json run_meta_to_json(const RunMeta& meta) {
             {"interval_ns", meta.interval_ns},
             {"host", meta.host},
             {"gpu_note", meta.gpu_note}};
+  if (!meta.gpu_unavailable.empty()) j["gpu_unavailable"] = meta.gpu_unavailable;
+  if (!meta.sampler_cpu_ms.empty()) j["sampler_cpu_ms"] = meta.sampler_cpu_ms;
   put_opt(j, "end_ns", meta.end_ns);
   put_opt(j, "exit_code", meta.exit_code);
   j["gpus"] = json::array();
@@ -120,6 +128,8 @@ bool run_meta_from_json(const json& j, RunMeta* out) {
   get_opt(j, "exit_code", &m.exit_code);
   get_if(j, "host", &m.host);
   get_if(j, "gpu_note", &m.gpu_note);
+  get_if(j, "gpu_unavailable", &m.gpu_unavailable);
+  get_if(j, "sampler_cpu_ms", &m.sampler_cpu_ms);
   if (const auto it = j.find("gpus"); it != j.end() && it->is_array()) {
     for (const json& g : *it) {
       if (g.is_object()) m.gpus.push_back(gpu_from_json(g));

@@ -34,6 +34,8 @@ struct ProcessMeta {
   int64_t first_seen_ns = 0;  // CLOCK_REALTIME
   int64_t last_seen_ns = 0;
   bool exited = false;  // seen to go away during the run
+  // CPUs the scheduler may run it on (/proc/PID/status Cpus_allowed_list), when read.
+  std::optional<std::vector<unsigned>> cpus_allowed;
 };
 
 struct GpuMeta {
@@ -44,6 +46,8 @@ struct GpuMeta {
   std::optional<unsigned> sm_count;
   std::optional<unsigned> max_link_gen;
   std::optional<unsigned> max_link_width;
+  std::optional<int> numa_node;    // NVML; absent when the firmware gives none
+  std::vector<unsigned> local_cpus;  // CPUs close to the GPU (NVML CPU affinity); empty: unknown
   std::vector<int64_t> pids;  // PIDs of the tree NVML saw on this GPU
   bool used = false;          // judged as used by the workload (see gpu_note)
 };
@@ -62,7 +66,13 @@ struct RunMeta {
   // How GPUs were matched to the workload, e.g. "all GPUs, PID match failed"; empty
   // when PIDs matched or no GPU was visible.
   std::string gpu_note;
+  // Why there are no GPU metrics ("NVML not found: ...", "no NVIDIA GPU"); empty when
+  // GPU metrics were sampled.
+  std::string gpu_unavailable;
   std::vector<ProcessMeta> processes;
+  // chokepoint's own CPU time per part of the sampling loop, ms over the run ("host",
+  // "processes", "gpu", "write"): what watching the job cost.
+  std::map<std::string, double> sampler_cpu_ms;
 };
 
 }  // namespace chokepoint::samples

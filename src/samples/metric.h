@@ -54,6 +54,10 @@ enum class MetricId : uint16_t {
   kHostPsiMemoryFullAvg10,
   kHostPsiIoSomeAvg10,
   kHostPsiIoFullAvg10,
+  kHostPsiCpuSomePct,     // share of each interval (from PSI totals): no 10 s smoothing
+  kHostPsiMemorySomePct,
+  kHostPsiMemoryFullPct,
+  kHostPsiIoSomePct,
   kHostDiskReadBytesPerS,
   kHostDiskWriteBytesPerS,
   kHostMemAvailableBytes,

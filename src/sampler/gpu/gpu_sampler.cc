@@ -86,17 +86,21 @@ void GpuSampler::sample_classic(Dev& d, const samples::TickTime& now, Tick& out)
   put(out, MetricId::kGpuMemoryUtilization, e, util.with(util.value.memory_pct));
   const auto mem = dev.memory_info();
   put(out, MetricId::kGpuMemoryUsedBytes, e, mem.with(mem.value.used));
-  put(out, MetricId::kGpuMemoryTotalBytes, e, mem.with(mem.value.total));
+  const bool statics = d.last_static_ns < 0 || now.monotonic_ns - d.last_static_ns >= opt_.static_interval_ns;
+  if (statics) {
+    d.last_static_ns = now.monotonic_ns;
+    put(out, MetricId::kGpuMemoryTotalBytes, e, mem.with(mem.value.total));
+    put(out, MetricId::kGpuPowerLimitW, e, dev.enforced_power_limit_mw(), 1e-3);
+    put(out, MetricId::kGpuPcieLinkGenMax, e, dev.max_pcie_link_generation());
+    put(out, MetricId::kGpuPcieLinkWidthMax, e, dev.max_pcie_link_width());
+  }
   put(out, MetricId::kGpuPowerW, e, dev.power_usage_mw(), 1e-3);
-  put(out, MetricId::kGpuPowerLimitW, e, dev.enforced_power_limit_mw(), 1e-3);
   put(out, MetricId::kGpuSmClockMhz, e, dev.clock_mhz(nvml::Clock::kSm));
   put(out, MetricId::kGpuMemClockMhz, e, dev.clock_mhz(nvml::Clock::kMem));
   put(out, MetricId::kGpuClockEventReasons, e, dev.clocks_event_reasons());
   put(out, MetricId::kGpuTemperatureC, e, dev.temperature_c());
   put(out, MetricId::kGpuPcieLinkGen, e, dev.pcie_link_generation());
-  put(out, MetricId::kGpuPcieLinkGenMax, e, dev.max_pcie_link_generation());
   put(out, MetricId::kGpuPcieLinkWidth, e, dev.pcie_link_width());
-  put(out, MetricId::kGpuPcieLinkWidthMax, e, dev.max_pcie_link_width());
   if (!d.gpm && (d.last_pcie_ns < 0 || now.monotonic_ns - d.last_pcie_ns >= opt_.classic_pcie_interval_ns)) {
     d.last_pcie_ns = now.monotonic_ns;
     put(out, MetricId::kGpuPcieRxBytesPerS, e, dev.pcie_throughput_kbps(nvml::PcieDirection::kRx), 1024.0);
@@ -146,6 +150,8 @@ std::vector<samples::GpuMeta> GpuSampler::describe() const {
     if (pci.valid) g.bus_id = pci.value.bus_id;
     if (auto v = d.device.max_pcie_link_generation(); v.valid) g.max_link_gen = v.value;
     if (auto v = d.device.max_pcie_link_width(); v.valid) g.max_link_width = v.value;
+    if (auto v = d.device.cpu_affinity(); v.valid) g.local_cpus = v.value;
+    if (auto v = d.device.numa_node_id(); v.valid) g.numa_node = static_cast<int>(v.value);
     // SM count: the NVML wrapper has no multiprocessor count; machine/ fills it from the
     // device name or CUDA where known.
     out.push_back(std::move(g));

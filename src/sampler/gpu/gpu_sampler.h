@@ -24,6 +24,9 @@ namespace chokepoint::sampler::gpu {
 struct GpuSamplerOptions {
   int64_t gpm_interval_ns = 100'000'000;
   int64_t classic_pcie_interval_ns = 1'000'000'000;
+  // Readings that change rarely (power limit, link maximums, memory size) are asked at
+  // most this often: each NVML call costs CPU (docs/BENCHMARKS.md).
+  int64_t static_interval_ns = 5'000'000'000;
 };
 
 // Which GPUs the watched process tree uses.
@@ -66,6 +69,7 @@ class GpuSampler {
     int newest = -1;  // index into snaps of the latest snapshot
     int64_t last_gpm_ns = -1;
     int64_t last_pcie_ns = -1;
+    int64_t last_static_ns = -1;
   };
   void sample_classic(Dev& d, const samples::TickTime& now, samples::Tick& out);
   void sample_gpm(Dev& d, const samples::TickTime& now, samples::Tick& out);

@@ -1,5 +1,8 @@
 #include "sampler/proc/host_sampler.h"
 
+#include <algorithm>
+#include <iterator>
+
 namespace chokepoint::sampler::proc {
 namespace {
 
@@ -26,7 +29,7 @@ void HostSampler::sample(const samples::TickTime& now, Tick& out) {
   last_mono_ns_ = now.monotonic_ns;
   sample_stat(dt_s, out);
   sample_vmstat(dt_s, out);
-  sample_pressure(out);
+  sample_pressure(dt_s, out);
   sample_disks(dt_s, out);
   sample_meminfo(out);
 }
@@ -72,22 +75,41 @@ void HostSampler::sample_vmstat(double dt_s, Tick& out) {
   last_vm_ = v;
 }
 
-void HostSampler::sample_pressure(Tick& out) {
+void HostSampler::sample_pressure(double dt_s, Tick& out) {
   struct File {
     const char* path;
     MetricId some, full;
+    MetricId some_pct, full_pct;  // kCount: not sampled
   };
   static constexpr File kFiles[] = {
-      {"/proc/pressure/cpu", MetricId::kHostPsiCpuSomeAvg10, MetricId::kHostPsiCpuFullAvg10},
-      {"/proc/pressure/memory", MetricId::kHostPsiMemorySomeAvg10, MetricId::kHostPsiMemoryFullAvg10},
-      {"/proc/pressure/io", MetricId::kHostPsiIoSomeAvg10, MetricId::kHostPsiIoFullAvg10},
+      {"/proc/pressure/cpu", MetricId::kHostPsiCpuSomeAvg10, MetricId::kHostPsiCpuFullAvg10,
+       MetricId::kHostPsiCpuSomePct, MetricId::kCount},
+      {"/proc/pressure/memory", MetricId::kHostPsiMemorySomeAvg10, MetricId::kHostPsiMemoryFullAvg10,
+       MetricId::kHostPsiMemorySomePct, MetricId::kHostPsiMemoryFullPct},
+      {"/proc/pressure/io", MetricId::kHostPsiIoSomeAvg10, MetricId::kHostPsiIoFullAvg10,
+       MetricId::kHostPsiIoSomePct, MetricId::kCount},
   };
-  for (const File& f : kFiles) {
+  const Entity host = Entity::host();
+  // Stall time over the interval, as a share of it: what avg10 smooths over 10 s.
+  auto share = [&](MetricId m, std::optional<uint64_t> before, std::optional<uint64_t> after) {
+    if (m == MetricId::kCount || dt_s <= 0 || !before || !after) return;
+    if (*after < *before) return;  // counter reset: skip the tick
+    out.add(m, host, std::min(100.0, 100.0 * static_cast<double>(*after - *before) / 1e6 / dt_s));
+  };
+  for (size_t i = 0; i < std::size(kFiles); ++i) {
+    const File& f = kFiles[i];
     std::optional<Pressure> p;
     if (fs_.read(f.path, buf_) == 0) p = parse_pressure(buf_);
-    const Entity host = Entity::host();
     if (p && p->some_avg10) out.add(f.some, host, *p->some_avg10); else out.add_invalid(f.some, host);
     if (p && p->full_avg10) out.add(f.full, host, *p->full_avg10); else out.add_invalid(f.full, host);
+    if (p) {
+      share(f.some_pct, last_psi_[i].some_total_us, p->some_total_us);
+      share(f.full_pct, last_psi_[i].full_total_us, p->full_total_us);
+      last_psi_[i] = *p;
+    } else {
+      last_psi_[i] = Pressure{};
+      if (f.some_pct != MetricId::kCount) out.add_invalid(f.some_pct, host);
+    }
   }
 }
 

@@ -28,7 +28,7 @@ class HostSampler {
  private:
   void sample_stat(double dt_s, samples::Tick& out);
   void sample_vmstat(double dt_s, samples::Tick& out);
-  void sample_pressure(samples::Tick& out);
+  void sample_pressure(double dt_s, samples::Tick& out);
   void sample_disks(double dt_s, samples::Tick& out);
   void sample_meminfo(samples::Tick& out);
 
@@ -37,6 +37,7 @@ class HostSampler {
   int64_t last_mono_ns_ = -1;
   std::optional<SystemStat> last_stat_;
   VmStat last_vm_;
+  Pressure last_psi_[3];  // cpu, memory, io
   std::optional<DiskTotals> last_disks_;
   int cpu_count_ = 0;
   std::optional<uint64_t> mem_total_;

@@ -1,5 +1,7 @@
 #include "sampler/proc/proc_parsers.h"
 
+#include "base/cpu_list.h"
+
 #include <charconv>
 #include <cstdlib>
 
@@ -109,6 +111,16 @@ std::optional<Pressure> parse_pressure(std::string_view text) {
     std::string_view kind, field;
     if (!f.next(&kind)) return;
     while (f.next(&field)) {
+      if (starts_with(field, "total=")) {
+        uint64_t t = 0;
+        const std::string_view num = field.substr(6);
+        const auto [ptr, ec] = std::from_chars(num.data(), num.data() + num.size(), t);
+        if (ec != std::errc()) continue;
+        if (kind == "some") p.some_total_us = t;
+        if (kind == "full") p.full_total_us = t;
+        any = true;
+        continue;
+      }
       if (!starts_with(field, "avg10=")) continue;
       // from_chars for double is not in every libstdc++ this builds with: strtod on a copy.
       const std::string num(field.substr(6));
@@ -196,6 +208,12 @@ TaskStatus parse_task_status(std::string_view text) {
     if (auto v = key_value(line, "nonvoluntary_ctxt_switches")) s.nonvoluntary_ctxt_switches = v;
     if (auto v = key_value(line, "Threads")) s.threads = static_cast<int64_t>(*v);
     if (auto v = key_value(line, "VmRSS")) s.vm_rss_bytes = v;
+    constexpr std::string_view kAllowed = "Cpus_allowed_list:";
+    if (line.substr(0, kAllowed.size()) == kAllowed) {
+      std::string_view rest = line.substr(kAllowed.size());
+      while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
+      s.cpus_allowed = parse_cpu_list(rest);
+    }
   });
   return s;
 }

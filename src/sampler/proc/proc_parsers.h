@@ -36,6 +36,7 @@ VmStat parse_vmstat(std::string_view text);
 // cpu has a "full" line since Linux 5.13 (always zero at the system level).
 struct Pressure {
   std::optional<double> some_avg10, full_avg10;
+  std::optional<uint64_t> some_total_us, full_total_us;  // stall time since boot
 };
 std::optional<Pressure> parse_pressure(std::string_view text);
 
@@ -73,6 +74,7 @@ struct TaskStatus {
   std::optional<uint64_t> voluntary_ctxt_switches, nonvoluntary_ctxt_switches;
   std::optional<int64_t> threads;
   std::optional<uint64_t> vm_rss_bytes;
+  std::optional<std::vector<unsigned>> cpus_allowed;  // Cpus_allowed_list
 };
 TaskStatus parse_task_status(std::string_view text);
 

@@ -135,9 +135,12 @@ TEST(ParseTaskFiles, StatusSchedstatIo) {
   EXPECT_EQ(s.threads, 1);
   EXPECT_EQ(s.voluntary_ctxt_switches, 2u);
   EXPECT_EQ(s.nonvoluntary_ctxt_switches, 0u);
+  ASSERT_TRUE(s.cpus_allowed);
+  EXPECT_EQ(s.cpus_allowed->size(), 16u);  // "0-15" on the H200 VM
   const TaskStatus t = parse_task_status(data("dev_vm/t0/proc/12548/task/12591/status"));
   EXPECT_EQ(t.voluntary_ctxt_switches, 337u);
   EXPECT_EQ(t.nonvoluntary_ctxt_switches, 440u);
+  EXPECT_EQ(t.cpus_allowed, (std::vector<unsigned>{0, 1}));
 
   const auto sched = parse_schedstat(data("h200/proc/self/schedstat"));
   ASSERT_TRUE(sched);

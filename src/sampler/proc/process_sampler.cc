@@ -114,7 +114,8 @@ void ProcessSampler::adopt(int64_t pid, const TaskStat& stat, bool is_root, cons
       if (std::from_chars(rank->data(), rank->data() + rank->size(), r).ec == std::errc()) m.rank = r;
     }
   }
-  fs_.forget(proc_dir(pid));  // cmdline and environ are read once: do not hold them
+  if (fs_.read(proc_dir(pid) + "status", buf_) == 0) m.cpus_allowed = parse_task_status(buf_).cpus_allowed;
+  fs_.forget(proc_dir(pid));  // cmdline, environ and status are read once: do not hold them
   m.first_seen_ns = m.last_seen_ns = now.realtime_ns;
   history_[pid] = m;
   live_[pid];
