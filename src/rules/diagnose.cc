@@ -114,6 +114,7 @@ Diagnosis diagnose(const timeline::Timeline& tl, const analyses::Analysis& a) {
   RuleContext ctx{tl, a};
   if (a.total().duration > 0) {
     for (const auto& r : all_rules()) {
+      if (r.evaluate == nullptr) continue;
       if (auto f = r.evaluate(ctx)) d.findings.push_back(std::move(*f));
     }
   }

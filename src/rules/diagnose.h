@@ -31,4 +31,8 @@ std::vector<CategoryCost> category_costs(const analyses::Analysis& a);
 
 Diagnosis diagnose(const timeline::Timeline& tl, const analyses::Analysis& a);
 
+// The diagnosis of a live recording: every rule with a sample evaluator, ranked, and a
+// verdict from the samples (diagnose_samples.cc says how).
+Diagnosis diagnose_samples(const samples::Recording& rec, const analyses::live::LiveAnalysis& la);
+
 }  // namespace chokepoint::rules

@@ -1,9 +1,13 @@
 // input-pipeline-stall: the GPU waits while the DataLoader produces the next batch.
+// From a trace: idle time attributed to DataLoader.__next__. From live samples: ticks
+// where the GPU is starved while a loader worker or the main process is CPU-saturated.
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
+#include "rules/live/live_util.h"
+#include "rules/live/starvation.h"
 #include "rules/rule.h"
 
 namespace chokepoint::rules {
@@ -14,6 +18,66 @@ constexpr double kMinSharePct = 5.0;
 // Never suggest fewer workers than this (one to load while one is consumed) or more
 // than the usual core budget of a GPU's share of a node.
 constexpr int kMinWorkers = 2, kMaxWorkers = 16;
+
+// Without a CPU count, the workers of pytorch/examples imagenet (-j 4).
+constexpr int kDefaultWorkers = 4;
+
+std::optional<Finding> stall_on(const SampleRuleContext& c, const analyses::live::GpuLive& g) {
+  using live::StarveCause;
+  const live::Starvation all = live::starvation(c, g);
+  const live::Starvation::Cause& k = all.of(StarveCause::kInput);
+  const double share = all.share(StarveCause::kInput);
+  if (share < live::kMinStarvedShare) return std::nullopt;
+  const std::optional<double> speedup = all.speedup_without(StarveCause::kInput);
+  struct {
+    int64_t measured, stalled, by_workers, fed;
+  } n{all.measured, k.ticks, k.by_workers, all.fed};
+  const double fed_pct = n.fed > 0 ? all.fed_busy / static_cast<double>(n.fed) : 0;
+  const double stalled_pct = k.busy / static_cast<double>(n.stalled);
+  int workers = 0;
+  for (const auto& p : c.la.processes) workers += live::is_worker(p) ? 1 : 0;
+  const int cpus = c.la.host.cpu_count / std::max<int>(1, static_cast<int>(c.la.judged_gpus().size()));
+  const bool by_workers = n.by_workers * 2 >= n.stalled;
+  int suggest = cpus > 0 ? std::clamp(cpus - 1, kMinWorkers, kMaxWorkers) : kDefaultWorkers;
+  if (workers > 0) {
+    suggest = std::clamp(static_cast<int>(std::ceil(workers / std::max(0.05, 1.0 - share) - 1e-9)), workers + 1,
+                         std::max(workers + 1, cpus > 0 ? std::min(cpus - 1, kMaxWorkers) : kMaxWorkers));
+  }
+
+  Finding f = new_finding("input-pipeline-stall", Category::kInput, 100 * share, speedup);
+  f.title = fmt::format("{} starved in {:.0f}% of its active time while the {} was CPU-saturated",
+                        live::gpu_label(g), 100 * share, by_workers ? "DataLoader" : "main process");
+  f.detail = fmt::format(
+      "In {} of {} sampled ticks of the {:.1f} s active window the GPU was busy only {:.0f}% on average "
+      "while {} used >= {:.0f}% of a core{}.",
+      n.stalled, n.measured, g.active_s(), stalled_pct,
+      by_workers ? fmt::format("a DataLoader worker (of {})", workers) : std::string("the main process"),
+      live::kSaturatedCpuPct, n.fed > 0 ? fmt::format("; when fed it runs at {:.0f}%", fed_pct) : std::string());
+  if (!by_workers) {
+    f.detail += workers == 0 ? " No DataLoader workers were seen: loading runs in the main process, or the main "
+                               "process is limited by framework overhead (Python, kernel launches) instead."
+                             : " The workers have slack: the main process itself is the limit (collate, host "
+                               "copies, or framework overhead).";
+    f.detail += " `chokepoint run --trace` or a torch.profiler trace separates the two.";
+  }
+  f.evidence = {evidence("stalled_ticks_pct", 100 * share, "%", 100 * live::kMinStarvedShare),
+                evidence("gpu_busy_in_stalled_ticks_pct", stalled_pct, "%", live::kStarvedBelowPct),
+                evidence("saturated_process_cpu_pct", live::kSaturatedCpuPct, "%", live::kSaturatedCpuPct),
+                evidence("dataloader_workers", workers, "processes")};
+  if (n.fed > 0) f.evidence.push_back(evidence("gpu_busy_when_fed_pct", fed_pct, "%"));
+  f.recommendation =
+      workers > 0 && by_workers
+          ? fmt::format("The DataLoader workers ({}) are CPU-bound: raise num_workers to {} (pin_memory=True, "
+                        "persistent_workers=True, prefetch_factor=4), or make each batch cheaper: decode/augment "
+                        "on the GPU (NVIDIA DALI, torchvision.transforms.v2 on CUDA tensors) or pre-process the "
+                        "dataset once.", workers, suggest)
+          : fmt::format("Load batches in worker processes, ahead of the GPU: DataLoader(..., num_workers={}, "
+                        "pin_memory=True, persistent_workers=True) and .to(device, non_blocking=True). If a "
+                        "trace shows the main process busy in the training loop instead, cut framework "
+                        "overhead: CUDA Graphs or torch.compile(mode=\"reduce-overhead\"), bigger batches.",
+                        suggest);
+  return f;
+}
 }  // namespace
 
 std::optional<Finding> input_pipeline_stall(const RuleContext& c) {
@@ -55,6 +119,15 @@ std::optional<Finding> input_pipeline_stall(const RuleContext& c) {
       "(e.g. NVIDIA DALI, torchvision.transforms.v2 on CUDA tensors) or pre-process the dataset once.",
       workers);
   return f;
+}
+
+std::optional<Finding> input_pipeline_stall_samples(const SampleRuleContext& c) {
+  std::optional<Finding> worst;
+  for (const auto* g : c.la.judged_gpus()) {
+    auto f = stall_on(c, *g);
+    if (f && (!worst || f->time_share_pct > worst->time_share_pct)) worst = std::move(f);
+  }
+  return worst;
 }
 
 }  // namespace chokepoint::rules

@@ -1,6 +1,8 @@
 // launch-overhead: many short kernels; the GPU idles between launches.
 #include <fmt/format.h>
 
+#include "rules/live/live_util.h"
+#include "rules/live/starvation.h"
 #include "rules/rule.h"
 
 namespace chokepoint::rules {
@@ -49,6 +51,43 @@ std::optional<Finding> launch_overhead(const RuleContext& c) {
       "small ops, use fused/foreach optimizers (torch.optim.AdamW(fused=True)), or raise the batch "
       "size so each kernel does more work.";
   return f;
+}
+
+}  // namespace chokepoint::rules
+
+// From live samples: the GPU is starved while the main process is CPU-saturated and
+// the little GPU time there is goes to kernels that fill almost no SM (starvation.h).
+namespace chokepoint::rules {
+
+std::optional<Finding> launch_overhead_samples(const SampleRuleContext& c) {
+  using live::StarveCause;
+  std::optional<Finding> worst;
+  for (const auto* g : c.la.judged_gpus()) {
+    const live::Starvation all = live::starvation(c, *g);
+    const double share = all.share(StarveCause::kLaunch);
+    if (share < live::kMinStarvedShare) continue;
+    const auto& k = all.of(StarveCause::kLaunch);
+    const double busy = k.busy / static_cast<double>(k.ticks);
+    const double sm = k.sm_ticks > 0 ? k.sm / static_cast<double>(k.sm_ticks) : 0;
+    Finding f = new_finding("launch-overhead", Category::kHost, 100 * share, all.speedup_without(StarveCause::kLaunch));
+    f.title = fmt::format("{}: kernels run {:.0f}% of the time but fill {:.1f}% of the SMs while the main process is "
+                          "CPU-bound: launch overhead", live::gpu_label(*g), busy, sm);
+    f.detail = fmt::format(
+        "In {} of {} sampled ticks of the {:.1f} s active window the main process used >= {:.0f}% of a core while "
+        "kernels ran {:.0f}% of the time (nvidia-smi utilization) and the SMs were {:.1f}% active (GPM): a stream "
+        "of tiny kernels, each launched by Python/framework code slower than the GPU runs it. A trace "
+        "(`chokepoint run --trace`, torch.profiler) gives the launch rate and kernel durations.",
+        k.ticks, all.measured, g->active_s(), live::kSaturatedCpuPct, busy, sm);
+    f.evidence = {evidence("launch_bound_ticks_pct", 100 * share, "%", 100 * live::kMinStarvedShare),
+                  evidence("gpu_utilization_pct", busy, "%"), evidence("sm_active_pct", sm, "%", 10.0),
+                  evidence("main_process_cpu_pct", live::kSaturatedCpuPct, "%", live::kSaturatedCpuPct)};
+    f.recommendation =
+        "Launch fewer, bigger kernels: capture the step in a CUDA Graph (torch.cuda.graphs / "
+        "torch.compile(mode=\"reduce-overhead\")), fuse elementwise chains (torch.compile), use foreach/fused "
+        "optimizers (fused=True), and raise the batch size so each kernel does more work.";
+    if (!worst || f.time_share_pct > worst->time_share_pct) worst = std::move(f);
+  }
+  return worst;
 }
 
 }  // namespace chokepoint::rules

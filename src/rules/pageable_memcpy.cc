@@ -2,6 +2,8 @@
 // them through a pinned buffer at a fraction of the link's speed, and the host blocks.
 #include <fmt/format.h>
 
+#include "rules/live/live_util.h"
+#include "rules/live/starvation.h"
 #include "rules/rule.h"
 
 namespace chokepoint::rules {
@@ -42,6 +44,48 @@ std::optional<Finding> pageable_memcpy(const RuleContext& c) {
       "tensor.pin_memory() once for tensors reused every step, then x.to(device, non_blocking=True). "
       "Better still, keep data that does not change on the GPU.";
   return f;
+}
+
+}  // namespace chokepoint::rules
+
+// From live samples: the GPU is starved while the main process is CPU-saturated and
+// PCIe carries gigabytes per second, far below the link: the CPU is staging pageable
+// copies through the driver's pinned buffer (starvation.h).
+namespace chokepoint::rules {
+
+std::optional<Finding> pageable_memcpy_samples(const SampleRuleContext& c) {
+  using live::StarveCause;
+  std::optional<Finding> worst;
+  for (const auto* g : c.la.judged_gpus()) {
+    const live::Starvation all = live::starvation(c, *g);
+    const double share = all.share(StarveCause::kTransfer);
+    if (share < live::kMinStarvedShare) continue;
+    const auto& k = all.of(StarveCause::kTransfer);
+    const double gbps = k.pcie_bytes_per_s / static_cast<double>(k.ticks) / 1e9;
+    const double link = g->link_gen_max && g->link_width_max
+                            ? live::pcie_gbps_per_direction(*g->link_gen_max, *g->link_width_max)
+                            : 0;
+    Finding f = new_finding("pageable-memcpy", Category::kTransfer, 100 * share, all.speedup_without(StarveCause::kTransfer));
+    f.title = fmt::format("{}: copies at {:.1f} GB/s paced by a CPU-bound main process: pageable memory",
+                          live::gpu_label(*g), gbps);
+    f.detail = fmt::format(
+        "In {} of {} sampled ticks of the {:.1f} s active window the GPU was mostly idle while PCIe carried "
+        "{:.1f} GB/s{} and the main process used >= {:.0f}% of a core. Copies from pageable memory are staged "
+        "by the CPU through a pinned bounce buffer, so they run at memcpy speed and block the thread; pinned "
+        "copies run at the link's speed asynchronously.",
+        k.ticks, all.measured, g->active_s(), gbps,
+        link > 0 ? fmt::format(" ({:.0f}% of the {:.0f} GB/s link)", 100 * gbps / link, link) : std::string(),
+        live::kSaturatedCpuPct);
+    f.evidence = {evidence("copy_bound_ticks_pct", 100 * share, "%", 100 * live::kMinStarvedShare),
+                  evidence("pcie_gb_per_s", gbps, "GB/s", 2.0),
+                  evidence("gpu_busy_pct", k.busy / static_cast<double>(k.ticks), "%", live::kStarvedBelowPct)};
+    if (link > 0) f.evidence.push_back(evidence("pcie_link_gb_per_s", link, "GB/s"));
+    f.recommendation =
+        "Copy from pinned memory: DataLoader(pin_memory=True) or tensor.pin_memory() once for reused host buffers, "
+        "then .to(device, non_blocking=True); keep data that is reused on the GPU instead of copying it every step.";
+    if (!worst || f.time_share_pct > worst->time_share_pct) worst = std::move(f);
+  }
+  return worst;
 }
 
 }  // namespace chokepoint::rules

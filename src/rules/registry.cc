@@ -4,16 +4,28 @@ namespace chokepoint::rules {
 
 const std::vector<RuleInfo>& all_rules() {
   static const std::vector<RuleInfo> kRules = {
-      {"input-pipeline-stall", Category::kInput, input_pipeline_stall},
-      {"launch-overhead", Category::kHost, launch_overhead},
+      {"input-pipeline-stall", Category::kInput, input_pipeline_stall, input_pipeline_stall_samples},
+      {"launch-overhead", Category::kHost, launch_overhead, launch_overhead_samples},
       {"host-sync", Category::kSync, host_sync},
       {"host-work", Category::kHost, host_work},
       {"allocator-churn", Category::kHost, allocator_churn},
-      {"pageable-memcpy", Category::kTransfer, pageable_memcpy},
+      {"pageable-memcpy", Category::kTransfer, pageable_memcpy, pageable_memcpy_samples},
       {"transfer-bound", Category::kTransfer, transfer_bound},
       {"no-tensor-cores", Category::kCompute, no_tensor_cores},
       {"memory-bound-elementwise", Category::kMemory, memory_bound_elementwise},
       {"low-occupancy", Category::kCompute, low_occupancy},
+      // Live samples only (rules/live/).
+      {"smi-util-misleading", Category::kCompute, nullptr, smi_util_misleading},
+      {"pcie-saturated", Category::kTransfer, nullptr, pcie_saturated},
+      {"pcie-link-degraded", Category::kTransfer, nullptr, pcie_link_degraded},
+      {"clock-throttled", Category::kCompute, nullptr, clock_throttled},
+      {"gpu-memory-near-full", Category::kMemory, nullptr, gpu_memory_near_full},
+      {"host-swapping", Category::kIo, nullptr, host_swapping},
+      {"cpu-oversubscribed", Category::kHost, nullptr, cpu_oversubscribed},
+      {"gil-contention", Category::kHost, nullptr, gil_contention},
+      {"io-wait", Category::kIo, nullptr, io_wait},
+      {"cpu-steal", Category::kHost, nullptr, cpu_steal},
+      {"numa-mismatch", Category::kHost, nullptr, numa_mismatch},
   };
   return kRules;
 }

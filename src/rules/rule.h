@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analyses/analysis.h"
+#include "analyses/live/live_analysis.h"
 #include "rules/finding.h"
 #include "timeline/model.h"
 
@@ -22,10 +23,21 @@ struct RuleContext {
 
 using RuleFn = std::optional<Finding> (*)(const RuleContext&);
 
+// A live recording (`run` / `watch`): the samples and their summaries.
+struct SampleRuleContext {
+  const samples::Recording& rec;
+  const analyses::live::LiveAnalysis& la;
+};
+
+using SampleRuleFn = std::optional<Finding> (*)(const SampleRuleContext&);
+
+// One rule id, evaluated on whichever sources it can read: a trace (evaluate) and/or
+// live samples (evaluate_samples). Same id, same category, same file.
 struct RuleInfo {
   std::string_view id;
   Category category;
-  RuleFn evaluate;
+  RuleFn evaluate = nullptr;
+  SampleRuleFn evaluate_samples = nullptr;
 };
 
 // Every rule, in a fixed order.
@@ -42,6 +54,22 @@ std::optional<Finding> transfer_bound(const RuleContext& c);
 std::optional<Finding> no_tensor_cores(const RuleContext& c);
 std::optional<Finding> memory_bound_elementwise(const RuleContext& c);
 std::optional<Finding> low_occupancy(const RuleContext& c);
+
+// The sample rules (live recordings): input_pipeline_stall.cc and rules/live/.
+std::optional<Finding> input_pipeline_stall_samples(const SampleRuleContext& c);
+std::optional<Finding> launch_overhead_samples(const SampleRuleContext& c);
+std::optional<Finding> pageable_memcpy_samples(const SampleRuleContext& c);
+std::optional<Finding> smi_util_misleading(const SampleRuleContext& c);
+std::optional<Finding> pcie_saturated(const SampleRuleContext& c);
+std::optional<Finding> pcie_link_degraded(const SampleRuleContext& c);
+std::optional<Finding> clock_throttled(const SampleRuleContext& c);
+std::optional<Finding> gpu_memory_near_full(const SampleRuleContext& c);
+std::optional<Finding> host_swapping(const SampleRuleContext& c);
+std::optional<Finding> cpu_oversubscribed(const SampleRuleContext& c);
+std::optional<Finding> gil_contention(const SampleRuleContext& c);
+std::optional<Finding> io_wait(const SampleRuleContext& c);
+std::optional<Finding> cpu_steal(const SampleRuleContext& c);
+std::optional<Finding> numa_mismatch(const SampleRuleContext& c);
 
 // Shared by rules: severity from the speedup its fix promises (pass 0 when unknown) or,
 // without one, from the share of step time the finding accounts for.

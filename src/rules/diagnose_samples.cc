@@ -1,0 +1,168 @@
+// The diagnosis of a live recording. Findings come from every rule with a sample
+// evaluator, ranked like diagnose(). The verdict: a GPU busy less than half of its active
+// window is starved, and the highest-ranked host-side finding (input, host, io, sync, or
+// transfer paced by the CPU) says
+// why (else idle, or unknown without process data); a busy GPU is bound by transfers when
+// PCIe is saturated, by memory when DRAM activity is high, else by compute. Without GPU
+// metrics the host findings alone decide. Costs are shares of the active window.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "rules/diagnose.h"
+#include "rules/live/live_util.h"
+
+namespace chokepoint::rules {
+namespace {
+using analyses::live::GpuLive;
+using analyses::live::LiveAnalysis;
+// diagnose()'s line: the GPU's own work is the bottleneck only when it is busy most of the time.
+constexpr double kBusyMajorityPct = 50.0;
+// GPM DRAM activity of 60%: kernels spend most of their time moving bytes (DCGM's guide
+// calls DRAM activity above ~50-60% memory-bandwidth heavy).
+constexpr double kDramHeavyPct = 60.0;
+// Samples every 100 ms cannot attribute each idle gap as a trace does: the verdict's
+// share-based confidence is scaled down, further for a busy GPU without GPM (utilization
+// cannot tell compute from memory) and without GPU metrics at all.
+constexpr double kSampleConfidence = 0.7, kNoGpmFactor = 0.7, kHostOnlyConfidence = 0.4;
+
+// Categories whose findings explain a starved GPU (transfer: copies the CPU paces).
+bool host_side(Category c) {
+  return c == Category::kInput || c == Category::kHost || c == Category::kIo || c == Category::kSync ||
+         c == Category::kTransfer;
+}
+
+double saving(const Finding& f) {
+  return f.estimated_speedup && *f.estimated_speedup > 0 ? 1.0 - 1.0 / *f.estimated_speedup : 0.0;
+}
+
+// Mean of a statistic over the judged GPUs that have it.
+template <typename F>
+std::optional<double> mean_over(const std::vector<const GpuLive*>& gpus, F get) {
+  double sum = 0;
+  int n = 0;
+  for (const GpuLive* g : gpus) {
+    if (const std::optional<double> v = get(*g)) sum += *v, ++n;
+  }
+  return n ? std::optional<double>(sum / n) : std::nullopt;
+}
+
+void add_cost(std::vector<CategoryCost>& costs, Category c, double pct, double window_ns) {
+  if (pct <= 0) return;
+  for (auto& x : costs) {
+    if (x.category == c) {
+      x.pct += pct;
+      x.ns = static_cast<TimeNs>(x.pct / 100 * window_ns);
+      return;
+    }
+  }
+  costs.push_back({c, static_cast<TimeNs>(pct / 100 * window_ns), pct});
+}
+}  // namespace
+
+Diagnosis diagnose_samples(const samples::Recording& rec, const LiveAnalysis& la) {
+  Diagnosis d;
+  const SampleRuleContext ctx{rec, la};
+  for (const auto& r : all_rules()) {
+    if (r.evaluate_samples == nullptr) continue;
+    if (auto f = r.evaluate_samples(ctx)) d.findings.push_back(std::move(*f));
+  }
+  std::stable_sort(d.findings.begin(), d.findings.end(), [](const Finding& x, const Finding& y) {
+    if (saving(x) != saving(y)) return saving(x) > saving(y);
+    return x.time_share_pct > y.time_share_pct;
+  });
+  auto first_of = [&](auto pred) -> const Finding* {
+    const auto it = std::find_if(d.findings.begin(), d.findings.end(), pred);
+    return it == d.findings.end() ? nullptr : &*it;
+  };
+  const Finding* host_top =
+      first_of([](const Finding& f) { return host_side(f.category) && f.id != "pcie-saturated"; });
+  auto fix = [](const Finding& f) {
+    return f.estimated_speedup ? fmt::format("; fixing {} should give about {:.2f}x", f.id, *f.estimated_speedup) : std::string();
+  };
+
+  const auto gpus = la.judged_gpus();
+  if (!la.gpu_metrics || gpus.empty()) {
+    d.bound = host_top ? host_top->category : Category::kUnknown;
+    if (host_top) add_cost(d.costs, host_top->category, host_top->time_share_pct, la.duration_s * 1e9);
+    d.confidence = host_top ? kHostOnlyConfidence : 0;
+    // Either no GPU could be read, or the workload never showed up on one.
+    const std::string why =
+        !la.gpu_metrics ? fmt::format("GPU metrics were unavailable ({})",
+                                      la.gpu_unavailable.empty() ? "no reason recorded" : la.gpu_unavailable)
+                        : std::string("The workload did not use a GPU (none of its processes appeared on one)");
+    d.summary = fmt::format("{}; {}.", why,
+                            host_top ? fmt::format("from the host alone: {}{}", host_top->title, fix(*host_top))
+                                     : fmt::format("nothing on the host stands out over the {:.1f} s run (the tree "
+                                                   "used {:.0f}% of one core)", la.duration_s, la.tree_cpu_pct_mean));
+    return d;
+  }
+
+  const double busy = mean_over(gpus, [](const GpuLive& g) { return analyses::live::busy_pct(g); }).value_or(0);
+  const auto stat_mean = [](const std::optional<analyses::live::Stat>& s) { return s ? std::optional<double>(s->mean) : std::nullopt; };
+  const auto sm = mean_over(gpus, [&](const GpuLive& g) { return stat_mean(g.sm_active); });
+  const auto tensor = mean_over(gpus, [&](const GpuLive& g) { return stat_mean(g.tensor_active); });
+  const auto dram = mean_over(gpus, [&](const GpuLive& g) { return stat_mean(g.dram_active); });
+  double window_s = 0;
+  for (const GpuLive* g : gpus) window_s = std::max(window_s, g->active_s());
+  const double window_ns = (window_s > 0 ? window_s : la.duration_s) * 1e9;
+  const std::string who = gpus.size() == 1 ? live::gpu_label(*gpus[0]) : fmt::format("The {} GPUs", gpus.size());
+  const std::string lead = fmt::format("{} {} busy {:.0f}% of {} {:.1f} s active window", who, gpus.size() == 1 ? "was" : "were",
+                                       busy, gpus.size() == 1 ? "its" : "their", window_s);
+
+  const Finding* pcie = first_of([](const Finding& f) { return f.id == "pcie-saturated"; });
+  const Category busy_cat = pcie ? Category::kTransfer
+                            : dram && *dram >= kDramHeavyPct && *dram >= tensor.value_or(0) ? Category::kMemory
+                                                                                             : Category::kCompute;
+  // Idle time is credited to the top host-side finding up to the share of time it held.
+  const double idle = 100 - busy;
+  const double explained = host_top ? std::min(idle, host_top->time_share_pct) : 0;
+  const bool starved = busy < kBusyMajorityPct;
+  if (starved) {
+    d.bound = host_top ? host_top->category : la.processes.empty() ? Category::kUnknown : Category::kIdle;
+    if (host_top) add_cost(d.costs, host_top->category, explained, window_ns);
+    add_cost(d.costs, host_top || !la.processes.empty() ? Category::kIdle : Category::kUnknown, idle - explained, window_ns);
+    add_cost(d.costs, busy_cat, busy, window_ns);
+  } else {
+    d.bound = busy_cat;
+    add_cost(d.costs, busy_cat, busy, window_ns);
+    if (host_top) add_cost(d.costs, host_top->category, explained, window_ns);
+    add_cost(d.costs, Category::kIdle, idle - explained, window_ns);
+  }
+  std::sort(d.costs.begin(), d.costs.end(), [&](const CategoryCost& x, const CategoryCost& y) {
+    if ((x.category == d.bound) != (y.category == d.bound)) return x.category == d.bound;
+    return x.pct > y.pct;
+  });
+  if (!d.costs.empty()) {
+    double second = 0;
+    for (size_t i = 1; i < d.costs.size(); ++i) second = std::max(second, d.costs[i].pct);
+    d.confidence = kSampleConfidence * d.costs.front().pct / (d.costs.front().pct + second);
+    if (!starved && !sm) d.confidence *= kNoGpmFactor;  // compute vs memory unknown
+  }
+
+  if (window_s <= 0 && busy <= 0) {
+    d.summary = fmt::format("{} ran nothing during the {:.1f} s run{}.", who, la.duration_s,
+                            host_top ? fmt::format("; on the host: {}", host_top->title) : std::string());
+  } else if (starved) {
+    d.summary = host_top ? fmt::format("{}, so it is starved: {}{}.", lead, host_top->title, fix(*host_top))
+                         : fmt::format("{} and nothing on the host explains the idle time; `chokepoint run --trace` "
+                                       "shows where the gaps come from.", lead);
+  } else if (busy_cat == Category::kTransfer) {  // pcie != nullptr
+    d.summary = fmt::format("{}, limited by host<->device transfers: {}.", lead, pcie->title);
+  } else if (busy_cat == Category::kMemory) {
+    d.summary = fmt::format("{}, bound by memory bandwidth (DRAM activity {:.0f}%).", lead, *dram);
+  } else {
+    d.summary = fmt::format("{}, bound by its own compute{}.", lead,
+                            sm ? fmt::format(" (SM activity {:.0f}%{})", *sm,
+                                             tensor ? fmt::format(", tensor cores {:.0f}%", *tensor) : std::string())
+                               : std::string(" (no GPM metrics: SM, tensor and DRAM activity unknown)"));
+  }
+  if (!starved && !d.findings.empty() && d.findings.front().severity != Severity::kInfo &&
+      &d.findings.front() != pcie) {
+    d.summary.back() = ';';
+    d.summary += fmt::format(" see {}.", d.findings.front().id);
+  }
+  return d;
+}
+
+}  // namespace chokepoint::rules

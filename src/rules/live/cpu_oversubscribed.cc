@@ -1,0 +1,74 @@
+// cpu-oversubscribed: more runnable threads than CPUs. The job's threads wait in the run
+// queue (schedstat run delay) and get preempted: usually intra-op thread pools of every
+// DataLoader worker (OMP/MKL default to all cores) on top of the training processes.
+#include <fmt/format.h>
+
+#include "rules/live/live_util.h"
+
+namespace chokepoint::rules {
+namespace {
+using namespace live;
+// The tree's threads waited for a CPU a fifth as long as they ran: a thread then makes
+// 1/1.2 = 83% of the progress it could (schedstat run_delay vs run time).
+constexpr double kMinWaitRatio = 0.2;
+// PSI cpu "some" avg10 of 20%: some runnable task waited a fifth of the time
+// (Documentation/accounting/psi.rst).
+constexpr double kMinPsiCpuSomePct = 20.0;
+// Oversubscription in a tenth of the ticks: sustained, not a burst at start-up.
+constexpr double kMinShare = 0.10;
+}  // namespace
+
+std::optional<Finding> cpu_oversubscribed(const SampleRuleContext& c) {
+  const auto& h = c.la.host;
+  const samples::Series* runq = host_series(c, MetricId::kHostProcsRunning);
+  const samples::Series* psi = analyses::live::psi_series(c.rec.samples, MetricId::kHostPsiCpuSomePct, MetricId::kHostPsiCpuSomeAvg10);
+  std::vector<std::pair<const samples::Series*, const samples::Series*>> tree;  // (run delay, cpu)
+  double tree_wait = 0, tree_invol = 0;
+  for (const ProcessLive& p : c.la.processes) {
+    tree.emplace_back(proc_series(c, p.meta.pid, MetricId::kProcRunqWaitNsPerS), proc_series(c, p.meta.pid, MetricId::kProcCpuPct));
+    if (p.runq_wait_ns_per_s) tree_wait += p.runq_wait_ns_per_s->mean / 1e9;
+    if (p.ctx_involuntary_per_s) tree_invol += p.ctx_involuntary_per_s->mean;
+  }
+  const int64_t age = max_age_ns(c.la);
+  const std::optional<double> share = tick_share(work_ticks(c.la), [&](int64_t t) -> std::optional<bool> {
+    const auto q = analyses::live::held(runq, t, age), p = analyses::live::held(psi, t, age);
+    double wait = 0, run = 0;
+    bool any = false;
+    for (const auto& [w, cpu] : tree) {
+      const auto wv = analyses::live::held(w, t, age), cv = analyses::live::held(cpu, t, age);
+      if (!wv || !cv) continue;
+      any = true;
+      wait += *wv / 1e9;
+      run += *cv / 100;
+    }
+    if (!(q && h.cpu_count > 0) && !p && !any) return std::nullopt;
+    return (q && h.cpu_count > 0 && *q > h.cpu_count) || p.value_or(0) >= kMinPsiCpuSomePct ||
+           (any && run > 0 && wait >= kMinWaitRatio * run);
+  });
+  if (!share || *share < kMinShare) return std::nullopt;
+  const double tree_cores = c.la.tree_cpu_pct_mean / 100;
+  Finding f = new_finding("cpu-oversubscribed", Category::kHost, 100 * *share, std::nullopt);
+  f.title = fmt::format("CPU oversubscribed in {:.0f}% of the run: the job's threads wait {:.2f} s per second for a CPU",
+                        100 * *share, tree_wait);
+  f.detail = fmt::format(
+      "The process tree ran on {:.1f} cores on average and its threads spent {:.2f} s/s runnable but "
+      "waiting ({:.0f}% of their run time), with {:.0f} preemptions/s{}{}.",
+      tree_cores, tree_wait, tree_cores > 0 ? 100 * tree_wait / tree_cores : 0.0, tree_invol,
+      h.procs_running && h.cpu_count > 0
+          ? fmt::format("; {:.0f} runnable tasks (median) for {} CPUs", h.procs_running->p50, h.cpu_count) : "",
+      h.psi_cpu_some ? fmt::format("; PSI cpu some {:.1f}%", h.psi_cpu_some->mean) : "");
+  f.evidence = {evidence("oversubscribed_ticks_pct", 100 * *share, "%", 100 * kMinShare),
+                evidence("tree_runq_wait_s_per_s", tree_wait, "s/s", kMinWaitRatio * tree_cores),
+                evidence("tree_involuntary_switches_per_s", tree_invol, "1/s"),
+                evidence("tree_cpu_cores", tree_cores, "cores")};
+  if (h.procs_running && h.cpu_count > 0) f.evidence.push_back(evidence("procs_running_p50", h.procs_running->p50, "tasks", h.cpu_count));
+  if (h.psi_cpu_some) f.evidence.push_back(evidence("psi_cpu_some_mean_pct", h.psi_cpu_some->mean, "%", kMinPsiCpuSomePct));
+  f.recommendation = fmt::format(
+      "Match threads to cores: OMP_NUM_THREADS / torch.set_num_threads(cores per process), 1 in "
+      "DataLoader workers (worker_init_fn; also cv2.setNumThreads(0)), and num_workers + training "
+      "processes <= {} CPUs; stop other CPU-heavy jobs on the node or pin them elsewhere (taskset).",
+      h.cpu_count > 0 ? fmt::format("the {}", h.cpu_count) : std::string("the available"));
+  return f;
+}
+
+}  // namespace chokepoint::rules

@@ -1,0 +1,82 @@
+// gil-contention: several threads of one Python process are busy, yet together they use
+// about one core: they take turns holding the GIL. A single busy thread is just a busy
+// thread; threads that together use several cores run native code that released the GIL.
+#include <fmt/format.h>
+
+#include "rules/live/live_util.h"
+
+namespace chokepoint::rules {
+namespace {
+using namespace live;
+// A thread doing real work: a tenth of a core on average over its visits.
+constexpr double kNotableThreadPct = 10.0;
+constexpr size_t kMinBusyThreads = 2;
+// "About one core", for the busy threads' sum and for the whole process: the GIL lets one
+// thread run Python at a time; some native work outside it pushes past 100%, idle waits
+// between batches below it.
+constexpr double kOneCoreLowPct = 60.0, kOneCoreHighPct = 130.0;
+// CPython 3.2+ asks the GIL holder to drop it every 5 ms (sys.getswitchinterval()); a
+// waiting thread blocks on a condition variable: up to 200 voluntary switches/s each.
+constexpr double kSwitchIntervalS = 0.005;
+// So contending threads switch about 200/s each (4 spinning threads: 242/s on the dev VM,
+// 288/s on the H200); half that is the bar. PyTorch's autograd thread taking turns with
+// the main thread once per backward pass switches far less (59/s in healthy_bf16 on the
+// H200, docs/VALIDATION.md): a handover per step is not contention.
+constexpr double kMinSwitchesPerThreadPerS = 0.5 / kSwitchIntervalS;
+
+bool about_one_core(double pct) { return pct >= kOneCoreLowPct && pct <= kOneCoreHighPct; }
+}  // namespace
+
+std::optional<Finding> gil_contention(const SampleRuleContext& c) {
+  std::optional<Finding> worst;
+  for (const ProcessLive& p : c.la.processes) {
+    if (!p.python || !p.cpu_pct || !about_one_core(p.cpu_pct->mean)) continue;
+    std::vector<const analyses::live::ThreadLive*> busy;
+    double sum = 0, switches = 0;
+    size_t with_switches = 0;
+    for (const auto& t : p.threads) {
+      if (t.cpu_pct_mean < kNotableThreadPct) continue;
+      busy.push_back(&t);
+      sum += t.cpu_pct_mean;
+      const auto* s = c.rec.samples.find(MetricId::kThreadCtxVoluntaryPerS, samples::Entity::thread(p.meta.pid, t.tid));
+      if (const auto st = analyses::live::stat_of(s, c.la.start_ns, c.la.end_ns)) switches += st->mean, ++with_switches;
+    }
+    if (busy.size() < kMinBusyThreads || !about_one_core(sum)) continue;
+    // Where switch counts were read, they must show the GIL changing hands every few ms.
+    if (with_switches > 0 && switches / static_cast<double>(with_switches) < kMinSwitchesPerThreadPerS) continue;
+    const samples::Series* cpu = proc_series(c, p.meta.pid, MetricId::kProcCpuPct);
+    const int64_t age = max_age_ns(c.la);
+    const double share = tick_share(work_ticks(c.la), [&](int64_t t) -> std::optional<bool> {
+                           const auto v = analyses::live::held(cpu, t, age);
+                           if (!v) return std::nullopt;
+                           return about_one_core(*v);
+                         }).value_or(0);
+    std::string threads;
+    for (const auto* t : busy) threads += fmt::format("{}{} {:.0f}%", threads.empty() ? "" : ", ", t->tid, t->cpu_pct_mean);
+    Finding f = new_finding("gil-contention", Category::kHost, 100 * share, std::nullopt);
+    f.title = fmt::format("{} busy Python threads of PID {} share one core ({:.0f}% together): GIL contention",
+                          busy.size(), p.meta.pid, sum);
+    f.detail = fmt::format(
+        "PID {} ({}, {}) used {:.0f}% of a core on average while {} of its threads each used >= {:.0f}% "
+        "(tid CPU: {}): only one of them runs Python at a time. Their voluntary switches, {:.0f}/s in "
+        "all, fit threads handing the GIL over (every {:.0f} ms: up to {:.0f}/s per waiting thread).",
+        p.meta.pid, p.meta.comm, samples::role_name(p.meta.role), p.cpu_pct->mean, busy.size(), kNotableThreadPct,
+        threads, switches, 1e3 * kSwitchIntervalS, 1 / kSwitchIntervalS);
+    f.evidence = {evidence("busy_threads", static_cast<double>(busy.size()), "threads", kMinBusyThreads),
+                  evidence("busy_threads_cpu_sum_pct", sum, "%", kOneCoreHighPct),
+                  evidence("process_cpu_mean_pct", p.cpu_pct->mean, "%", kOneCoreHighPct),
+                  evidence("voluntary_switches_per_busy_thread_per_s",
+                           with_switches ? switches / static_cast<double>(with_switches) : 0, "1/s",
+                           kMinSwitchesPerThreadPerS),
+                  evidence("run_at_one_core_pct", 100 * share, "%")};
+    f.recommendation =
+        "Move CPU work out of threads into processes (DataLoader num_workers > 0, multiprocessing, "
+        "concurrent.futures.ProcessPoolExecutor), use native ops that release the GIL (torch/numpy "
+        "vectorized ops, PIL-SIMD / torchvision.io decoding instead of Python loops), or run fewer "
+        "Python threads (e.g. logging or metrics threads doing Python work each step).";
+    if (!worst || f.time_share_pct > worst->time_share_pct) worst = std::move(f);
+  }
+  return worst;
+}
+
+}  // namespace chokepoint::rules

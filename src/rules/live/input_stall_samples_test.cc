@@ -1,0 +1,155 @@
+// input-pipeline-stall from live samples: the GPU starved while a DataLoader worker or
+// the main process is CPU-saturated.
+#include "rules/live/live_test_util.h"
+
+namespace chokepoint::rules::testing {
+namespace {
+
+const Entity kGpu = Entity::gpu(0);
+constexpr int64_t kPid = RecordingBuilder::kLaunchedPid;
+
+// Idle for 5 ticks (start-up), then active: fed (90%) every 5th tick, starved (20%)
+// otherwise, while two DataLoader workers run at 98% and 97% of a core.
+RecordingBuilder starved_by_workers() {
+  RecordingBuilder b;
+  b.host_fact("cpus", "16");
+  b.gpu(0);
+  b.series(MetricId::kGpuUtilization, kGpu, [](int i) { return std::optional<double>(i < 5 ? 0 : i % 5 == 0 ? 90 : 20); });
+  b.process(kPid, ProcessRole::kLaunched);
+  b.process(kPid + 1, ProcessRole::kDataLoaderWorker);
+  b.process(kPid + 2, ProcessRole::kDataLoaderWorker);
+  b.series(MetricId::kProcCpuPct, Entity::process(kPid), every(60));
+  b.series(MetricId::kProcCpuPct, Entity::process(kPid + 1), every(98));
+  b.series(MetricId::kProcCpuPct, Entity::process(kPid + 2), every(97));
+  return b;
+}
+
+TEST(InputPipelineStallSamples, WorkersSaturatedWhileTheGpuStarves) {
+  RecordingBuilder b = starved_by_workers();
+  const auto f = run_rule(input_pipeline_stall_samples, b.rec());
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->id, "input-pipeline-stall");
+  EXPECT_EQ(f->category, Category::kInput);
+  // The active window runs from the first to the last tick at least half as busy as usual
+  // (90%): ticks 5..55 (51): 11 fed (5, 10 .. 55), 40 starved with the workers saturated.
+  const double share = 40.0 / 51;
+  EXPECT_NEAR(f->time_share_pct, 100 * share, 1e-9);
+  EXPECT_EQ(ev(*f, "stalled_ticks_pct").threshold, 20.0);
+  EXPECT_NEAR(ev(*f, "gpu_busy_in_stalled_ticks_pct").value, 20.0, 1e-9);
+  EXPECT_NEAR(ev(*f, "gpu_busy_when_fed_pct").value, 90.0, 1e-9);
+  EXPECT_EQ(ev(*f, "dataloader_workers").value, 2.0);
+  // What-if: the 40 stalled ticks' work (20% each) runs at the fed 90%.
+  ASSERT_TRUE(f->estimated_speedup);
+  EXPECT_NEAR(*f->estimated_speedup, 51.0 / (11 + 40 * 20.0 / 90), 1e-9);
+  EXPECT_EQ(f->severity, Severity::kCritical);
+  EXPECT_TRUE(contains(f->title, "DataLoader"));
+  // 2 workers keep the GPU fed 1 - 0.8 of the time: 2 / 0.2 = 10 workers.
+  EXPECT_TRUE(contains(f->recommendation, "raise num_workers to 10"));
+}
+
+TEST(InputPipelineStallSamples, MainProcessSaturatedWithoutWorkersMayBeFrameworkOverhead) {
+  RecordingBuilder b;
+  b.gpu(0);
+  b.series(MetricId::kGpuUtilization, kGpu, every(10));
+  b.process(kPid, ProcessRole::kLaunched);
+  b.series(MetricId::kProcCpuPct, Entity::process(kPid), every(100));
+  const auto f = run_rule(input_pipeline_stall_samples, b.rec());
+  ASSERT_TRUE(f);
+  EXPECT_NEAR(f->time_share_pct, 100.0, 1e-9);
+  EXPECT_FALSE(f->estimated_speedup);  // never fed: no rate to project from
+  EXPECT_EQ(ev(*f, "dataloader_workers").value, 0.0);
+  EXPECT_TRUE(contains(f->title, "main process"));
+  EXPECT_TRUE(contains(f->detail, "framework overhead"));
+  EXPECT_TRUE(contains(f->detail, "chokepoint run --trace"));
+  EXPECT_TRUE(contains(f->recommendation, "num_workers=4"));  // no CPU count: the default
+}
+
+TEST(InputPipelineStallSamples, FallsBackToSmActivityWithoutUtilization) {
+  RecordingBuilder b;
+  b.gpu(0);
+  b.series(MetricId::kGpuUtilization, kGpu, every(std::numeric_limits<double>::quiet_NaN()));
+  b.series(MetricId::kGpuSmActive, kGpu, even_ticks(every(15)));
+  b.process(kPid + 1, ProcessRole::kDataLoaderWorker);
+  b.series(MetricId::kProcCpuPct, Entity::process(kPid + 1), every(99));
+  const auto f = run_rule(input_pipeline_stall_samples, b.rec());
+  ASSERT_TRUE(f);
+  // Active from tick 0 to 58 (the last GPM reading); every tick holds 15%.
+  EXPECT_NEAR(f->time_share_pct, 100.0, 1e-9);
+  EXPECT_NEAR(ev(*f, "gpu_busy_in_stalled_ticks_pct").value, 15.0, 1e-9);
+}
+
+TEST(InputPipelineStallSamples, FedGpuOrIdleLoaderDoesNotFire) {
+  RecordingBuilder fed;  // workers saturated, GPU busy: the loader keeps up
+  fed.gpu(0);
+  fed.series(MetricId::kGpuUtilization, kGpu, every(95));
+  fed.process(kPid + 1, ProcessRole::kDataLoaderWorker);
+  fed.series(MetricId::kProcCpuPct, Entity::process(kPid + 1), every(100));
+  EXPECT_FALSE(run_rule(input_pipeline_stall_samples, fed.rec()));
+  RecordingBuilder idle;  // GPU starved but nothing CPU-bound: not the loader
+  idle.gpu(0);
+  idle.series(MetricId::kGpuUtilization, kGpu, every(20));
+  idle.process(kPid, ProcessRole::kLaunched);
+  idle.process(kPid + 1, ProcessRole::kDataLoaderWorker);
+  idle.series(MetricId::kProcCpuPct, Entity::process(kPid), every(40));
+  idle.series(MetricId::kProcCpuPct, Entity::process(kPid + 1), every(30));
+  EXPECT_FALSE(run_rule(input_pipeline_stall_samples, idle.rec()));
+}
+
+
+// The main process saturated, the GPU starved: the GPU's own readings tell an input stall
+// from launch overhead (kernels running, SMs empty) and pageable copies (PCIe busy).
+RecordingBuilder main_bound(double util, double sm, double pcie_bytes_per_s) {
+  RecordingBuilder b;
+  b.gpu(0);
+  b.series(MetricId::kGpuUtilization, kGpu, every(util));
+  b.series(MetricId::kGpuSmActive, kGpu, even_ticks(every(sm)));
+  b.series(MetricId::kGpuPcieRxBytesPerS, kGpu, even_ticks(every(pcie_bytes_per_s)));
+  b.series(MetricId::kGpuPcieTxBytesPerS, kGpu, even_ticks(every(0)));
+  b.series(MetricId::kGpuPcieLinkGenMax, kGpu, every(5));
+  b.series(MetricId::kGpuPcieLinkWidthMax, kGpu, every(16));
+  b.process(kPid, ProcessRole::kLaunched);
+  b.series(MetricId::kProcCpuPct, Entity::process(kPid), every(100));
+  return b;
+}
+
+TEST(StarvationCauses, TinyKernelsAreLaunchOverheadNotInput) {
+  // launch_bound on the H200: 19% utilization, 0.3% SM activity, 0.12 GB/s.
+  const auto rec = main_bound(20, 0.3, 0.12e9).rec();
+  EXPECT_FALSE(run_rule(input_pipeline_stall_samples, rec));
+  EXPECT_FALSE(run_rule(pageable_memcpy_samples, rec));
+  const auto f = run_rule(launch_overhead_samples, rec);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->id, "launch-overhead");
+  EXPECT_EQ(f->category, Category::kHost);
+  EXPECT_NEAR(f->time_share_pct, 100.0, 1e-9);
+  EXPECT_NEAR(ev(*f, "gpu_utilization_pct").value, 20.0, 1e-9);
+  EXPECT_NEAR(ev(*f, "sm_active_pct").value, 0.3, 1e-9);
+  EXPECT_TRUE(contains(f->recommendation, "CUDA Graph"));
+}
+
+TEST(StarvationCauses, CopiesPacedByTheCpuArePageableMemcpy) {
+  // pageable_copy on the H200: 17% utilization, 3.4% SM, 7.2 GB/s host -> GPU.
+  const auto rec = main_bound(17, 3.4, 7.2e9).rec();
+  EXPECT_FALSE(run_rule(input_pipeline_stall_samples, rec));
+  EXPECT_FALSE(run_rule(launch_overhead_samples, rec));
+  const auto f = run_rule(pageable_memcpy_samples, rec);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->id, "pageable-memcpy");
+  EXPECT_EQ(f->category, Category::kTransfer);
+  EXPECT_NEAR(ev(*f, "pcie_gb_per_s").value, 7.2, 1e-9);
+  EXPECT_NEAR(ev(*f, "pcie_link_gb_per_s").value, 3.938 * 16, 1e-9);
+  EXPECT_TRUE(contains(f->recommendation, "pin_memory"));
+  EXPECT_EQ(run_diagnosis(rec).bound, Category::kTransfer);
+}
+
+TEST(StarvationCauses, AnIdleGpuWithoutTrafficIsAnInputStall) {
+  // input_bound on the H200: 3.8% utilization, 2.9% SM, 0.14 GB/s.
+  const auto rec = main_bound(3.8, 2.9, 0.14e9).rec();
+  EXPECT_TRUE(run_rule(input_pipeline_stall_samples, rec));
+  EXPECT_FALSE(run_rule(launch_overhead_samples, rec));
+  EXPECT_FALSE(run_rule(pageable_memcpy_samples, rec));
+  EXPECT_EQ(run_diagnosis(rec).bound, Category::kInput);
+}
+
+}  // namespace
+}  // namespace chokepoint::rules::testing

@@ -1,0 +1,30 @@
+// The helpers of the sample rules.
+#include "rules/live/live_util.h"
+
+#include <gtest/gtest.h>
+
+namespace chokepoint::rules::live {
+namespace {
+
+TEST(LiveUtil, TickShareCountsOnlyJudgedTicks) {
+  const std::vector<int64_t> ticks = {0, 1, 2, 3, 4};
+  // Tick 0 cannot be judged; 2 of the other 4 hold.
+  const auto share = tick_share(ticks, [](int64_t t) -> std::optional<bool> {
+    if (t == 0) return std::nullopt;
+    return t % 2 == 0;
+  });
+  EXPECT_DOUBLE_EQ(*share, 2.0 / 4);
+  EXPECT_FALSE(tick_share(ticks, [](int64_t) -> std::optional<bool> { return std::nullopt; }));
+  EXPECT_FALSE(tick_share({}, [](int64_t) -> std::optional<bool> { return true; }));
+}
+
+TEST(LiveUtil, PcieCeilingFromSampledLink) {
+  EXPECT_DOUBLE_EQ(pcie_gbps_per_direction(5, 16), 3.938 * 16);
+  EXPECT_DOUBLE_EQ(pcie_gbps_per_direction(4, 8), 1.969 * 8);
+  EXPECT_DOUBLE_EQ(pcie_gbps_per_direction(0, 16), 0);
+  EXPECT_DOUBLE_EQ(pcie_gbps_per_direction(9, 16), 0);
+  EXPECT_DOUBLE_EQ(pcie_gbps_per_direction(5, 0), 0);
+}
+
+}  // namespace
+}  // namespace chokepoint::rules::live

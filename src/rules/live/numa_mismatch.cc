@@ -1,0 +1,75 @@
+// numa-mismatch: a process of the job is pinned to CPUs far from its GPU (another NUMA
+// node or socket): its host<->device copies and pinned buffers cross the socket link.
+// Judged only where there is a "far": several NUMA nodes, or GPU-local CPUs that are a
+// strict subset of the machine's. Unpinned processes (allowed on every CPU) are left to
+// `chokepoint doctor`: the scheduler may well run them near the GPU.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "base/cpu_list.h"
+#include "rules/live/live_util.h"
+
+namespace chokepoint::rules {
+namespace {
+using namespace live;
+// Less than half of a process's allowed CPUs near its GPU: most of the time it runs far.
+constexpr double kMinLocalFraction = 0.5;
+}  // namespace
+
+std::optional<Finding> numa_mismatch(const SampleRuleContext& c) {
+  const auto& h = c.la.host;
+  std::optional<Finding> worst;
+  for (const GpuLive* g : c.la.judged_gpus()) {
+    const auto gm = std::find_if(c.rec.meta.gpus.begin(), c.rec.meta.gpus.end(),
+                                 [&](const samples::GpuMeta& m) { return m.index == g->index; });
+    if (gm == c.rec.meta.gpus.end() || gm->local_cpus.empty()) continue;
+    const bool far_exists = h.numa_nodes > 1 || (h.cpu_count > 0 && gm->local_cpus.size() < static_cast<size_t>(h.cpu_count));
+    if (!far_exists) continue;
+    double far_cpu = 0, tree_cpu = 0, worst_local = 1;
+    const ProcessLive* worst_p = nullptr;
+    for (const ProcessLive& p : c.la.processes) {
+      const bool on_gpu = gm->pids.empty() ? (is_main(p) || is_worker(p))
+                                           : std::count(gm->pids.begin(), gm->pids.end(), p.meta.pid) > 0;
+      const double cpu = p.cpu_pct ? p.cpu_pct->mean : 0;
+      if (!on_gpu) continue;
+      tree_cpu += cpu;
+      const auto& allowed = p.meta.cpus_allowed;
+      if (!allowed || allowed->empty()) continue;
+      if (h.cpu_count > 0 && allowed->size() >= static_cast<size_t>(h.cpu_count)) continue;  // unpinned
+      const double local = static_cast<double>(intersect_cpus(*allowed, gm->local_cpus).size()) / allowed->size();
+      if (local >= kMinLocalFraction) continue;
+      far_cpu += cpu * (1 - local);
+      if (!worst_p || local < worst_local) worst_p = &p, worst_local = local;
+    }
+    if (worst_p == nullptr) continue;
+    const double share = tree_cpu > 0 ? 100 * far_cpu / tree_cpu : 100.0;
+    Finding f = new_finding("numa-mismatch", Category::kHost, share, std::nullopt);
+    // Crossing the socket costs bandwidth and latency on copies, rarely the whole step.
+    f.severity = std::max(f.severity, Severity::kWarning);  // enum order: critical < warning < info
+    const std::string allowed = format_cpu_list(*worst_p->meta.cpus_allowed), local = format_cpu_list(gm->local_cpus);
+    f.title = fmt::format("PID {} ({}) is pinned to CPUs {} but {}'s local CPUs are {}", worst_p->meta.pid,
+                          samples::role_name(worst_p->meta.role), allowed, gpu_label(*g), local);
+    f.detail = fmt::format(
+        "Only {:.0f}% of the CPUs PID {} may run on are near {}{}; {:.0f}% of the CPU time of the "
+        "processes using this GPU runs on the far side, so their copies and pinned buffers cross the "
+        "inter-socket link ({} NUMA nodes).",
+        100 * worst_local, worst_p->meta.pid, gpu_label(*g),
+        gm->numa_node ? fmt::format(" (NUMA node {})", *gm->numa_node) : std::string(), share,
+        h.numa_nodes > 0 ? std::to_string(h.numa_nodes) : std::string("several"));
+    f.evidence = {evidence("local_cpu_fraction_pct", 100 * worst_local, "%", 100 * kMinLocalFraction),
+                  evidence("far_cpu_time_pct", share, "%"),
+                  evidence("allowed_cpus", static_cast<double>(worst_p->meta.cpus_allowed->size()), "cpus"),
+                  evidence("gpu_local_cpus", static_cast<double>(gm->local_cpus.size()), "cpus")};
+    f.recommendation = fmt::format(
+        "Pin each GPU's processes to its local CPUs: `taskset -c {} ...` or `numactl --cpunodebind={} "
+        "--membind={} ...` (per rank with torchrun: a wrapper script per LOCAL_RANK), and start "
+        "DataLoader workers from the pinned process so they inherit the mask.",
+        local, gm->numa_node ? std::to_string(*gm->numa_node) : std::string("<node>"),
+        gm->numa_node ? std::to_string(*gm->numa_node) : std::string("<node>"));
+    if (!worst || f.time_share_pct > worst->time_share_pct) worst = std::move(f);
+  }
+  return worst;
+}
+
+}  // namespace chokepoint::rules

@@ -1,0 +1,81 @@
+#include "rules/live/starvation.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "rules/live/live_util.h"
+
+namespace chokepoint::rules::live {
+namespace {
+// See starvation.h for where these come from.
+constexpr double kCopyingBytesPerS = 2e9;
+constexpr double kTinyKernelRatio = 3.0;
+constexpr double kTinyKernelMaxSmPct = 10.0;
+// ... and kernels ran at least a tenth of the tick (input_bound's GPU, idle between
+// batches, read 6% at p95: no kernel stream to speak of).
+constexpr double kTinyKernelMinUtilPct = 10.0;
+// The what-if needs the GPU's rate when fed: at least this many fed ticks.
+constexpr int64_t kMinFedTicks = 3;
+}  // namespace
+
+std::optional<double> Starvation::speedup_without(StarveCause c) const {
+  const Cause& k = of(c);
+  if (fed < kMinFedTicks || k.ticks == 0 || measured == 0) return std::nullopt;
+  const double fed_pct = fed_busy / static_cast<double>(fed);
+  const double after = static_cast<double>(measured - k.ticks) + k.busy / fed_pct;
+  return after > 0 ? std::optional<double>(static_cast<double>(measured) / after) : std::nullopt;
+}
+
+Starvation starvation(const SampleRuleContext& c, const analyses::live::GpuLive& g) {
+  using analyses::live::held;
+  const samples::Series* busy = analyses::live::activity_series(c.rec.samples, g.index);
+  const samples::Series* sm = gpu_series(c, g, MetricId::kGpuSmActive);
+  const samples::Series* util = gpu_series(c, g, MetricId::kGpuUtilization);
+  const samples::Series* rx = gpu_series(c, g, MetricId::kGpuPcieRxBytesPerS);
+  const samples::Series* tx = gpu_series(c, g, MetricId::kGpuPcieTxBytesPerS);
+  std::vector<const samples::Series*> workers, mains;
+  for (const auto& p : c.la.processes) {
+    if (is_worker(p)) workers.push_back(proc_series(c, p.meta.pid, MetricId::kProcCpuPct));
+    if (is_main(p)) mains.push_back(proc_series(c, p.meta.pid, MetricId::kProcCpuPct));
+  }
+  const int64_t age = max_age_ns(c.la);
+  // GPM arrives once a second (default --gpm-interval): hold its values that long.
+  const int64_t gpm_age = std::max<int64_t>(age, 1'500'000'000);
+  auto saturated = [&](const std::vector<const samples::Series*>& v, int64_t t) {
+    return std::any_of(v.begin(), v.end(),
+                       [&](const samples::Series* s) { return held(s, t, age).value_or(0) >= kSaturatedCpuPct; });
+  };
+  Starvation n;
+  for (const int64_t t : analyses::live::active_ticks(c.la, g)) {
+    const std::optional<double> u = held(busy, t, busy == sm ? gpm_age : age);
+    if (!u) continue;
+    ++n.measured;
+    if (*u >= kStarvedBelowPct) {
+      ++n.fed;
+      n.fed_busy += *u;
+      continue;
+    }
+    const bool by_workers = saturated(workers, t);
+    const bool by_main = saturated(mains, t);
+    if (!by_workers && !by_main) continue;
+    const double pcie = held(rx, t, gpm_age).value_or(0) + held(tx, t, gpm_age).value_or(0);
+    const std::optional<double> s = held(sm, t, gpm_age);
+    const std::optional<double> k = held(util, t, age);
+    StarveCause cause = StarveCause::kInput;
+    if (by_main && !by_workers && pcie >= kCopyingBytesPerS) {
+      cause = StarveCause::kTransfer;
+    } else if (by_main && !by_workers && s && k && *s < kTinyKernelMaxSmPct && *k >= kTinyKernelMinUtilPct &&
+               *k >= kTinyKernelRatio * *s) {
+      cause = StarveCause::kLaunch;
+    }
+    Starvation::Cause& x = n.causes[static_cast<int>(cause)];
+    ++x.ticks;
+    x.busy += *u;
+    x.pcie_bytes_per_s += pcie;
+    if (s) x.sm += *s, ++x.sm_ticks;
+    if (by_workers) ++x.by_workers;
+  }
+  return n;
+}
+
+}  // namespace chokepoint::rules::live

@@ -1,0 +1,58 @@
+// Why a starved GPU waits, tick by tick, from live samples: shared by the sample
+// evaluators of input-pipeline-stall, launch-overhead and pageable-memcpy.
+//
+// A tick is starved when the GPU is busy less than half of it (nvidia-smi utilization,
+// else GPM SM activity) while a DataLoader worker or the main process is CPU-saturated.
+// What the GPU does meanwhile tells the causes apart (measured on the H200 with the
+// analyze fixtures' workloads, docs/VALIDATION.md):
+//   transfer  PCIe carries >= 2 GB/s: the CPU-bound main thread is staging copies
+//             (pageable memory; pageable_copy moved 7.2 GB/s, input_bound 0.14 GB/s);
+//   launch    kernels run most of the busy time but fill almost no SM (utilization >= 3x
+//             SM activity, SM activity < 10%): a stream of tiny kernels paced by the CPU
+//             (launch_bound: 19% utilization, 0.3% SM activity);
+//   input     anything else: the GPU has nothing queued while batches are made.
+#pragma once
+
+#include <cstdint>
+
+#include "rules/rule.h"
+
+namespace chokepoint::rules::live {
+
+enum class StarveCause { kInput = 0, kLaunch = 1, kTransfer = 2 };
+inline constexpr int kNumStarveCauses = 3;
+
+struct Starvation {
+  int64_t measured = 0;  // active ticks with a GPU activity reading
+  int64_t fed = 0;       // ticks the GPU was busy >= half the time
+  double fed_busy = 0;   // sum of their busy %
+  struct Cause {
+    int64_t ticks = 0;
+    int64_t by_workers = 0;  // of them, with a saturated DataLoader worker
+    double busy = 0;         // sum of busy %
+    double pcie_bytes_per_s = 0;  // sum of RX + TX
+    double sm = 0;           // sum of SM activity % (where GPM read)
+    int64_t sm_ticks = 0;
+  } causes[kNumStarveCauses];
+
+  const Cause& of(StarveCause c) const { return causes[static_cast<int>(c)]; }
+  double share(StarveCause c) const {
+    return measured > 0 ? static_cast<double>(of(c).ticks) / static_cast<double>(measured) : 0.0;
+  }
+  // What-if: the ticks starved for `c` run their GPU work at the fed rate, the other
+  // ticks stay; nullopt without enough fed ticks to know that rate.
+  std::optional<double> speedup_without(StarveCause c) const;
+};
+
+Starvation starvation(const SampleRuleContext& c, const analyses::live::GpuLive& g);
+
+// A GPU busy less than this share of a tick is starved (the TensorBoard plugin's "GPU
+// utilization below 50%" test, also diagnose()'s idle-majority line).
+inline constexpr double kStarvedBelowPct = 50.0;
+// A process at 90% of one core has no slack left.
+inline constexpr double kSaturatedCpuPct = 90.0;
+// A fifth of the active window starved for one cause is worth a finding (a trace's 5%
+// needs exact attribution; sampled ticks at 100 ms do not give it).
+inline constexpr double kMinStarvedShare = 0.20;
+
+}  // namespace chokepoint::rules::live
