@@ -120,6 +120,77 @@ Json kernel_json(const KernelRow& k) {
   return j;
 }
 
+Json live_stat_json(const std::optional<LiveStat>& s) {
+  if (!s) return nullptr;
+  return Json{{"mean", num(s->mean)}, {"p95", num(s->p95)}, {"max", num(s->max)}};
+}
+
+Json live_json(const LiveSummary& l) {
+  Json j;
+  j["recording"] = l.recording;
+  j["command"] = l.command;
+  j["exit_code"] = l.exit_code ? Json(*l.exit_code) : Json(nullptr);
+  j["complete"] = l.complete;
+  j["duration_s"] = num(l.duration_s);
+  j["ticks"] = l.ticks;
+  j["interval_ms"] = num(l.interval_ms);
+  j["gpu_note"] = str_or_null(l.gpu_note);
+  j["gpu_unavailable"] = str_or_null(l.gpu_unavailable);
+  Json gpus = Json::array();
+  for (const LiveGpu& g : l.gpus) {
+    Json reasons = Json::object();
+    for (const auto& [name, share] : g.clock_reasons) reasons[name] = num(share);
+    gpus.push_back(Json{{"index", g.index},
+                        {"name", str_or_null(g.name)},
+                        {"used", g.used},
+                        {"active_s", num(g.active_s)},
+                        {"util_pct", live_stat_json(g.util_pct)},
+                        {"sm_active_pct", live_stat_json(g.sm_active_pct)},
+                        {"sm_occupancy_pct", live_stat_json(g.sm_occupancy_pct)},
+                        {"tensor_active_pct", live_stat_json(g.tensor_active_pct)},
+                        {"dram_active_pct", live_stat_json(g.dram_active_pct)},
+                        {"pcie_rx_bytes_per_s", live_stat_json(g.pcie_rx_bytes_per_s)},
+                        {"pcie_tx_bytes_per_s", live_stat_json(g.pcie_tx_bytes_per_s)},
+                        {"power_w", live_stat_json(g.power_w)},
+                        {"power_limit_w", num(g.power_limit_w)},
+                        {"sm_clock_mhz", live_stat_json(g.sm_clock_mhz)},
+                        {"memory_used_max_bytes", num(g.memory_used_max_bytes)},
+                        {"memory_total_bytes", num(g.memory_total_bytes)},
+                        {"pcie_link", Json{{"gen_seen", num(g.link_gen_seen)},
+                                           {"width_seen", num(g.link_width_seen)},
+                                           {"gen_max", num(g.link_gen_max)},
+                                           {"width_max", num(g.link_width_max)}}},
+                        {"clock_event_reasons_share", std::move(reasons)}});
+  }
+  j["gpus"] = std::move(gpus);
+  const LiveHost& h = l.host;
+  j["host"] = Json{{"cpus", h.cpus},
+                   {"user_pct", live_stat_json(h.user_pct)},
+                   {"system_pct", live_stat_json(h.system_pct)},
+                   {"iowait_pct", live_stat_json(h.iowait_pct)},
+                   {"steal_pct", live_stat_json(h.steal_pct)},
+                   {"procs_running", live_stat_json(h.procs_running)},
+                   {"ctx_switches_per_s", live_stat_json(h.ctx_switches_per_s)},
+                   {"swap_in_pages_per_s", live_stat_json(h.swap_in_pages_per_s)},
+                   {"swap_out_pages_per_s", live_stat_json(h.swap_out_pages_per_s)},
+                   {"psi_cpu_some_avg10", live_stat_json(h.psi_cpu_some)},
+                   {"psi_memory_some_avg10", live_stat_json(h.psi_memory_some)},
+                   {"psi_io_some_avg10", live_stat_json(h.psi_io_some)}};
+  j["processes_seen"] = l.processes_seen;
+  j["tree_cpu_pct_mean"] = num(l.tree_cpu_pct_mean);
+  Json procs = Json::array();
+  for (const LiveProcess& p : l.top_processes) {
+    procs.push_back(Json{{"pid", p.pid},
+                         {"comm", p.comm},
+                         {"role", p.role},
+                         {"cpu_pct", live_stat_json(p.cpu_pct)},
+                         {"threads_running_mean", num(p.threads_running_mean)},
+                         {"threads_seen", p.threads_seen}});
+  }
+  j["top_processes"] = std::move(procs);
+  return j;
+}
+
 }  // namespace
 
 Json report_to_json(const Report& r) {
@@ -166,6 +237,7 @@ Json report_to_json(const Report& r) {
   }
   j["import_stats"] = std::move(stats);
   j["analysis_seconds"] = num(r.analysis_seconds);
+  if (r.live) j["live"] = live_json(*r.live);
   return j;
 }
 

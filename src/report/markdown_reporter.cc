@@ -132,7 +132,54 @@ void breakdown(const Report& r, std::ostream& out) {
   out << '\n';
 }
 
-void finding(size_t rank, const rules::Finding& f, std::ostream& out) {
+std::string md_stat(const std::optional<LiveStat>& s, const char* unit) {
+  if (!s) return "–";
+  return format_number(s->mean) + unit + " (p95 " + format_number(s->p95) + unit + ")";
+}
+
+// The live section: a table per GPU, the host, the busiest processes.
+void live(const Report& r, std::ostream& out) {
+  const LiveSummary& l = *r.live;
+  out << "## What the samples show\n\n";
+  out << fmt::format("- **Recording:** {} · {} · {} ticks at {} ms{}\n", code(l.recording), format_seconds(l.duration_s),
+                     l.ticks, format_number(l.interval_ms), l.complete ? "" : " · incomplete");
+  if (!l.command.empty()) {
+    std::string cmd;
+    for (const std::string& a : l.command) cmd += (cmd.empty() ? "" : " ") + a;
+    out << "- **Command:** " << code(cmd);
+    if (l.exit_code) out << " (exit code " << *l.exit_code << ")";
+    out << '\n';
+  }
+  if (!l.gpu_unavailable.empty()) out << "- **GPU metrics unavailable:** " << escape(l.gpu_unavailable) << '\n';
+  if (!l.gpu_note.empty()) out << "- **GPU match:** " << escape(l.gpu_note) << '\n';
+  out << '\n';
+  if (!l.gpus.empty()) {
+    out << "| GPU | used | active | util | SM | tensor | DRAM | memory peak | power |\n"
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
+    for (const LiveGpu& g : l.gpus) {
+      out << "| " << g.index << ' ' << escape(g.name, true) << " | " << (g.used ? "yes" : "no") << " | "
+          << format_seconds(g.active_s) << " | " << md_stat(g.util_pct, "%") << " | " << md_stat(g.sm_active_pct, "%")
+          << " | " << md_stat(g.tensor_active_pct, "%") << " | " << md_stat(g.dram_active_pct, "%") << " | "
+          << (g.memory_used_max_bytes ? format_bytes(static_cast<int64_t>(*g.memory_used_max_bytes)) : "–") << " | "
+          << (g.power_w ? format_number(g.power_w->mean) + " W" : "–") << " |\n";
+    }
+    out << '\n';
+  }
+  const LiveHost& h = l.host;
+  out << "- **Host:** " << h.cpus << " CPUs · user " << md_stat(h.user_pct, "%") << " · system "
+      << md_stat(h.system_pct, "%") << " · iowait " << md_stat(h.iowait_pct, "%") << " · steal "
+      << md_stat(h.steal_pct, "%") << " · run queue " << md_stat(h.procs_running, "") << "\n\n";
+  if (!l.top_processes.empty()) {
+    out << "| PID | process | role | CPU (100 = one core) |\n|---:|---|---|---:|\n";
+    for (const LiveProcess& p : l.top_processes) {
+      out << "| " << p.pid << " | " << escape(p.comm, true) << " | " << p.role << " | " << md_stat(p.cpu_pct, "%")
+          << " |\n";
+    }
+    out << '\n';
+  }
+}
+
+void finding(size_t rank, const rules::Finding& f, std::ostream& out, bool live_report) {
   out << fmt::format("### {}. {} — {}\n\n", rank, code(f.id), escape(f.title));
   out << "**" << severity_badge(f.severity) << "** · " << rules::category_name(f.category) << " · ";
   if (f.estimated_speedup) {
@@ -140,7 +187,7 @@ void finding(size_t rank, const rules::Finding& f, std::ostream& out) {
   } else {
     out << "speedup not estimated";
   }
-  out << " · " << format_pct(f.time_share_pct) << " of step time\n\n";
+  out << " · " << format_pct(f.time_share_pct) << (live_report ? " of the run\n\n" : " of step time\n\n");
   if (!f.detail.empty()) out << escape(f.detail) << "\n\n";
   if (!f.evidence.empty()) {
     out << "| Evidence | Value | Threshold |\n|---|---:|---:|\n";
@@ -187,10 +234,14 @@ void import_stats(const Report& r, std::ostream& out) {
 
 Status MarkdownReporter::write(const Report& r, std::ostream& out, const RenderOptions&) const {
   header(r, out);
-  breakdown(r, out);
+  if (r.live) {
+    live(r, out);
+  } else {
+    breakdown(r, out);
+  }
   out << "## Findings\n\n";
   if (r.findings.empty()) out << "None: no rule fired on this input.\n\n";
-  for (size_t i = 0; i < r.findings.size(); ++i) finding(i + 1, r.findings[i], out);
+  for (size_t i = 0; i < r.findings.size(); ++i) finding(i + 1, r.findings[i], out, r.live.has_value());
   top_kernels(r, out);
   import_stats(r, out);
   out << "_chokepoint " << r.tool_version << " · analysis took "

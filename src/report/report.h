@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rules/finding.h"
@@ -84,6 +85,58 @@ struct Verdict {
   std::string summary;                   // one sentence
 };
 
+// What a live recording (`run` / `watch`) saw, for reports built from samples. Means and
+// 95th percentiles over each GPU's active window (from its first to its last busy tick)
+// and over the whole run for the host and processes. Absent values were not sampled or
+// not supported (never 0).
+struct LiveStat {
+  double mean = 0, p95 = 0, max = 0;
+};
+
+struct LiveGpu {
+  unsigned index = 0;
+  std::string name;
+  bool used = false;
+  double active_s = 0;
+  std::optional<LiveStat> util_pct, sm_active_pct, sm_occupancy_pct, tensor_active_pct, dram_active_pct;
+  std::optional<LiveStat> pcie_rx_bytes_per_s, pcie_tx_bytes_per_s, power_w, sm_clock_mhz;
+  std::optional<double> memory_used_max_bytes, memory_total_bytes, power_limit_w;
+  std::optional<double> link_gen_seen, link_width_seen, link_gen_max, link_width_max;
+  std::vector<std::pair<std::string, double>> clock_reasons;  // name, share of active time (0..1)
+};
+
+struct LiveProcess {
+  int64_t pid = 0;
+  std::string comm;
+  std::string role;                       // "launched", "dataloader_worker", ...
+  std::optional<LiveStat> cpu_pct;        // 100 = one core
+  std::optional<double> threads_running_mean;
+  int64_t threads_seen = 0;
+};
+
+struct LiveHost {
+  int cpus = 0;
+  std::optional<LiveStat> user_pct, system_pct, iowait_pct, steal_pct, procs_running, ctx_switches_per_s;
+  std::optional<LiveStat> swap_in_pages_per_s, swap_out_pages_per_s, psi_cpu_some, psi_memory_some, psi_io_some;
+};
+
+struct LiveSummary {
+  std::string recording;                  // directory
+  std::vector<std::string> command;       // empty for watch
+  std::optional<int> exit_code;
+  bool complete = true;                   // false: chokepoint did not finish the recording
+  double duration_s = 0;
+  int64_t ticks = 0;
+  double interval_ms = 0;
+  std::string gpu_note;                   // how GPUs were matched, when not by PID
+  std::string gpu_unavailable;            // why there are no GPU metrics
+  std::vector<LiveGpu> gpus;
+  LiveHost host;
+  int64_t processes_seen = 0;
+  double tree_cpu_pct_mean = 0;
+  std::vector<LiveProcess> top_processes; // busiest first
+};
+
 struct Report {
   std::string tool_version;
   std::vector<InputInfo> inputs;
@@ -95,6 +148,7 @@ struct Report {
   std::vector<KernelRow> top_kernels;
   std::vector<timeline::ImportStat> import_stats;  // non-zero ones
   double analysis_seconds = 0;           // wall time of import + analysis
+  std::optional<LiveSummary> live;       // set for reports built from live samples
 };
 
 }  // namespace chokepoint::report

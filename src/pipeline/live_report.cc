@@ -1,0 +1,168 @@
+#include "pipeline/live_report.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "base/version.h"
+#include "samples/recording_writer.h"
+
+namespace chokepoint::pipeline {
+namespace fs = std::filesystem;
+namespace {
+
+using analyses::live::Stat;
+
+// How many processes the report lists.
+constexpr size_t kTopProcesses = 8;
+
+std::optional<report::LiveStat> live_stat(const std::optional<Stat>& s, double scale = 1.0) {
+  if (!s) return std::nullopt;
+  return report::LiveStat{s->mean * scale, s->p95 * scale, s->max * scale};
+}
+
+timeline::StatSeverity severity(samples::Severity s) {
+  switch (s) {
+    case samples::Severity::kInfo: return timeline::StatSeverity::kInfo;
+    case samples::Severity::kWarning: return timeline::StatSeverity::kWarning;
+    case samples::Severity::kError: return timeline::StatSeverity::kError;
+  }
+  return timeline::StatSeverity::kWarning;
+}
+
+}  // namespace
+
+bool is_recording_dir(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) return false;
+  if (fs::exists(fs::path(path) / samples::kSamplesFile, ec)) return true;
+  // meta.json alone (a run killed before its first tick): only ours, by its format key.
+  std::ifstream in(fs::path(path) / samples::kMetaFile);
+  std::string head(256, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  return head.find("\"chokepoint.recording\"") != std::string::npos;
+}
+
+Result<report::Report> analyze_recording_dir(const std::string& dir) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto rec = samples::read_recording(dir);
+  if (!rec.ok()) return rec.status();
+  const analyses::live::LiveAnalysis la = analyses::live::analyze_recording(rec.value());
+  const rules::Diagnosis d = rules::diagnose_samples(rec.value(), la);
+  report::Report r = build_live_report(dir, rec.value(), la, d);
+  r.analysis_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+report::Report build_live_report(const std::string& dir, const samples::Recording& rec,
+                                 const analyses::live::LiveAnalysis& la, const rules::Diagnosis& d) {
+  report::Report r;
+  r.tool_version = CHOKEPOINT_VERSION;
+  report::InputInfo in;
+  in.path = dir;
+  in.format = "chokepoint.recording";
+  std::error_code ec;
+  for (const char* f : {samples::kMetaFile, samples::kSamplesFile}) {
+    const auto size = fs::file_size(fs::path(dir) / f, ec);
+    if (!ec) in.bytes += size;
+  }
+  in.events = rec.ticks;
+  r.inputs.push_back(in);
+
+  for (const auto* g : la.judged_gpus()) {
+    report::DeviceInfo di;
+    di.name = g->name;
+    if (g->mem_total_bytes) di.memory_bytes = static_cast<int64_t>(*g->mem_total_bytes);
+    for (const auto& gm : rec.meta.gpus) {
+      if (gm.index == g->index && gm.sm_count) di.num_sms = static_cast<int32_t>(*gm.sm_count);
+    }
+    r.devices.push_back(di);
+  }
+
+  r.window.steps = 0;
+  r.window.step_source = "live samples (no steps)";
+  r.window.analyzed_ms = la.duration_s * 1e3;
+
+  r.verdict.bound = d.bound;
+  r.verdict.confidence = d.confidence;
+  r.verdict.summary = d.summary;
+  r.findings = d.findings;
+  for (const auto& c : d.costs) r.breakdown.category_costs.push_back({rules::category_name(c.category), c.pct, 0});
+
+  report::LiveSummary s;
+  s.recording = dir;
+  s.command = rec.meta.command;
+  s.exit_code = rec.meta.exit_code;
+  s.complete = rec.complete;
+  s.duration_s = la.duration_s;
+  s.ticks = la.ticks;
+  s.interval_ms = static_cast<double>(rec.meta.interval_ns) / 1e6;
+  s.gpu_note = rec.meta.gpu_note;
+  s.gpu_unavailable = la.gpu_unavailable;
+  for (const auto& g : la.gpus) {
+    report::LiveGpu lg;
+    lg.index = g.index;
+    lg.name = g.name;
+    lg.used = g.used;
+    lg.active_s = g.active_s();
+    lg.util_pct = live_stat(g.util);
+    lg.sm_active_pct = live_stat(g.sm_active);
+    lg.sm_occupancy_pct = live_stat(g.sm_occupancy);
+    lg.tensor_active_pct = live_stat(g.tensor_active);
+    lg.dram_active_pct = live_stat(g.dram_active);
+    lg.pcie_rx_bytes_per_s = live_stat(g.pcie_rx);
+    lg.pcie_tx_bytes_per_s = live_stat(g.pcie_tx);
+    lg.power_w = live_stat(g.power_w);
+    lg.sm_clock_mhz = live_stat(g.sm_clock_mhz);
+    lg.memory_used_max_bytes = g.mem_used_max_bytes;
+    lg.memory_total_bytes = g.mem_total_bytes;
+    lg.power_limit_w = g.power_limit_w;
+    lg.link_gen_seen = g.link_gen_seen;
+    lg.link_width_seen = g.link_width_seen;
+    lg.link_gen_max = g.link_gen_max;
+    lg.link_width_max = g.link_width_max;
+    for (const auto& c : g.clock_reasons) lg.clock_reasons.push_back({c.name, c.share});
+    s.gpus.push_back(std::move(lg));
+  }
+  const auto& h = la.host;
+  s.host.cpus = h.cpu_count;
+  s.host.user_pct = live_stat(h.user_pct);
+  s.host.system_pct = live_stat(h.system_pct);
+  s.host.iowait_pct = live_stat(h.iowait_pct);
+  s.host.steal_pct = live_stat(h.steal_pct);
+  s.host.procs_running = live_stat(h.procs_running);
+  s.host.ctx_switches_per_s = live_stat(h.ctx_switches_per_s);
+  s.host.swap_in_pages_per_s = live_stat(h.swap_in_per_s);
+  s.host.swap_out_pages_per_s = live_stat(h.swap_out_per_s);
+  s.host.psi_cpu_some = live_stat(h.psi_cpu_some);
+  s.host.psi_memory_some = live_stat(h.psi_mem_some);
+  s.host.psi_io_some = live_stat(h.psi_io_some);
+  s.processes_seen = static_cast<int64_t>(la.processes.size());
+  s.tree_cpu_pct_mean = la.tree_cpu_pct_mean;
+  for (size_t i = 0; i < std::min(kTopProcesses, la.processes.size()); ++i) {
+    const auto& p = la.processes[i];
+    report::LiveProcess lp;
+    lp.pid = p.meta.pid;
+    lp.comm = p.meta.comm;
+    lp.role = std::string(samples::role_name(p.meta.role));
+    lp.cpu_pct = live_stat(p.cpu_pct);
+    if (p.threads_running) lp.threads_running_mean = p.threads_running->mean;
+    lp.threads_seen = static_cast<int64_t>(p.threads.size());
+    s.top_processes.push_back(std::move(lp));
+  }
+  r.live = std::move(s);
+
+  for (const auto& st : rec.stats) {
+    r.import_stats.push_back({st.name, severity(st.severity), st.description, static_cast<int64_t>(st.count)});
+  }
+  if (!rec.complete) {
+    r.import_stats.push_back({"recording_incomplete", timeline::StatSeverity::kWarning,
+                              "meta.json has no end time: chokepoint stopped before finishing the recording "
+                              "(killed?); the samples up to then are analyzed",
+                              1});
+  }
+  return r;
+}
+
+}  // namespace chokepoint::pipeline
