@@ -10,6 +10,8 @@ namespace chokepoint::cli {
 
 using RunFn = std::function<int()>;
 
+RunFn add_run_command(CLI::App& app);
+RunFn add_watch_command(CLI::App& app);
 RunFn add_analyze_command(CLI::App& app);
 RunFn add_doctor_command(CLI::App& app);
 RunFn add_bench_command(CLI::App& app);

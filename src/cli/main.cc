@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("chokepoint ") + CHOKEPOINT_VERSION);
   app.footer("Run 'chokepoint COMMAND --help' for the options of a command.");
+  auto run = chokepoint::cli::add_run_command(app);
+  auto watch = chokepoint::cli::add_watch_command(app);
   auto analyze = chokepoint::cli::add_analyze_command(app);
   auto doctor = chokepoint::cli::add_doctor_command(app);
   auto bench = chokepoint::cli::add_bench_command(app);
@@ -22,6 +24,8 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
   try {
+    if (app.got_subcommand("run")) return run();
+    if (app.got_subcommand("watch")) return watch();
     if (app.got_subcommand("analyze")) return analyze();
     if (app.got_subcommand("doctor")) return doctor();
     if (app.got_subcommand("bench")) return bench();

@@ -1,6 +1,8 @@
 // Where a command's report goes and how it looks: shared by the subcommands.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace chokepoint::cli {
@@ -8,6 +10,12 @@ namespace chokepoint::cli {
 // ANSI colour for stdout? mode is "auto", "always" or "never"; auto means a terminal, no
 // NO_COLOR, TERM not "dumb", and not writing to a file.
 bool want_color(const std::string& mode, bool to_file);
+// The same for a report written to `fd` (run and watch print theirs on stderr).
+bool want_color_on(const std::string& mode, bool to_file, int fd);
+
+// "100ms", "1.5s", "2m", "1h", "250us"; a bare number is seconds. Nanoseconds, or
+// nullopt when the text is not a positive duration.
+std::optional<int64_t> parse_duration_ns(const std::string& text);
 
 // Terminal width for text reports: $COLUMNS when set (at least 60), else `fallback`.
 int text_width(int fallback = 100);

@@ -1,0 +1,168 @@
+// chokepoint run [options] -- COMMAND ...   and   chokepoint watch [--pid PID]
+// Both sample GPU and host live into a recording, show the live view on stderr, and end
+// with the report of the recording on stderr (and in --report FILE).
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "live/monitor.h"
+#include "pipeline/live_report.h"
+#include "report/reporter.h"
+#include "samples/clock.h"
+#include "samples/recording_writer.h"
+
+namespace chokepoint::cli {
+namespace {
+
+// Exit codes of a wrapper (the convention of env, timeout and docker run): the command
+// could not be started, or chokepoint itself failed before it ran.
+constexpr int kCannotRun = 127;
+constexpr int kOwnFailure = 125;
+
+struct LiveOptions {
+  std::vector<std::string> command;
+  int64_t pid = 0;
+  std::string interval = "100ms", gpu_interval = "200ms", gpm_interval = "1s", duration;
+  std::string output;  // recording directory
+  std::string report_file, format = "text", color = "auto", view = "auto";
+  bool no_gpu = false, quiet = false, trace = false;
+};
+
+bool parse_interval(const char* cmd, const char* flag, const std::string& text, int64_t min_ns, int64_t* out) {
+  const auto v = parse_duration_ns(text);
+  if (!v || *v < min_ns) {
+    std::fprintf(stderr, "chokepoint %s: %s '%s' is not a duration of at least %g ms (e.g. 100ms, 1s)\n", cmd, flag,
+                 text.c_str(), static_cast<double>(min_ns) / 1e6);
+    return false;
+  }
+  *out = *v;
+  return true;
+}
+
+int run_live(const char* cmd, const LiveOptions& o) {
+  if (o.trace) {
+    std::fprintf(stderr, "chokepoint %s: --trace (CUPTI tracing) is not built yet; run without it\n", cmd);
+    return 2;
+  }
+  auto reporter = report::make_reporter(o.format);
+  if (!reporter) {
+    std::fprintf(stderr, "chokepoint %s: unknown format '%s' (use %s)\n", cmd, o.format.c_str(), report::reporter_formats());
+    return 2;
+  }
+  live::MonitorOptions mo;
+  if (!parse_interval(cmd, "--interval", o.interval, 10'000'000, &mo.session.interval_ns) ||
+      !parse_interval(cmd, "--gpu-interval", o.gpu_interval, 10'000'000, &mo.session.gpu_interval_ns) ||
+      !parse_interval(cmd, "--gpm-interval", o.gpm_interval, 100'000'000, &mo.session.gpm_interval_ns)) {
+    return 2;
+  }
+  if (!o.duration.empty()) {
+    int64_t d = 0;
+    if (!parse_interval(cmd, "--duration", o.duration, 1, &d)) return 2;
+    mo.duration_ns = d;
+  }
+  mo.session.out_dir = o.output.empty() ? samples::default_recording_dir(samples::clock_ns(CLOCK_REALTIME)) : o.output;
+  mo.session.gpu = !o.no_gpu;
+  mo.command = o.command;
+  if (o.pid > 0) mo.watch_pid = o.pid;
+  mo.quiet = o.quiet;
+  mo.view = o.view == "panel" ? live::ViewMode::kPanel
+            : o.view == "lines" ? live::ViewMode::kLines
+            : o.view == "none"  ? live::ViewMode::kNone
+                                : live::ViewMode::kAuto;
+  if (o.quiet && o.view == "auto") mo.view = live::ViewMode::kNone;
+
+  auto result = live::monitor(mo);
+  if (!result.ok()) {
+    std::fprintf(stderr, "chokepoint %s: %s\n", cmd, result.status().message().c_str());
+    return result.status().message().rfind("cannot run", 0) == 0 ? kCannotRun : kOwnFailure;
+  }
+  const live::MonitorResult& m = result.value();
+  const int exit_code = m.exit_code.value_or(0);
+
+  // The report, from the recording as saved: the same as `chokepoint analyze DIR`.
+  auto rep = pipeline::analyze_recording_dir(m.dir);
+  if (!rep.ok()) {
+    std::fprintf(stderr, "chokepoint %s: cannot analyze %s: %s\n", cmd, m.dir.c_str(), rep.status().message().c_str());
+    return o.command.empty() ? 1 : exit_code;
+  }
+  if (!o.quiet) {
+    report::RenderOptions ro;
+    ro.color = want_color_on(o.color, false, STDERR_FILENO);
+    ro.width = text_width(ro.width);
+    std::ostringstream text;
+    if (report::make_reporter("text")->write(rep.value(), text, ro).ok()) {
+      std::fprintf(stderr, "\n%s", text.str().c_str());
+    }
+    std::fprintf(stderr,
+                 "chokepoint: recording in %s/ (%lld ticks, %.1f s; sampling used %.2f%% of one CPU, startup %.0f ms)%s\n",
+                 m.dir.c_str(), static_cast<long long>(m.ticks), m.elapsed_s,
+                 m.sampling_s > 0 ? 100.0 * m.own_cpu_s / m.sampling_s : 0.0, 1e3 * m.startup_cpu_s,
+                 m.exit_code ? (" ; the command exited with " + std::to_string(*m.exit_code)).c_str() : "");
+  }
+  if (!o.report_file.empty()) {
+    report::RenderOptions ro;
+    ro.color = false;
+    std::ostringstream out;
+    if (!reporter->write(rep.value(), out, ro).ok() || !write_output(cmd, o.report_file, out.str(), o.quiet)) {
+      if (o.command.empty()) return 1;
+    }
+  }
+  return o.command.empty() ? 0 : exit_code;
+}
+
+void add_common(CLI::App* c, LiveOptions* o) {
+  c->add_option("-o,--output", o->output, "Recording directory (default ./chokepoint-YYYYMMDD-HHMMSS/)");
+  c->add_option("--duration", o->duration, "Stop after this long (e.g. 60s, 5m)");
+  c->add_option("--interval", o->interval, "Host (/proc) sampling interval")->capture_default_str();
+  c->add_option("--gpu-interval", o->gpu_interval, "NVML sampling interval")->capture_default_str();
+  c->add_option("--gpm-interval", o->gpm_interval, "GPM (SM/tensor/DRAM activity) interval, >= 100ms")
+      ->capture_default_str();
+  c->add_option("--report", o->report_file, "Also write the report to FILE");
+  c->add_option("-f,--format", o->format, "Format of --report: text, json, md")->capture_default_str();
+  c->add_option("--view", o->view, "Live view: auto (panel on a terminal, lines otherwise), panel, lines, none")
+      ->check(CLI::IsMember({"auto", "panel", "lines", "none"}))
+      ->capture_default_str();
+  c->add_option("--color", o->color, "Colour of the report: auto, always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+  c->add_flag("--no-gpu", o->no_gpu, "Do not load NVML: host and process signals only");
+  c->add_flag("-q,--quiet", o->quiet, "No live view, notes or report on stderr (the recording and --report still happen)");
+}
+
+}  // namespace
+
+RunFn add_run_command(CLI::App& app) {
+  auto o = std::make_shared<LiveOptions>();
+  auto* c = app.add_subcommand("run",
+                               "Launch a command and watch it: GPU (NVML, GPM) and host (/proc) signals sampled live into "
+                               "a recording, a live view on stderr, and a diagnosis at the end.");
+  add_common(c, o.get());
+  c->add_flag("--trace", o->trace, "Also trace CUDA activity through CUPTI (not built yet)");
+  c->add_option("command", o->command, "The command to run, after --")->required();
+  c->footer(
+      "Examples:\n  chokepoint run -- python train.py --epochs 1\n"
+      "  chokepoint run --duration 60s -o rec/ --report report.json -f json -- torchrun --nproc-per-node 2 train.py\n"
+      "The command keeps its stdin, stdout and stderr; SIGINT/SIGTERM/SIGHUP sent to chokepoint are forwarded to it.\n"
+      "Exit status: the command's; 127 when it cannot be started, 125 when chokepoint fails before it starts, "
+      "2 on a usage error.");
+  return [o] { return run_live("run", *o); };
+}
+
+RunFn add_watch_command(CLI::App& app) {
+  auto o = std::make_shared<LiveOptions>();
+  auto* c = app.add_subcommand("watch",
+                               "Watch a running job (or all GPUs) without launching anything: the same live view, "
+                               "recording and diagnosis as run. Stops at Ctrl-C, --duration, or when --pid exits.");
+  add_common(c, o.get());
+  c->add_option("--pid", o->pid, "The process to watch, with its children (default: no process, all GPUs)")
+      ->check(CLI::PositiveNumber);
+  c->footer("Examples:\n  chokepoint watch --pid 4242\n  chokepoint watch --duration 30s --report r.md -f md\n"
+            "Exit status: 0 when the report was written, 1 when not, 2 on a usage error.");
+  return [o] { return run_live("watch", *o); };
+}
+
+}  // namespace chokepoint::cli

@@ -1,0 +1,50 @@
+// The loop behind `run` and `watch`: start the recording, launch the command (run),
+// tick the session every interval until the command exits, the watched process goes
+// away, --duration passes or a signal says stop; show the live view on stderr; finish
+// the recording. The CLI then builds the report from the directory.
+//
+// Signals. The child shares our process group, so a terminal's Ctrl-C reaches it
+// directly; a SIGINT/SIGTERM/SIGHUP sent to chokepoint alone (kill, a batch system) is
+// forwarded. `run` keeps sampling until the command has exited (its shutdown is part of
+// the run); a third interrupt kills it (SIGKILL). `watch` stops at the first one.
+// --duration ends `run` like nsys does: SIGTERM to the command, SIGKILL 10 s later.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "live/session.h"
+
+namespace chokepoint::live {
+
+enum class ViewMode { kAuto, kPanel, kLines, kNone };
+
+struct MonitorOptions {
+  SessionOptions session;                 // out_dir, intervals, gpu
+  std::vector<std::string> command;       // run: the command; empty for watch
+  std::optional<int64_t> watch_pid;       // watch --pid
+  std::optional<int64_t> duration_ns;
+  ViewMode view = ViewMode::kAuto;
+  int64_t line_interval_ns = 5'000'000'000;  // plain-line mode: one line this often
+  bool quiet = false;                     // no notes on stderr
+};
+
+struct MonitorResult {
+  std::string dir;                  // the recording
+  std::optional<int> exit_code;     // the command's (run)
+  int64_t ticks = 0;
+  double elapsed_s = 0;
+  double own_cpu_s = 0;             // chokepoint's CPU time while sampling, after the first tick
+  double sampling_s = 0;            // wall time those seconds were spent over
+  double startup_cpu_s = 0;         // loading NVML, the first tick
+  bool interrupted = false;         // stopped by a signal
+};
+
+// Fails when the recording cannot be created or the command cannot be started; once
+// the command runs, problems writing the recording are reported but do not stop it.
+Result<MonitorResult> monitor(const MonitorOptions& options);
+
+}  // namespace chokepoint::live

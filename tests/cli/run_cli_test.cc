@@ -1,0 +1,254 @@
+// End-to-end tests of `chokepoint run` / `watch` on this machine: real child processes
+// with known host behaviour (Python programs), the real /proc sampler, NVML through
+// the fake library (or none), the recording on disk and the report built from it.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kExe = CHOKEPOINT_BINARY;
+const std::string kFakeNvml = std::string(CHOKEPOINT_FAKE_NVML_DIR) + "/libfake_nvml.so";
+const std::string kScenarios = CHOKEPOINT_FAKE_NVML_SCENARIOS;
+
+struct Output {
+  int rc = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::string temp_dir(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "/run_cli_" + std::to_string(getpid()) + "_" + name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+// No NVML unless the test names one: CI has no driver, and a developer's GPU must not
+// change the results.
+Output run(const std::string& dir, const std::string& args, const std::string& env = "CHOKEPOINT_NVML_LIB=/nonexistent/libnvidia-ml.so.1") {
+  const std::string so = dir + "/stdout", se = dir + "/stderr";
+  const std::string cmd = "NO_COLOR=1 CHOKEPOINT_PROFILE=none " + env + " " + kExe + " " + args + " >" + so + " 2>" + se + " </dev/null";
+  const int status = std::system(cmd.c_str());
+  Output o;
+  o.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  o.out = slurp(so);
+  o.err = slurp(se);
+  return o;
+}
+
+nlohmann::json report_json(const std::string& path) { return nlohmann::json::parse(slurp(path)); }
+
+bool has_finding(const nlohmann::json& r, const std::string& id) {
+  for (const auto& f : r["findings"]) {
+    if (f["id"] == id) return true;
+  }
+  return false;
+}
+
+std::string finding_ids(const nlohmann::json& r) {
+  std::string s;
+  for (const auto& f : r["findings"]) s += f["id"].get<std::string>() + " ";
+  return s;
+}
+
+TEST(RunCli, ExitCodeOfTheCommandAndItsOutputPassThrough) {
+  const std::string d = temp_dir("exit3");
+  Output o = run(d, "run --view none -o " + d + "/rec -- python3 -c \"print('hello from the child'); import sys; sys.exit(3)\"");
+  EXPECT_EQ(o.rc, 3) << o.err;
+  EXPECT_EQ(o.out, "hello from the child\n") << "the child's stdout is its own";
+  EXPECT_NE(o.err.find("exited with 3"), std::string::npos) << o.err;
+  const auto meta = nlohmann::json::parse(slurp(d + "/rec/meta.json"));
+  EXPECT_EQ(meta["exit_code"], 3);
+  EXPECT_TRUE(meta.contains("end_ns"));
+  EXPECT_EQ(meta["command"][0], "python3");
+}
+
+TEST(RunCli, KilledBySignalGives128PlusSignal) {
+  const std::string d = temp_dir("sig");
+  Output o = run(d, "run --view none -q -o " + d + "/rec -- sh -c 'kill -KILL $$'");
+  EXPECT_EQ(o.rc, 128 + 9);
+}
+
+TEST(RunCli, CommandNotFoundIs127WithAMessage) {
+  const std::string d = temp_dir("notfound");
+  Output o = run(d, "run --view none -o " + d + "/rec -- no-such-command-xyz");
+  EXPECT_EQ(o.rc, 127);
+  EXPECT_NE(o.err.find("cannot run 'no-such-command-xyz'"), std::string::npos) << o.err;
+}
+
+TEST(RunCli, ExistingRecordingIsNotOverwritten) {
+  const std::string d = temp_dir("exists");
+  ASSERT_EQ(run(d, "run --view none -q -o " + d + "/rec -- true").rc, 0);
+  Output o = run(d, "run --view none -o " + d + "/rec -- true");
+  EXPECT_EQ(o.rc, 125) << o.err;
+}
+
+TEST(RunCli, UsageErrors) {
+  const std::string d = temp_dir("usage");
+  EXPECT_EQ(run(d, "run --interval 0ms -- true").rc, 2);
+  EXPECT_EQ(run(d, "run --interval fast -- true").rc, 2);
+  EXPECT_EQ(run(d, "run --gpm-interval 50ms -- true").rc, 2);
+  EXPECT_EQ(run(d, "run -f xml --report x -- true").rc, 2);
+  Output o = run(d, "run");
+  EXPECT_NE(o.rc, 0);
+}
+
+// Several Python threads spinning share one GIL: their CPU sums to about one core.
+constexpr const char* kGilProgram =
+    "import threading, time\n"
+    "def spin():\n"
+    "    end = time.time() + 4\n"
+    "    x = 0\n"
+    "    while time.time() < end: x += 1\n"
+    "ts = [threading.Thread(target=spin) for _ in range(4)]\n"
+    "[t.start() for t in ts]\n"
+    "[t.join() for t in ts]\n";
+
+constexpr const char* kOneBusyProgram =
+    "import time\n"
+    "end = time.time() + 4\n"
+    "x = 0\n"
+    "while time.time() < end: x += 1\n";
+
+TEST(RunCli, SpinningPythonThreadsGiveGilContention) {
+  const std::string d = temp_dir("gil");
+  { std::ofstream(d + "/gil.py") << kGilProgram; }
+  Output o = run(d, "run --view none -q -o " + d + "/rec --report " + d + "/r.json -f json -- python3 " + d + "/gil.py");
+  ASSERT_EQ(o.rc, 0) << o.err;
+  const auto r = report_json(d + "/r.json");
+  EXPECT_TRUE(has_finding(r, "gil-contention")) << finding_ids(r) << "\n" << r.dump(1);
+  EXPECT_EQ(r["live"]["processes_seen"], 1);
+  EXPECT_FALSE(r["live"]["gpu_unavailable"].is_null()) << "no NVML here: the report says so";
+}
+
+TEST(RunCli, OneBusyProcessIsNotGilContention) {
+  const std::string d = temp_dir("busy");
+  { std::ofstream(d + "/busy.py") << kOneBusyProgram; }
+  Output o = run(d, "run --view none -q -o " + d + "/rec --report " + d + "/r.json -f json -- python3 " + d + "/busy.py");
+  ASSERT_EQ(o.rc, 0) << o.err;
+  const auto r = report_json(d + "/r.json");
+  EXPECT_FALSE(has_finding(r, "gil-contention")) << finding_ids(r);
+  // The process used about one core the whole time.
+  const auto& top = r["live"]["top_processes"][0];
+  EXPECT_GT(top["cpu_pct"]["mean"].get<double>(), 70.0) << top.dump();
+}
+
+TEST(RunCli, NoNvmlSaysSoOnceAndDiagnosesTheHost) {
+  const std::string d = temp_dir("nonvml");
+  Output o = run(d, "run --view none -o " + d + "/rec -- sleep 0.5");
+  EXPECT_EQ(o.rc, 0) << o.err;
+  const std::string line = "GPU metrics unavailable";
+  const size_t first = o.err.find(line);
+  ASSERT_NE(first, std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("host side only"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("Bound by:"), std::string::npos) << "the report still prints:\n" << o.err;
+}
+
+TEST(RunCli, FakeGpuIsSampledAndMatchedByFallback) {
+  const std::string d = temp_dir("fakegpu");
+  Output o = run(d, "run --view lines -o " + d + "/rec --report " + d + "/r.json -f json -- sleep 2.5",
+                 "CHOKEPOINT_NVML_LIB=" + kFakeNvml + " FAKE_NVML_CONFIG=" + kScenarios + "/h200_busy_2gpu.txt");
+  ASSERT_EQ(o.rc, 0) << o.err;
+  EXPECT_NE(o.err.find("| GPU0 SM"), std::string::npos) << "plain lines on a pipe:\n" << o.err;
+  const auto r = report_json(d + "/r.json");
+  ASSERT_EQ(r["live"]["gpus"].size(), 2u);
+  const auto& g0 = r["live"]["gpus"][0];
+  EXPECT_EQ(g0["name"], "NVIDIA H200");
+  EXPECT_DOUBLE_EQ(g0["sm_active_pct"]["mean"].get<double>(), 96.6);
+  EXPECT_DOUBLE_EQ(g0["power_limit_w"].get<double>(), 700.0);
+  // The fake's processes (4242, 777) are not our child: every GPU is judged, and said so.
+  EXPECT_EQ(r["live"]["gpu_note"], "all GPUs, PID match failed");
+  EXPECT_TRUE(has_finding(r, "clock-throttled")) << finding_ids(r);
+}
+
+TEST(RunCli, SigtermIsForwardedAndTheChildsCodeReturned) {
+  const std::string d = temp_dir("term");
+  { std::ofstream(d + "/t.py") << "import signal, sys, time\n"
+                                   "signal.signal(signal.SIGTERM, lambda *a: sys.exit(7))\n"
+                                   "print('ready', flush=True)\n"
+                                   "time.sleep(30)\n"; }
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const std::string out = d + "/out", err = d + "/err", rec = d + "/rec", script = d + "/t.py";
+    freopen(out.c_str(), "w", stdout);
+    freopen(err.c_str(), "w", stderr);
+    setenv("CHOKEPOINT_NVML_LIB", "/nonexistent", 1);
+    execl(kExe.c_str(), kExe.c_str(), "run", "--view", "none", "-o", rec.c_str(), "--", "python3", script.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(99);
+  }
+  // Wait until the child runs, then terminate chokepoint alone.
+  for (int i = 0; i < 100 && slurp(d + "/out").find("ready") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 7) << slurp(d + "/err");
+  EXPECT_NE(slurp(d + "/err").find("Bound by:"), std::string::npos);
+}
+
+TEST(RunCli, KillNineLeavesARecordingThatAnalyzes) {
+  const std::string d = temp_dir("kill9");
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const std::string err = d + "/err", rec = d + "/rec";
+    freopen(err.c_str(), "w", stderr);
+    setenv("CHOKEPOINT_NVML_LIB", "/nonexistent", 1);
+    execl(kExe.c_str(), kExe.c_str(), "run", "--view", "none", "-o", rec.c_str(), "--", "sleep", "30",
+          static_cast<char*>(nullptr));
+    _exit(99);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  std::system("pkill -f 'sleep 30' >/dev/null 2>&1");
+  Output o = run(d, "analyze " + d + "/rec -f json -o " + d + "/r.json");
+  ASSERT_EQ(o.rc, 0) << o.err;
+  const auto r = report_json(d + "/r.json");
+  EXPECT_FALSE(r["live"]["complete"].get<bool>());
+  EXPECT_GE(r["live"]["ticks"].get<int>(), 10) << "1.5 s at 100 ms: the ticks before the kill are on disk";
+  bool warned = false;
+  for (const auto& s : r["import_stats"]) warned = warned || s["name"] == "recording_incomplete";
+  EXPECT_TRUE(warned);
+}
+
+TEST(WatchCli, WatchesAPidUntilItExits) {
+  const std::string d = temp_dir("watch");
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    execlp("sleep", "sleep", "1.5", static_cast<char*>(nullptr));
+    _exit(99);
+  }
+  Output o = run(d, "watch --view none --pid " + std::to_string(child) + " -o " + d + "/rec --report " + d + "/r.json -f json");
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_EQ(o.rc, 0) << o.err;
+  EXPECT_NE(o.err.find("has exited"), std::string::npos) << o.err;
+  const auto r = report_json(d + "/r.json");
+  EXPECT_EQ(r["live"]["processes_seen"], 1);
+  EXPECT_TRUE(r["live"]["command"].empty());
+}
+
+}  // namespace
