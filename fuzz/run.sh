@@ -1,32 +1,43 @@
 #!/usr/bin/env bash
-# Builds the Kineto fuzzer (clang, libFuzzer, ASan + UBSan) and runs it for SECONDS.
+# Builds the fuzzers (clang, libFuzzer, ASan + UBSan), one per importer, and runs them for
+# SECONDS in all (shared equally), or only the TARGETs named:
 #
-#   fuzz/run.sh 300                 # five minutes
+#   fuzz/run.sh 300                 # five minutes: kineto and recording
+#   fuzz/run.sh 60 recording        # the recording reader alone
 #
-# Seeds: fuzz/corpus/kineto (small pieces of the recorded traces and the hazard files).
-# New inputs go to $BUILD/corpus/kineto so the checked-in seeds stay small; crashes to
-# $BUILD/artifacts/. Environment: FUZZ_BUILD_DIR (default build-fuzz), FUZZ_JOBS (parallel
-# fuzzing jobs, default 1).
+# Seeds: fuzz/corpus/<target> (small pieces of the recorded traces and recordings, and
+# the hazard files). New inputs go to $BUILD/corpus/<target> so the checked-in seeds stay
+# small; crashes to $BUILD/artifacts/. Environment: FUZZ_BUILD_DIR (default build-fuzz),
+# FUZZ_JOBS (parallel fuzzing jobs, default 1).
 set -euo pipefail
 
-seconds="${1:?usage: fuzz/run.sh SECONDS}"
+seconds="${1:?usage: fuzz/run.sh SECONDS [TARGET...]}"
+shift
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(kineto recording)
+per=$(( seconds / ${#targets[@]} ))
+(( per < 1 )) && per=1
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${FUZZ_BUILD_DIR:-$root/build-fuzz}"
 jobs="${FUZZ_JOBS:-1}"
 
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCHOKEPOINT_FUZZ=ON -DCHOKEPOINT_TESTS=OFF >/dev/null
-cmake --build "$build" --target kineto_fuzzer -j2
+cmake --build "$build" --target "${targets[@]/%/_fuzzer}" -j2
 
-work="$build/corpus/kineto"
+for target in "${targets[@]}"; do
+work="$build/corpus/$target"
 mkdir -p "$work" "$build/artifacts"
 # -len_control=0: try long inputs (many events, chunk and batch boundaries) from the start.
-args=(-dict="$root/fuzz/kineto.dict" -max_total_time="$seconds" -max_len=65536 -len_control=0
+args=(-max_total_time="$per" -max_len=65536 -len_control=0
       -rss_limit_mb=2048 -timeout=10 -artifact_prefix="$build/artifacts/" -print_final_stats=1)
+[ -f "$root/fuzz/$target.dict" ] && args+=(-dict="$root/fuzz/$target.dict")
 # -jobs sends each job's output to fuzz-N.log in the current directory.
 if (( jobs > 1 )); then
   args+=(-jobs="$jobs" -workers="$jobs")
   cd "$build"
 fi
+echo "== fuzz $target for $per s"
 # The first corpus directory receives new inputs; the seeds are read only.
-"$build/fuzz/kineto_fuzzer" "$work" "$root/fuzz/corpus/kineto" "${args[@]}"
+"$build/fuzz/${target}_fuzzer" "$work" "$root/fuzz/corpus/$target" "${args[@]}"
+done

@@ -139,8 +139,15 @@ Result<MonitorResult> monitor(const MonitorOptions& o) {
   int handled_interrupts = 0;
   bool write_failed = false;
 
+  // Ticks are stamped with the wall clock of the start plus the monotonic time since: an
+  // NTP step during the run must not make time go backwards in the recording.
+  auto stamp = [&t0] {
+    samples::TickTime t = samples::now();
+    t.realtime_ns = t0.realtime_ns + (t.monotonic_ns - t0.monotonic_ns);
+    return t;
+  };
   for (;;) {
-    const samples::TickTime now = samples::now();
+    const samples::TickTime now = stamp();
     const double elapsed = static_cast<double>(now.monotonic_ns - t0.monotonic_ns) / 1e9;
     if (now.monotonic_ns >= next_tick) {
       if (Status s = session.tick(now); !s.ok() && !write_failed) {
@@ -203,7 +210,7 @@ Result<MonitorResult> monitor(const MonitorOptions& o) {
   }
 
   // One last tick so the end of the run is in the recording, then close it.
-  const samples::TickTime end = samples::now();
+  const samples::TickTime end = stamp();
   (void)session.tick(end);
   panel.end();
   if (child) res.exit_code = child->poll();

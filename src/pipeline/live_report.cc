@@ -35,7 +35,9 @@ timeline::StatSeverity severity(samples::Severity s) {
 bool is_recording_dir(const std::string& path) {
   std::error_code ec;
   if (!fs::is_directory(path, ec)) return false;
-  if (fs::exists(fs::path(path) / samples::kSamplesFile, ec)) return true;
+  if (fs::exists(fs::path(path) / samples::kSamplesFile, ec) || fs::exists(fs::path(path) / samples::kSamplesGzFile, ec)) {
+    return true;
+  }
   // meta.json alone (a run killed before its first tick): only ours, by its format key.
   std::ifstream in(fs::path(path) / samples::kMetaFile);
   std::string head(256, '\0');
@@ -63,7 +65,7 @@ report::Report build_live_report(const std::string& dir, const samples::Recordin
   in.path = dir;
   in.format = "chokepoint.recording";
   std::error_code ec;
-  for (const char* f : {samples::kMetaFile, samples::kSamplesFile}) {
+  for (const char* f : {samples::kMetaFile, samples::kSamplesFile, samples::kSamplesGzFile}) {
     const auto size = fs::file_size(fs::path(dir) / f, ec);
     if (!ec) in.bytes += size;
   }
@@ -155,12 +157,6 @@ report::Report build_live_report(const std::string& dir, const samples::Recordin
 
   for (const auto& st : rec.stats) {
     r.import_stats.push_back({st.name, severity(st.severity), st.description, static_cast<int64_t>(st.count)});
-  }
-  if (!rec.complete) {
-    r.import_stats.push_back({"recording_incomplete", timeline::StatSeverity::kWarning,
-                              "meta.json has no end time: chokepoint stopped before finishing the recording "
-                              "(killed?); the samples up to then are analyzed",
-                              1});
   }
   return r;
 }

@@ -1,5 +1,7 @@
 #include "samples/recording_reader.h"
 
+#include <zlib.h>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -38,6 +40,45 @@ struct SeriesRef {
   SeriesIndex index = 0;
 };
 
+// A string field, or "" when absent or of another type (bad input is counted by the
+// caller, never thrown).
+std::string string_or(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// Lines of samples.jsonl, plain or gzipped; `whole` says the line ended with a newline.
+class LineReader {
+ public:
+  explicit LineReader(const std::string& path) : gz_(gzopen(path.c_str(), "rb")) {
+    if (gz_ != nullptr) gzbuffer(gz_, 1 << 17);
+  }
+  ~LineReader() {
+    if (gz_ != nullptr) gzclose(gz_);
+  }
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+
+  bool next(std::string& line, bool* whole) {
+    line.clear();
+    if (gz_ == nullptr) return false;
+    char buf[8192];
+    while (gzgets(gz_, buf, sizeof buf) != nullptr) {  // gzopen reads plain files as they are
+      line += buf;
+      if (!line.empty() && line.back() == '\n') {
+        line.pop_back();
+        *whole = true;
+        return true;
+      }
+    }
+    *whole = false;
+    return !line.empty();
+  }
+
+ private:
+  gzFile gz_;
+};
+
 }  // namespace
 
 const ReadStat* Recording::stat(const std::string& name) const {
@@ -49,8 +90,12 @@ const ReadStat* Recording::stat(const std::string& name) const {
 
 Result<Recording> read_recording(const std::string& dir) {
   const fs::path meta_path = fs::path(dir) / kMetaFile;
-  const fs::path samples_path = fs::path(dir) / kSamplesFile;
   std::error_code ec;
+  fs::path samples_path = fs::path(dir) / kSamplesFile;
+  // A recording kept as a test fixture may have its samples gzipped.
+  if (!fs::exists(samples_path, ec) && fs::exists(fs::path(dir) / kSamplesGzFile, ec)) {
+    samples_path = fs::path(dir) / kSamplesGzFile;
+  }
   const bool have_meta = fs::exists(meta_path, ec);
   const bool have_samples = fs::exists(samples_path, ec);
   if (!have_meta && !have_samples) return Status::Error(dir + " is not a chokepoint recording (no meta.json, no samples.jsonl)");
@@ -72,10 +117,11 @@ Result<Recording> read_recording(const std::string& dir) {
   std::map<int64_t, int64_t> exits;
   int64_t last_tick_ns = 0;
   std::vector<SeriesRef> series;
-  std::ifstream in(samples_path, std::ios::binary);
+  LineReader in(samples_path.string());
   std::string line;
-  while (std::getline(in, line)) {
-    if (in.eof()) {
+  bool whole = false;
+  while (in.next(line, &whole)) {
+    if (!whole) {
       // No newline after it: the writer was cut mid-line. A line counts only once whole.
       if (!line.empty()) stats.add("truncated_last_line", Severity::kWarning, "the last line of samples.jsonl was cut (chokepoint killed while writing); dropped");
       break;
@@ -95,6 +141,11 @@ Result<Recording> read_recording(const std::string& dir) {
         stats.add("malformed_lines", Severity::kError, "lines of samples.jsonl that are not recording records; skipped");
         continue;
       }
+      if (rec.ticks > 0 && t->get<int64_t>() <= last_tick_ns) {
+        // Series are searched by time: a tick must come after the one before.
+        stats.add("ticks_out_of_order", Severity::kWarning, "ticks not later than the tick before them; skipped");
+        continue;
+      }
       last_tick_ns = t->get<int64_t>();
       ++rec.ticks;
       for (const json& pair : *v) {
@@ -109,10 +160,11 @@ Result<Recording> read_recording(const std::string& dir) {
         rec.samples.append(ref.index, last_tick_ns, valid ? pair[1].get<double>() : 0.0, valid);
       }
     } else if (k == "series") {
-      const auto metric = find_metric(j.value("metric", ""));
+      const auto metric = find_metric(string_or(j, "metric"));
       Entity entity;
-      const bool entity_ok = parse_entity(j.value("entity", ""), &entity);
-      const size_t id = j.value("id", series.size());
+      const bool entity_ok = parse_entity(string_or(j, "entity"), &entity);
+      const auto id_field = j.find("id");
+      const size_t id = id_field != j.end() && id_field->is_number_unsigned() ? id_field->get<size_t>() : SIZE_MAX;
       if (id != series.size()) {
         stats.add("malformed_lines", Severity::kError, "lines of samples.jsonl that are not recording records; skipped");
         continue;
@@ -127,7 +179,13 @@ Result<Recording> read_recording(const std::string& dir) {
       ProcessMeta p;
       if (process_from_json(j, &p)) seen[p.pid] = std::move(p);
     } else if (k == "exit") {
-      exits[j.value("pid", int64_t{0})] = j.value("t", int64_t{0});
+      const auto pid = j.find("pid");
+      const auto t = j.find("t");
+      if (pid == j.end() || !pid->is_number_integer() || t == j.end() || !t->is_number_integer()) {
+        stats.add("malformed_lines", Severity::kError, "lines of samples.jsonl that are not recording records; skipped");
+        continue;
+      }
+      exits[pid->get<int64_t>()] = t->get<int64_t>();
     } else {
       stats.add("unknown_records", Severity::kInfo, "record kinds this chokepoint version does not know; ignored");
     }

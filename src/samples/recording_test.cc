@@ -155,6 +155,37 @@ TEST(Recording, CountsDamagedAndForeignLines) {
   EXPECT_FALSE(read_recording(fresh_dir("empty")).ok());
 }
 
+TEST(Recording, FieldsOfTheWrongTypeAndTicksGoingBackAreCountedNotThrown) {
+  const std::string dir = fresh_dir("types");
+  fs::create_directories(dir);
+  // Found by fuzz/recording_fuzzer: a string id made the reader throw.
+  std::ofstream(fs::path(dir) / kSamplesFile) << "{\"k\":\"series\",\"id\":\"0\",\"metric\":1,\"entity\":[]}\n"
+                                               << "{\"k\":\"series\",\"id\":0,\"metric\":\"gpu.sm_active\",\"entity\":\"gpu:0\"}\n"
+                                               << "{\"k\":\"tick\",\"t\":10,\"v\":[[0,1]]}\n"
+                                               << "{\"k\":\"tick\",\"t\":9,\"v\":[[0,2]]}\n"
+                                               << "{\"k\":\"tick\",\"t\":11,\"v\":[[0,3]]}\n"
+                                               << "{\"k\":\"exit\",\"pid\":\"x\",\"t\":1}\n";
+  auto r = read_recording(dir);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->ticks, 2u);
+  EXPECT_EQ(r->stat("ticks_out_of_order")->count, 1u);
+  EXPECT_EQ(r->stat("malformed_lines")->count, 2u);
+  EXPECT_EQ(r->samples.find(MetricId::kGpuSmActive, Entity::gpu(0))->values, (std::vector<double>{1, 3}));
+}
+
+TEST(Recording, ReadsGzippedSamples) {
+  const std::string dir = fresh_dir("gz");
+  fs::create_directories(dir);
+  const std::string text = "{\"k\":\"series\",\"id\":0,\"metric\":\"gpu.sm_active\",\"entity\":\"gpu:0\"}\n"
+                           "{\"k\":\"tick\",\"t\":5,\"v\":[[0,1.5]]}\n"
+                           "{\"k\":\"tick\",\"t\":6,\"v\":[[0,2.5]]}\n";
+  ASSERT_EQ(std::system(("printf '%s' '" + text + "' | gzip -c > " + dir + "/" + kSamplesGzFile).c_str()), 0);
+  auto r = read_recording(dir);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->ticks, 2u);
+  EXPECT_EQ(r->samples.find(MetricId::kGpuSmActive, Entity::gpu(0))->values, (std::vector<double>{1.5, 2.5}));
+}
+
 TEST(Recording, DefaultDirectoryNameCarriesTheStartTime) {
   const std::string d = default_recording_dir(1'700'000'000'000'000'000);
   EXPECT_EQ(d.rfind("chokepoint-2023", 0), 0u) << d;

@@ -26,6 +26,7 @@ namespace chokepoint::samples {
 
 inline constexpr const char* kMetaFile = "meta.json";
 inline constexpr const char* kSamplesFile = "samples.jsonl";
+inline constexpr const char* kSamplesGzFile = "samples.jsonl.gz";  // read only (test fixtures)
 
 // "chokepoint-20250131-142501" in local time: the default `-o` directory.
 std::string default_recording_dir(int64_t realtime_ns);

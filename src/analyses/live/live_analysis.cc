@@ -170,7 +170,7 @@ ProcessLive analyze_process(const samples::Recording& rec, const samples::Proces
   out.runq_wait_ns_per_s = stat_of(st.find(MetricId::kProcRunqWaitNsPerS, e), start_ns, end_ns);
   out.read_bytes_per_s = stat_of(st.find(MetricId::kProcReadBytesPerS, e), start_ns, end_ns);
   if (const Series* cpu = st.find(MetricId::kProcCpuPct, e); cpu != nullptr && cpu->size() > 0) {
-    out.seen_s = static_cast<double>(cpu->time_ns.back() - cpu->time_ns.front()) / 1e9;
+    out.seen_s = (static_cast<double>(cpu->time_ns.back()) - static_cast<double>(cpu->time_ns.front())) / 1e9;
   }
   for (const Series* s : st.of_metric(MetricId::kThreadCpuPct)) {
     if (s->entity.pid != p.pid) continue;
@@ -226,7 +226,7 @@ std::optional<double> held(const Series* s, int64_t t_ns, int64_t max_age_ns) {
   auto it = std::upper_bound(s->time_ns.begin(), s->time_ns.end(), t_ns);
   while (it != s->time_ns.begin()) {
     --it;
-    if (t_ns - *it > max_age_ns) return std::nullopt;
+    if (static_cast<double>(t_ns) - static_cast<double>(*it) > static_cast<double>(max_age_ns)) return std::nullopt;
     const size_t i = static_cast<size_t>(it - s->time_ns.begin());
     if (s->valid[i]) return s->values[i];
   }
@@ -297,7 +297,9 @@ LiveAnalysis analyze_recording(const samples::Recording& rec) {
     la.start_ns = rec.meta.start_ns;
     la.end_ns = rec.meta.end_ns.value_or(rec.meta.start_ns);
   }
-  la.duration_s = static_cast<double>(la.end_ns - la.start_ns) / 1e9;
+  la.end_ns = std::max(la.end_ns, la.start_ns);  // a broken meta.json may end before it starts
+  // Differences in double: timestamps of a damaged file may be anything.
+  la.duration_s = (static_cast<double>(la.end_ns) - static_cast<double>(la.start_ns)) / 1e9;
   la.interval_ns = rec.meta.interval_ns;
   la.gpu_unavailable = rec.meta.gpu_unavailable;
 

@@ -59,7 +59,9 @@ struct GpuLive {
   bool has_metrics = false; // at least one valid GPU sample
   int64_t active_start_ns = -1, active_end_ns = -1;  // -1: never active
   int64_t active_ticks = 0;
-  double active_s() const { return active_start_ns < 0 ? 0 : static_cast<double>(active_end_ns - active_start_ns) / 1e9; }
+  double active_s() const {
+    return active_start_ns < 0 ? 0 : (static_cast<double>(active_end_ns) - static_cast<double>(active_start_ns)) / 1e9;
+  }
   // Over the active window (the whole run when never active).
   std::optional<Stat> util, sm_active, sm_occupancy, tensor_active, dram_active, gr_active;
   std::optional<Stat> pcie_rx, pcie_tx;  // B/s
