@@ -22,7 +22,7 @@ std::string num(std::optional<double> v, const char* spec_unit) {
   return fmt::format(fmt::runtime(spec_unit), *v);
 }
 
-std::string gb(std::optional<double> bytes) { return bytes ? fmt::format("{:.0f}", *bytes / 1e9) : "-"; }
+std::string gib(std::optional<double> bytes) { return bytes ? fmt::format("{:.0f}", *bytes / (1024.0 * 1024 * 1024)) : "-"; }
 
 std::string per_s(std::optional<double> v) {
   if (!v) return "-";
@@ -88,10 +88,10 @@ std::vector<std::string> gpu_lines(const ViewInput& in, const samples::GpuMeta& 
   std::string name = g.name;
   if (name.rfind("NVIDIA ", 0) == 0) name = name.substr(7);
   const auto power = v(MetricId::kGpuPowerW), limit = v(MetricId::kGpuPowerLimitW);
-  std::string l1 = fmt::format("GPU{} {:<10.10} SM {}  tensor {}  DRAM {}  util {}  mem {}/{} GB  {}/{} W  {} MHz{}{}",
+  std::string l1 = fmt::format("GPU{} {:<10.10} SM {}  tensor {}  DRAM {}  util {}  mem {}/{} GiB  {}/{} W  {} MHz{}{}",
                                g.index, name, pct(v(MetricId::kGpuSmActive)), pct(v(MetricId::kGpuTensorActive)),
                                pct(v(MetricId::kGpuDramActive)), pct(v(MetricId::kGpuUtilization)),
-                               gb(v(MetricId::kGpuMemoryUsedBytes)), gb(v(MetricId::kGpuMemoryTotalBytes)),
+                               gib(v(MetricId::kGpuMemoryUsedBytes)), gib(v(MetricId::kGpuMemoryTotalBytes)),
                                num(power, "{:.0f}"), num(limit, "{:.0f}"), num(v(MetricId::kGpuSmClockMhz), "{:.0f}"),
                                throttle_text(v(MetricId::kGpuClockEventReasons)), g.used ? "" : "  (not used)");
   const auto gen = v(MetricId::kGpuPcieLinkGen), width = v(MetricId::kGpuPcieLinkWidth);
@@ -205,9 +205,9 @@ std::string render_line(const ViewInput& in) {
   for (const auto& g : in.meta->gpus) {
     if (!g.used && in.meta->gpus.size() > 1) continue;
     const Entity e = Entity::gpu(g.index);
-    s += fmt::format(" | GPU{} SM {} tensor {} DRAM {} util {} mem {}GB {}W", g.index, pct(l.get(MetricId::kGpuSmActive, e)),
+    s += fmt::format(" | GPU{} SM {} tensor {} DRAM {} util {} mem {}GiB {}W", g.index, pct(l.get(MetricId::kGpuSmActive, e)),
                      pct(l.get(MetricId::kGpuTensorActive, e)), pct(l.get(MetricId::kGpuDramActive, e)),
-                     pct(l.get(MetricId::kGpuUtilization, e)), gb(l.get(MetricId::kGpuMemoryUsedBytes, e)),
+                     pct(l.get(MetricId::kGpuUtilization, e)), gib(l.get(MetricId::kGpuMemoryUsedBytes, e)),
                      num(l.get(MetricId::kGpuPowerW, e), "{:.0f}"));
   }
   const Entity h = Entity::host();
