@@ -75,8 +75,10 @@ Diagnosis diagnose_samples(const samples::Recording& rec, const LiveAnalysis& la
     const auto it = std::find_if(d.findings.begin(), d.findings.end(), pred);
     return it == d.findings.end() ? nullptr : &*it;
   };
-  const Finding* host_top =
-      first_of([](const Finding& f) { return host_side(f.category) && f.id != "pcie-saturated"; });
+  auto find_host_top = [&] {
+    return first_of([](const Finding& f) { return host_side(f.category) && f.id != "pcie-saturated"; });
+  };
+  const Finding* host_top = find_host_top();
   auto fix = [](const Finding& f) {
     return f.estimated_speedup ? fmt::format("; fixing {} should give about {:.2f}x", f.id, *f.estimated_speedup) : std::string();
   };
@@ -99,6 +101,20 @@ Diagnosis diagnose_samples(const samples::Recording& rec, const LiveAnalysis& la
   }
 
   const double busy = mean_over(gpus, [](const GpuLive& g) { return analyses::live::busy_pct(g); }).value_or(0);
+  // A host-side problem does not limit a GPU that is busy most of the time: without an
+  // estimate of its own, such a finding is context (info), and says why.
+  if (busy >= kBusyMajorityPct) {
+    for (Finding& f : d.findings) {
+      if (!host_side(f.category) || f.estimated_speedup || f.severity == Severity::kInfo) continue;
+      f.severity = Severity::kInfo;
+      f.detail += fmt::format(" The GPU was busy {:.0f}% of its active window meanwhile, so this does not limit "
+                              "the run now; it will once the GPU work gets faster.", busy);
+    }
+    std::stable_sort(d.findings.begin(), d.findings.end(), [](const Finding& x, const Finding& y) {
+      return (x.severity != Severity::kInfo) > (y.severity != Severity::kInfo);
+    });
+    host_top = find_host_top();  // the sort moved the findings
+  }
   const auto stat_mean = [](const std::optional<analyses::live::Stat>& s) { return s ? std::optional<double>(s->mean) : std::nullopt; };
   const auto sm = mean_over(gpus, [&](const GpuLive& g) { return stat_mean(g.sm_active); });
   const auto tensor = mean_over(gpus, [&](const GpuLive& g) { return stat_mean(g.tensor_active); });

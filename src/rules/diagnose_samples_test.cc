@@ -110,6 +110,26 @@ TEST(DiagnoseSamples, IdleGpuNothingOnTheHost) {
   EXPECT_TRUE(contains(d.summary, "nothing on the host explains"));
 }
 
+// GIL contention in a process whose GPU is busy 95% of the time does not limit the run.
+TEST(DiagnoseSamples, HostFindingsAreContextWhenTheGpuIsBusy) {
+  RecordingBuilder b;
+  b.gpu(0);
+  b.series(MetricId::kGpuUtilization, kGpu, every(95));
+  b.process(kPid, ProcessRole::kLaunched, "python3");
+  b.series(MetricId::kProcCpuPct, Entity::process(kPid), every(100));
+  for (int k = 0; k < 2; ++k) {
+    const Entity t = Entity::thread(kPid, kPid + k);
+    b.series(MetricId::kThreadCpuPct, t, every(50));
+    b.series(MetricId::kThreadCtxVoluntaryPerS, t, every(200));
+  }
+  const Diagnosis d = run_diagnosis(b.rec());
+  EXPECT_EQ(d.bound, Category::kCompute);
+  const auto it = std::find_if(d.findings.begin(), d.findings.end(), [](const Finding& f) { return f.id == "gil-contention"; });
+  ASSERT_NE(it, d.findings.end());
+  EXPECT_EQ(it->severity, Severity::kInfo);
+  EXPECT_TRUE(contains(it->detail, "GPU was busy 95%"));
+}
+
 TEST(DiagnoseSamples, EverySampleRuleIsRegisteredOnce) {
   int n = 0;
   for (const auto& r : all_rules()) n += r.evaluate_samples != nullptr;

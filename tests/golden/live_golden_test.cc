@@ -47,7 +47,7 @@ TEST_P(LiveGolden, VerdictAndFindings) {
 INSTANTIATE_TEST_SUITE_P(H200, LiveGolden,
                          ::testing::Values("input_bound", "input_bound_fixed", "watch_input_bound", "healthy_bf16",
                                            "launch_bound", "pageable_copy", "small_grid", "gil_threads",
-                                           "busy_process"));
+                                           "busy_process", "ddp_2gpu"));
 
 // The figures behind the verdicts, from the samples themselves.
 TEST(LiveGoldenFigures, WhatTheGpuDidInEachWorkload) {
@@ -70,6 +70,15 @@ TEST(LiveGoldenFigures, WhatTheGpuDidInEachWorkload) {
   int workers = 0;
   for (const auto& p : fixed.live->top_processes) workers += p.role == "dataloader_worker";
   EXPECT_GE(workers, 6);  // the busiest 8 processes: the main one and loader workers
+  // torchrun on two GPUs: each GPU matched to its rank by PID, both judged.
+  const auto ddp = load("ddp_2gpu");
+  ASSERT_EQ(ddp.live->gpus.size(), 2u);
+  EXPECT_TRUE(ddp.live->gpus[0].used && ddp.live->gpus[1].used);
+  EXPECT_TRUE(ddp.live->gpu_note.empty()) << "PIDs matched: no fallback";
+  int ranks = 0;
+  for (const auto& p : ddp.live->top_processes) ranks += p.role == "torchrun_rank";
+  EXPECT_EQ(ranks, 2);
+  EXPECT_EQ(ddp.devices.size(), 2u);
   const auto gil = load("gil_threads");
   EXPECT_FALSE(gil.live->gpus.empty());
   EXPECT_FALSE(gil.live->gpus[0].used);  // the GPU was there, the workload did not use it
