@@ -168,7 +168,7 @@ Diagnosis diagnose_samples(const samples::Recording& rec, const LiveAnalysis& la
   } else if (busy_cat == Category::kMemory) {
     d.summary = fmt::format("{}, bound by memory bandwidth (DRAM activity {:.0f}%).", lead, *dram);
   } else {
-    d.summary = fmt::format("{}, bound by its own compute{}.", lead,
+    d.summary = fmt::format("{}, bound by {} own compute{}.", lead, gpus.size() == 1 ? "its" : "their",
                             sm ? fmt::format(" (SM activity {:.0f}%{})", *sm,
                                              tensor ? fmt::format(", tensor cores {:.0f}%", *tensor) : std::string())
                                : std::string(" (no GPM metrics: SM, tensor and DRAM activity unknown)"));

@@ -35,8 +35,11 @@ struct ProcessSamplerOptions {
   std::vector<int64_t> roots;  // the launched (or attached) PIDs
   int64_t clock_ticks_per_s = 100;  // sysconf(_SC_CLK_TCK): the unit of utime/stime
   int64_t page_size = 4096;
-  int64_t discovery_interval_ns = 500'000'000;
-  size_t thread_visits_per_tick = 16;  // ~15 us each on the dev VM: see docs/BENCHMARKS.md
+  int64_t discovery_interval_ns = 1'000'000'000;
+  // ~20 us each (stat, schedstat, status) on the dev VM: see docs/BENCHMARKS.md. Eight a
+  // tick revisits each thread of a 50-thread rank every 0.6 s at 100 ms, and keeps the
+  // whole sampler under 1% of a core on the H200 (16 did not, with one GPU).
+  size_t thread_visits_per_tick = 8;
   bool per_thread_series = true;  // emit thread.* series (the process sums always come)
 };
 
