@@ -1,6 +1,8 @@
 // cpu-oversubscribed: more runnable threads than CPUs. The job's threads wait in the run
 // queue (schedstat run delay) and get preempted: usually intra-op thread pools of every
 // DataLoader worker (OMP/MKL default to all cores) on top of the training processes.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "rules/live/live_util.h"
@@ -11,9 +13,17 @@ using namespace live;
 // The tree's threads waited for a CPU a fifth as long as they ran: a thread then makes
 // 1/1.2 = 83% of the progress it could (schedstat run_delay vs run time).
 constexpr double kMinWaitRatio = 0.2;
+// ... judged only while the tree runs at least half a core: a process waking up for a
+// moment waits in proportion to nothing (watching input_bound on the H200, 16 CPUs,
+// 2 runnable tasks, flagged ticks where the tree ran 0.1 core).
+constexpr double kMinTreeCores = 0.5;
 // PSI cpu "some" avg10 of 20%: some runnable task waited a fifth of the time
 // (Documentation/accounting/psi.rst).
 constexpr double kMinPsiCpuSomePct = 20.0;
+// /proc/stat procs_running is an instant count (it includes the reader): it tops the CPU
+// count for a moment on a healthy host (17-20 on 16 CPUs with PSI cpu at 1%, H200). It
+// is judged only without PSI, and only when clearly above the CPUs.
+int runq_limit(int cpus) { return cpus + std::max(2, cpus / 4); }
 // Oversubscription in a tenth of the ticks: sustained, not a burst at start-up.
 constexpr double kMinShare = 0.10;
 }  // namespace
@@ -42,8 +52,8 @@ std::optional<Finding> cpu_oversubscribed(const SampleRuleContext& c) {
       run += *cv / 100;
     }
     if (!(q && h.cpu_count > 0) && !p && !any) return std::nullopt;
-    return (q && h.cpu_count > 0 && *q > h.cpu_count) || p.value_or(0) >= kMinPsiCpuSomePct ||
-           (any && run > 0 && wait >= kMinWaitRatio * run);
+    return (!p && q && h.cpu_count > 0 && *q >= runq_limit(h.cpu_count)) || p.value_or(0) >= kMinPsiCpuSomePct ||
+           (any && run >= kMinTreeCores && wait >= kMinWaitRatio * run);
   });
   if (!share || *share < kMinShare) return std::nullopt;
   const double tree_cores = c.la.tree_cpu_pct_mean / 100;
@@ -61,7 +71,7 @@ std::optional<Finding> cpu_oversubscribed(const SampleRuleContext& c) {
                 evidence("tree_runq_wait_s_per_s", tree_wait, "s/s", kMinWaitRatio * tree_cores),
                 evidence("tree_involuntary_switches_per_s", tree_invol, "1/s"),
                 evidence("tree_cpu_cores", tree_cores, "cores")};
-  if (h.procs_running && h.cpu_count > 0) f.evidence.push_back(evidence("procs_running_p50", h.procs_running->p50, "tasks", h.cpu_count));
+  if (h.procs_running && h.cpu_count > 0) f.evidence.push_back(evidence("procs_running_p50", h.procs_running->p50, "tasks", runq_limit(h.cpu_count)));
   if (h.psi_cpu_some) f.evidence.push_back(evidence("psi_cpu_some_mean_pct", h.psi_cpu_some->mean, "%", kMinPsiCpuSomePct));
   f.recommendation = fmt::format(
       "Match threads to cores: OMP_NUM_THREADS / torch.set_num_threads(cores per process), 1 in "
