@@ -206,6 +206,35 @@ TEST(RunCli, SigtermIsForwardedAndTheChildsCodeReturned) {
   EXPECT_NE(slurp(d + "/err").find("Bound by:"), std::string::npos);
 }
 
+// kill -INT to chokepoint alone (not the terminal's Ctrl-C, which reaches the whole
+// process group): forwarded; Python's KeyboardInterrupt ends it with SIGINT (128 + 2).
+TEST(RunCli, SigintIsForwardedToo) {
+  const std::string d = temp_dir("int");
+  { std::ofstream(d + "/i.py") << "import time\nprint('ready', flush=True)\ntime.sleep(30)\n"; }
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const std::string out = d + "/out", err = d + "/err", rec = d + "/rec", script = d + "/i.py";
+    freopen(out.c_str(), "w", stdout);
+    freopen(err.c_str(), "w", stderr);
+    setenv("CHOKEPOINT_NVML_LIB", "/nonexistent", 1);
+    execl(kExe.c_str(), kExe.c_str(), "run", "--view", "none", "-o", rec.c_str(), "--", "python3", script.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(99);
+  }
+  for (int i = 0; i < 100 && slurp(d + "/out").find("ready") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGINT) << slurp(d + "/err");
+  EXPECT_NE(slurp(d + "/err").find("interrupted: waiting for the command to exit"), std::string::npos);
+  const auto meta = nlohmann::json::parse(slurp(d + "/rec/meta.json"));
+  EXPECT_EQ(meta["exit_code"], 128 + SIGINT);
+}
+
 TEST(RunCli, KillNineLeavesARecordingThatAnalyzes) {
   const std::string d = temp_dir("kill9");
   const pid_t pid = fork();
