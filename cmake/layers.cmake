@@ -1,5 +1,5 @@
 # One static library per layer folder (DESIGN.md): its sources are the folder's *.cc
-# (recursively) except *_test.cc; its tests are the *_test.cc beside them, built into
+# (recursively) except *_test.cc and its cuda/ folder; its tests are the *_test.cc beside them, built into
 # one test program per layer and registered with CTest.
 function(chokepoint_layer name dir)
   cmake_parse_arguments(L "" "" "DEPS" ${ARGN})
@@ -7,6 +7,11 @@ function(chokepoint_layer name dir)
   file(GLOB_RECURSE tests CONFIGURE_DEPENDS ${dir}/*_test.cc)
   if(tests)
     list(REMOVE_ITEM srcs ${tests})
+  endif()
+  # A layer's cuda/ folder is built apart, only with the CUDA toolkit (bench, tracer).
+  file(GLOB_RECURSE cuda_srcs CONFIGURE_DEPENDS ${dir}/cuda/*.cc)
+  if(cuda_srcs)
+    list(REMOVE_ITEM srcs ${cuda_srcs})
   endif()
   if(srcs)
     add_library(chokepoint_${name} STATIC ${srcs})

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <sstream>
 
@@ -32,6 +34,20 @@ struct LiveOptions {
   bool no_gpu = false, quiet = false, trace = false;
 };
 
+// The CUPTI injection library: $CHOKEPOINT_TRACER_LIB, else next to this executable
+// (where the build and `install` put it). "" when there is none.
+std::string tracer_library() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (const char* env = std::getenv("CHOKEPOINT_TRACER_LIB"); env != nullptr && *env != '\0') {
+    return fs::exists(env, ec) ? fs::absolute(env, ec).string() : std::string();
+  }
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  const fs::path lib = exe.parent_path() / "libchokepoint_tracer.so";
+  return fs::exists(lib, ec) ? lib.string() : std::string();
+}
+
 bool parse_interval(const char* cmd, const char* flag, const std::string& text, int64_t min_ns, int64_t* out) {
   const auto v = parse_duration_ns(text);
   if (!v || *v < min_ns) {
@@ -44,9 +60,16 @@ bool parse_interval(const char* cmd, const char* flag, const std::string& text, 
 }
 
 int run_live(const char* cmd, const LiveOptions& o) {
+  std::string tracer;
   if (o.trace) {
-    std::fprintf(stderr, "chokepoint %s: --trace (CUPTI tracing) is not built yet; run without it\n", cmd);
-    return 2;
+    tracer = tracer_library();
+    if (tracer.empty()) {
+      std::fprintf(stderr,
+                   "chokepoint %s: --trace needs the CUPTI tracer, libchokepoint_tracer.so, next to the chokepoint "
+                   "executable (or at $CHOKEPOINT_TRACER_LIB); this build has none (no CUDA toolkit when it was built)\n",
+                   cmd);
+      return kOwnFailure;
+    }
   }
   auto reporter = report::make_reporter(o.format);
   if (!reporter) {
@@ -67,6 +90,7 @@ int run_live(const char* cmd, const LiveOptions& o) {
   mo.session.out_dir = o.output.empty() ? samples::default_recording_dir(samples::clock_ns(CLOCK_REALTIME)) : o.output;
   mo.session.gpu = !o.no_gpu;
   mo.command = o.command;
+  mo.tracer_library = tracer;
   if (o.pid > 0) mo.watch_pid = o.pid;
   mo.quiet = o.quiet;
   mo.view = o.view == "panel" ? live::ViewMode::kPanel
@@ -141,7 +165,9 @@ RunFn add_run_command(CLI::App& app) {
                                "Launch a command and watch it: GPU (NVML, GPM) and host (/proc) signals sampled live into "
                                "a recording, a live view on stderr, and a diagnosis at the end.");
   add_common(c, o.get());
-  c->add_flag("--trace", o->trace, "Also trace CUDA activity through CUPTI (not built yet)");
+  c->add_flag("--trace", o->trace,
+              "Also trace the command's CUDA activity through CUPTI (kernels, copies, syncs, API calls; no code "
+              "change): the report then draws on the trace too");
   c->add_option("command", o->command, "The command to run, after --")->required();
   c->footer(
       "Examples:\n  chokepoint run -- python train.py --epochs 1\n"

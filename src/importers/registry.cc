@@ -11,6 +11,7 @@
 
 #include "importers/importer.h"
 #include "importers/input/byte_source.h"
+#include "importers/cupti/cupti_importer.h"
 #include "importers/kineto/kineto_importer.h"
 
 namespace chokepoint::importers {
@@ -22,9 +23,10 @@ bool ends_with(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// *.json and *.json.gz (which covers Kineto's *.pt.trace.json[.gz]).
+// *.json and *.json.gz (which covers Kineto's *.pt.trace.json[.gz]); *.cptrace (the CUPTI
+// tracer's files).
 bool is_trace_file_name(const std::string& name) {
-  return ends_with(name, ".json") || ends_with(name, ".json.gz");
+  return ends_with(name, ".json") || ends_with(name, ".json.gz") || ends_with(name, ".cptrace");
 }
 
 std::string cannot_read(const std::string& path, const std::string& why) {
@@ -54,7 +56,7 @@ Status expand_paths(const std::vector<std::string>& paths, std::vector<InputFile
     }
     if (ec) return Status::Error(cannot_read(path, ec.message()));
     if (found.empty()) {
-      return Status::Error("no trace files (*.json, *.json.gz) in directory '" + path + "'");
+      return Status::Error("no trace files (*.json, *.json.gz, *.cptrace) in directory '" + path + "'");
     }
     std::sort(found.begin(), found.end());
     for (auto& f : found) files->push_back({std::move(f), true});
@@ -148,6 +150,7 @@ void remove_duplicates(timeline::Timeline& tl, timeline::ImportStats& stats) {
 std::vector<std::unique_ptr<Importer>> all_importers() {
   std::vector<std::unique_ptr<Importer>> list;
   list.push_back(make_kineto_importer());
+  list.push_back(make_cupti_importer());
   return list;
 }
 

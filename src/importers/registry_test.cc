@@ -43,10 +43,11 @@ Status run(const std::vector<std::string>& paths, Timeline& tl, timeline::Import
   return import_paths(paths, tl, stats);
 }
 
-TEST(Registry, ListsKineto) {
+TEST(Registry, ListsKinetoAndCupti) {
   auto list = all_importers();
-  ASSERT_EQ(list.size(), 1u);
+  ASSERT_EQ(list.size(), 2u);
   EXPECT_EQ(list[0]->name(), "kineto");
+  EXPECT_EQ(list[1]->name(), "cupti");
 }
 
 TEST(Registry, DirectoryOfHazardsImportsWithStats) {
@@ -119,7 +120,8 @@ TEST(Registry, UnknownFormatFailsWithOneLine) {
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.message(), "cannot read '" + bad +
                               "': not a recognized trace format (understood: kineto: PyTorch "
-                              "profiler Chrome-trace JSON, .json or .json.gz)");
+                              "profiler Chrome-trace JSON, .json or .json.gz; cupti: chokepoint CUPTI trace (trace-<pid>.cptrace, "
+                   "written by `chokepoint run --trace`))");
 }
 
 // A run directory holds other JSON beside the traces (tests/data/kineto has
@@ -141,7 +143,8 @@ TEST(Registry, DirectorySkipsJsonThatIsNotATrace) {
   timeline::ImportStats stats2;
   EXPECT_EQ(run({only_other.path()}, tl2, stats2).message(),
             "no recognized trace in '" + only_other.path() +
-                "' (understood: kineto: PyTorch profiler Chrome-trace JSON, .json or .json.gz)");
+                "' (understood: kineto: PyTorch profiler Chrome-trace JSON, .json or .json.gz; cupti: chokepoint CUPTI "
+            "trace (trace-<pid>.cptrace, written by `chokepoint run --trace`))");
 }
 
 TEST(Registry, ClearErrors) {
@@ -151,7 +154,7 @@ TEST(Registry, ClearErrors) {
   EXPECT_EQ(run({"/nonexistent/x.json"}, tl, stats).message(),
             "cannot read '/nonexistent/x.json': No such file or directory");
   EXPECT_EQ(run({dir.path()}, tl, stats).message(),
-            "no trace files (*.json, *.json.gz) in directory '" + dir.path() + "'");
+            "no trace files (*.json, *.json.gz, *.cptrace) in directory '" + dir.path() + "'");
   const std::string empty = dir.file("empty.json", "");
   EXPECT_EQ(run({empty}, tl, stats).message(), "cannot read '" + empty + "': the file is empty");
   const std::string no_events = dir.file("x.json", R"({"ph": "X"})");

@@ -16,7 +16,8 @@ int exit_code_from_wait_status(int status) {
   return 1;
 }
 
-Result<Child> Child::spawn(const std::vector<std::string>& argv) {
+Result<Child> Child::spawn(const std::vector<std::string>& argv,
+                          const std::vector<std::pair<std::string, std::string>>& env) {
   if (argv.empty()) return Status::Error("no command to run (give it after --)");
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -41,6 +42,7 @@ Result<Child> Child::spawn(const std::vector<std::string>& argv) {
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     close(fds[0]);
+    for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
     execvp(args[0], args.data());
     const int err = errno;
     ssize_t ignored = write(fds[1], &err, sizeof err);

@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -16,7 +17,9 @@ namespace chokepoint::live {
 
 class Child {
  public:
-  static Result<Child> spawn(const std::vector<std::string>& argv);
+  // `env`: variables set (or replaced) in the child's environment only.
+  static Result<Child> spawn(const std::vector<std::string>& argv,
+                             const std::vector<std::pair<std::string, std::string>>& env = {});
 
   pid_t pid() const { return pid_; }
   // Reaps the child if it has exited (never blocks): its exit code, 128 + signal

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "live/child.h"
 #include "live/live_view.h"
@@ -113,7 +114,19 @@ Result<MonitorResult> monitor(const MonitorOptions& o) {
   SignalScope signals;
   std::optional<Child> child;
   if (!o.command.empty()) {
-    auto spawned = Child::spawn(o.command);
+    std::vector<std::pair<std::string, std::string>> env;
+    if (!o.tracer_library.empty()) {
+      const char* other = std::getenv("CUDA_INJECTION64_PATH");
+      if (other != nullptr && *other != '\0') {
+        note(o.quiet, std::string("--trace: CUDA_INJECTION64_PATH is already set (") + other +
+                          "): another tool injects into CUDA, so no CUDA trace; sampling goes on");
+      } else {
+        std::error_code ec;
+        const std::string abs_dir = std::filesystem::absolute(res.dir, ec).string();
+        env = {{"CUDA_INJECTION64_PATH", o.tracer_library}, {"CHOKEPOINT_TRACE_DIR", ec ? res.dir : abs_dir}};
+      }
+    }
+    auto spawned = Child::spawn(o.command, env);
     if (!spawned.ok()) {
       (void)session.finish(std::nullopt);
       return spawned.status();

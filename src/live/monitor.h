@@ -30,6 +30,9 @@ struct MonitorOptions {
   ViewMode view = ViewMode::kAuto;
   int64_t line_interval_ns = 5'000'000'000;  // plain-line mode: one line this often
   bool quiet = false;                     // no notes on stderr
+  // run --trace: the CUPTI injection library to load into the command (set by the CLI;
+  // empty: no tracing). The trace files land in the recording directory.
+  std::string tracer_library;
 };
 
 struct MonitorResult {

@@ -1,10 +1,14 @@
 #include "pipeline/live_report.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 
+#include "analyses/analysis.h"
 #include "base/version.h"
+#include "importers/importer.h"
+#include "pipeline/build_report.h"
 #include "samples/recording_writer.h"
 
 namespace chokepoint::pipeline {
@@ -46,6 +50,17 @@ bool is_recording_dir(const std::string& path) {
   return head.find("\"chokepoint.recording\"") != std::string::npos;
 }
 
+static std::vector<std::string> trace_files(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() > 8 && name.compare(name.size() - 8, 8, ".cptrace") == 0) out.push_back(it->path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 Result<report::Report> analyze_recording_dir(const std::string& dir) {
   const auto t0 = std::chrono::steady_clock::now();
   auto rec = samples::read_recording(dir);
@@ -53,6 +68,38 @@ Result<report::Report> analyze_recording_dir(const std::string& dir) {
   const analyses::live::LiveAnalysis la = analyses::live::analyze_recording(rec.value());
   const rules::Diagnosis d = rules::diagnose_samples(rec.value(), la);
   report::Report r = build_live_report(dir, rec.value(), la, d);
+
+  // `run --trace`: the CUDA trace gives the verdict and the trace findings; the samples
+  // add their section and the findings only they can make.
+  const std::vector<std::string> traces = trace_files(dir);
+  if (!traces.empty()) {
+    timeline::Timeline tl;
+    timeline::ImportStats stats;
+    Status s = importers::import_paths(traces, tl, stats);
+    if (s.ok() && tl.gpu_ops.size() > 0) {
+      const analyses::Analysis a = analyses::analyze(tl);
+      const rules::Diagnosis td = rules::diagnose(tl, a);
+      report::Report tr = build_report(tl, a, td, stats);
+      for (const rules::Finding& f : r.findings) {
+        const bool dup = std::any_of(tr.findings.begin(), tr.findings.end(),
+                                     [&](const rules::Finding& x) { return x.id == f.id; });
+        if (!dup) tr.findings.push_back(f);
+      }
+      tr.inputs.insert(tr.inputs.begin(), r.inputs.front());
+      for (const auto& st : r.import_stats) tr.import_stats.push_back(st);
+      tr.live = std::move(r.live);
+      r = std::move(tr);
+    } else {
+      // Nothing traced (another CUPTI client held every process, or no CUDA work): the
+      // samples' report stands, with what the trace files say about why.
+      for (const auto& st : stats.all()) {
+        if (st.count > 0) r.import_stats.push_back(st);
+      }
+      if (!s.ok()) {
+        r.import_stats.push_back({"trace_unreadable", timeline::StatSeverity::kWarning, s.message(), 1});
+      }
+    }
+  }
   r.analysis_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

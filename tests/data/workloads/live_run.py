@@ -41,6 +41,7 @@ def main():
     ap.add_argument("workload")
     ap.add_argument("--fixed", action="store_true")
     ap.add_argument("--seconds", type=float, default=20)
+    ap.add_argument("--profile", metavar="TRACE", help="run under torch.profiler (CPU + CUDA), export to TRACE")
     a = ap.parse_args()
     if a.workload in ("gil_threads", "busy_process"):
         cpu_only(a.workload, a.seconds)
@@ -50,6 +51,14 @@ def main():
     from workloads import WORKLOADS
     fn, expect = WORKLOADS[a.workload]
     step = fn(a.fixed, torch.device("cuda"))
+    for _ in range(5):  # warm-up: allocator, cuDNN/cuBLAS heuristics
+        step()
+    torch.cuda.synchronize()
+    prof = None
+    if a.profile:
+        acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+        prof = torch.profiler.profile(activities=acts)
+        prof.__enter__()
     times = []
     end = time.time() + a.seconds
     while time.time() < end:
@@ -58,6 +67,9 @@ def main():
             step()
         torch.cuda.synchronize()
         times.append((time.perf_counter() - t0) * 1e3 / 5)
+    if prof is not None:
+        prof.__exit__(None, None, None)
+        prof.export_chrome_trace(a.profile)
     print(f"{a.workload}{' (fixed)' if a.fixed else ''}: {5 * len(times)} steps, "
           f"median {statistics.median(times):.2f} ms/step; expected verdict {expect}", flush=True)
 

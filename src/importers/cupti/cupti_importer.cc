@@ -1,0 +1,342 @@
+#include "importers/cupti/cupti_importer.h"
+
+#include <cxxabi.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <istream>
+#include <sstream>
+#include <unordered_map>
+#include <vector>
+
+#include "tracer/trace_format.h"
+
+namespace chokepoint::importers {
+namespace {
+
+using timeline::ApiKind;
+using timeline::CopyKind;
+using timeline::GpuOpKind;
+using timeline::MemKind;
+using timeline::StatSeverity;
+using timeline::StringId;
+using timeline::SyncKind;
+using tracer::FileHeader;
+using tracer::Record;
+using tracer::RecordKind;
+
+// Longer "names" are damage (a C++ template name reaches a few KB).
+constexpr uint64_t kMaxStringBytes = 1 << 20;
+
+// Import stats of this format (DESIGN.md convention 2).
+void stat(timeline::ImportStats& s, const char* name, StatSeverity sev, const char* what, int64_t n = 1) {
+  s.add(name, sev, what, n);
+}
+
+// CUPTI's enums (trace_format.h) to the model's.
+CopyKind copy_kind(uint8_t k) {
+  switch (k) {
+    case 1: return CopyKind::kHtoD;
+    case 2: return CopyKind::kDtoH;
+    case 8: return CopyKind::kDtoD;
+    case 9: return CopyKind::kHtoH;
+    case 10: return CopyKind::kPtoP;
+    default: return CopyKind::kUnknown;
+  }
+}
+
+MemKind mem_kind(uint8_t k) {
+  switch (k) {
+    case 1: return MemKind::kPageable;
+    case 2: return MemKind::kPinned;
+    case 3: return MemKind::kDevice;
+    case 4: return MemKind::kArray;
+    case 5: return MemKind::kManaged;
+    default: return MemKind::kUnknown;
+  }
+}
+
+SyncKind sync_kind(uint8_t t) {
+  switch (t) {
+    case 1: return SyncKind::kEventSync;
+    case 2: return SyncKind::kStreamWaitEvent;
+    case 3: return SyncKind::kStreamSync;
+    case 4: return SyncKind::kContextSync;
+    default: return SyncKind::kUnknown;
+  }
+}
+
+const char* copy_name(CopyKind k) {
+  switch (k) {
+    case CopyKind::kHtoD: return "HtoD";
+    case CopyKind::kDtoH: return "DtoH";
+    case CopyKind::kDtoD: return "DtoD";
+    case CopyKind::kHtoH: return "HtoH";
+    case CopyKind::kPtoP: return "PtoP";
+    default: return "?";
+  }
+}
+
+const char* mem_name(MemKind k) {
+  switch (k) {
+    case MemKind::kPageable: return "Pageable";
+    case MemKind::kPinned: return "Pinned";
+    case MemKind::kDevice: return "Device";
+    case MemKind::kArray: return "Array";
+    case MemKind::kManaged: return "Managed";
+    default: return "Unknown";
+  }
+}
+
+// Kernel names arrive mangled; the model keeps them as Kineto does (demangled).
+std::string demangle(const std::string& name) {
+  if (name.rfind("_Z", 0) != 0) return name;
+  int status = 0;
+  char* out = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  if (status != 0 || out == nullptr) return name;
+  std::string s(out);
+  std::free(out);
+  return s;
+}
+
+class Reader {
+ public:
+  Reader(std::istream& in, int32_t source, timeline::Timeline& tl, timeline::ImportStats& stats)
+      : in_(in), source_(source), tl_(tl), stats_(stats), id_offset_(static_cast<int64_t>(source) << 48) {}
+
+  // Streams the file 64 bytes at a time: a long run's trace is gigabytes.
+  Status run() {
+    FileHeader h{};
+    if (!in_.read(reinterpret_cast<char*>(&h), sizeof h)) return Status::Error("not a chokepoint trace: shorter than its header");
+    if (std::memcmp(h.magic, tracer::kMagic, sizeof h.magic) != 0) return Status::Error("not a chokepoint trace (bad magic)");
+    if (h.version != tracer::kFormatVersion || h.record_size != sizeof(Record)) {
+      return Status::Error("chokepoint trace format " + std::to_string(h.version) + " is not one this version reads");
+    }
+    pid_ = static_cast<int32_t>(h.pid);
+    if (h.realtime_ns == 0 || h.cupti_ns == 0 || __builtin_sub_overflow(h.realtime_ns, h.cupti_ns, &offset_)) offset_ = 0;
+    // CUPTI stamps CLOCK_REALTIME on Linux: an offset of more than a second means it
+    // does not here, and times are mapped by the header's pair.
+    if (offset_ > -1'000'000'000 && offset_ < 1'000'000'000) offset_ = 0;
+    if (h.status == static_cast<uint32_t>(tracer::TraceStatus::kOtherSubscriber)) {
+      stat(stats_, "cupti_other_subscriber", StatSeverity::kWarning,
+           "another CUPTI client (torch.profiler, nsys, ncu) held the process: it has no CUDA trace");
+    } else if (h.status != 0) {
+      stat(stats_, "cupti_not_started", StatSeverity::kWarning, "CUPTI would not start in the process: no CUDA trace");
+    }
+    tl_.sources[source_].format = "cupti";
+    bool ended = false;
+    Record r{};
+    std::string text;
+    while (in_.read(reinterpret_cast<char*>(&r), sizeof r)) {
+      if (static_cast<RecordKind>(r.kind) == RecordKind::kString) {
+        const uint64_t len = r.start;
+        if (len > kMaxStringBytes) {  // checked before allocating (found by fuzz/cupti_fuzzer)
+          stat(stats_, "cupti_bad_string", StatSeverity::kError, "string records longer than the file; reading stopped");
+          break;
+        }
+        const uint64_t blocks = (len + sizeof(Record) - 1) / sizeof(Record);
+        text.resize(blocks * sizeof(Record));
+        if (!in_.read(text.data(), static_cast<std::streamsize>(text.size()))) {
+          stat(stats_, "cupti_bad_string", StatSeverity::kError, "string records longer than the file; reading stopped");
+          break;
+        }
+        text.resize(len);
+        strings_[r.name] = text;
+        continue;
+      }
+      if (static_cast<RecordKind>(r.kind) == RecordKind::kEnd) {
+        ended = true;
+        if (r.end > 0) stat(stats_, "cupti_dropped_records", StatSeverity::kWarning,
+                            "activity records CUPTI dropped (its buffers were full): the trace misses some GPU work",
+                            static_cast<int64_t>(r.end));
+        break;
+      }
+      add(r);
+    }
+    if (!ended && h.status == 0) {
+      stat(stats_, "cupti_truncated", StatSeverity::kWarning,
+           "the trace has no end record: the process died before flushing (SIGKILL, crash); its last buffers are missing");
+    }
+    link_sync_threads();
+    return Status::Ok();
+  }
+
+ private:
+  // A timestamp on the sampler's clock; false when it does not fit (damaged file).
+  bool t(uint64_t ns, int64_t* out) const {
+    return ns <= static_cast<uint64_t>(INT64_MAX) && !__builtin_add_overflow(static_cast<int64_t>(ns), offset_, out);
+  }
+  // Start and end of a record, or false (and counted) when they are not a time span.
+  bool span(const Record& r, int64_t* start, int64_t* end) {
+    if (t(r.start, start) && t(r.end, end) && *end >= *start) return true;
+    stat(stats_, "cupti_bad_times", StatSeverity::kWarning, "records whose end is before their start, or out of range; skipped");
+    return false;
+  }
+  int64_t id(uint32_t c) const { return c == 0 ? -1 : static_cast<int64_t>(c) + id_offset_; }
+  StringId name(uint32_t sid) {
+    const auto it = strings_.find(sid);
+    if (it == strings_.end()) {
+      if (sid != 0) stat(stats_, "cupti_unknown_string", StatSeverity::kWarning, "records naming a string the file never defined");
+      return timeline::kEmptyString;
+    }
+    return tl_.strings.intern(it->second);
+  }
+  int16_t device(uint8_t ordinal) { return tl_.device_index(source_, ordinal); }
+
+  void add(const Record& r) {
+    switch (static_cast<RecordKind>(r.kind)) {
+      case RecordKind::kKernel:
+      case RecordKind::kMemcpy:
+      case RecordKind::kMemset: add_gpu_op(r); return;
+      case RecordKind::kSync: {
+        int64_t start = 0, end = 0;
+        if (!span(r, &start, &end)) return;
+        timeline::SyncEvents& s = tl_.sync_events;
+        s.pid.push_back(pid_);
+        s.tid.push_back(-1);  // filled from the runtime call with the same correlation
+        s.device.push_back(-1);
+        s.stream.push_back(static_cast<int32_t>(r.stream));
+        s.kind.push_back(sync_kind(r.sub));
+        s.start.push_back(start);
+        s.end.push_back(end);
+        s.correlation.push_back(id(r.correlation));
+        return;
+      }
+      case RecordKind::kRuntimeApi:
+      case RecordKind::kDriverApi: {
+        int64_t start = 0, end = 0;
+        if (!span(r, &start, &end)) return;
+        timeline::RuntimeCalls& c = tl_.runtime_calls;
+        c.pid.push_back(r.api.pid != 0 ? static_cast<int32_t>(r.api.pid) : pid_);
+        c.tid.push_back(static_cast<int32_t>(r.stream));
+        c.api.push_back(static_cast<RecordKind>(r.kind) == RecordKind::kRuntimeApi ? ApiKind::kRuntime : ApiKind::kDriver);
+        c.name.push_back(name(r.name));
+        c.start.push_back(start);
+        c.end.push_back(end);
+        c.correlation.push_back(id(r.correlation));
+        c.external_id.push_back(-1);
+        c.cbid.push_back(r.api.cbid);
+        return;
+      }
+      case RecordKind::kDevice: {
+        timeline::Device& d = tl_.devices[static_cast<size_t>(device(r.device))];
+        const auto it = strings_.find(r.name);
+        if (it != strings_.end()) d.name = it->second;
+        d.total_memory_bytes = static_cast<int64_t>(r.start);
+        d.num_sms = static_cast<int32_t>(r.correlation);
+        d.cc_major = static_cast<int32_t>(r.stream / 10);
+        d.cc_minor = static_cast<int32_t>(r.stream % 10);
+        return;
+      }
+      case RecordKind::kDropped:
+        return;  // the kEnd record carries the total
+      default:
+        stat(stats_, "cupti_unknown_records", StatSeverity::kInfo, "record kinds this version does not know; skipped");
+        return;
+    }
+  }
+
+  void add_gpu_op(const Record& r) {
+    int64_t start = 0, end = 0;
+    if (!span(r, &start, &end)) return;
+    const auto kind = static_cast<RecordKind>(r.kind);
+    timeline::GpuOps& g = tl_.gpu_ops;
+    const bool kernel = kind == RecordKind::kKernel;
+    CopyKind ck = CopyKind::kUnknown;
+    MemKind src = MemKind::kUnknown, dst = MemKind::kUnknown;
+    StringId nm;
+    if (kernel) {
+      const auto it = strings_.find(r.name);
+      nm = it == strings_.end() ? name(r.name) : tl_.strings.intern(demangle(it->second));
+    } else if (kind == RecordKind::kMemcpy) {
+      ck = copy_kind(r.sub);
+      src = mem_kind(r.copy.src_kind);
+      dst = mem_kind(r.copy.dst_kind);
+      // The name Kineto gives copies, which kernel_class and the reports know.
+      nm = tl_.strings.intern(std::string("Memcpy ") + copy_name(ck) + " (" + mem_name(src) + " -> " + mem_name(dst) + ")");
+    } else {
+      dst = mem_kind(r.copy.dst_kind);
+      nm = tl_.strings.intern(std::string("Memset (") + mem_name(dst) + ")");
+    }
+    g.kind.push_back(kernel ? GpuOpKind::kKernel : kind == RecordKind::kMemcpy ? GpuOpKind::kMemcpy : GpuOpKind::kMemset);
+    g.device.push_back(device(r.device));
+    g.stream.push_back(static_cast<int32_t>(r.stream));
+    g.start.push_back(start);
+    g.end.push_back(end);
+    g.name.push_back(nm);
+    g.correlation.push_back(id(r.correlation));
+    g.external_id.push_back(-1);
+    g.grid.push_back(kernel ? std::array<int32_t, 3>{r.kernel.grid[0], r.kernel.grid[1], r.kernel.grid[2]}
+                            : std::array<int32_t, 3>{});
+    g.block.push_back(kernel ? std::array<int32_t, 3>{r.kernel.block[0], r.kernel.block[1], r.kernel.block[2]}
+                             : std::array<int32_t, 3>{});
+    g.registers.push_back(kernel ? static_cast<int16_t>(std::min<uint16_t>(r.kernel.registers, 32767)) : int16_t{-1});
+    g.shared_mem.push_back(kernel ? r.kernel.shared_bytes : -1);
+    g.occupancy_pct.push_back(timeline::kUnknownF);
+    g.bytes.push_back(kernel ? 0 : static_cast<int64_t>(std::min<uint64_t>(r.copy.bytes, INT64_MAX)));
+    g.copy_kind.push_back(ck);
+    g.src_kind.push_back(src);
+    g.dst_kind.push_back(dst);
+  }
+
+  // A synchronization record names no thread: the runtime call with its correlation does.
+  void link_sync_threads() {
+    std::unordered_map<int64_t, size_t> call_of;
+    const auto& c = tl_.runtime_calls;
+    for (size_t i = begin_calls_; i < c.size(); ++i) {
+      if (c.correlation[i] >= 0) call_of[c.correlation[i]] = i;
+    }
+    auto& s = tl_.sync_events;
+    for (size_t i = begin_syncs_; i < s.size(); ++i) {
+      const auto it = call_of.find(s.correlation[i]);
+      if (it != call_of.end()) {
+        s.tid[i] = c.tid[it->second];
+        s.pid[i] = c.pid[it->second];
+      }
+    }
+  }
+
+  std::istream& in_;
+  int32_t source_;
+  timeline::Timeline& tl_;
+  timeline::ImportStats& stats_;
+  int64_t id_offset_;
+  int64_t offset_ = 0;
+  int32_t pid_ = 0;
+  std::unordered_map<uint32_t, std::string> strings_;
+  size_t begin_calls_ = tl_.runtime_calls.size();
+  size_t begin_syncs_ = tl_.sync_events.size();
+};
+
+class CuptiImporter final : public Importer {
+ public:
+  std::string_view name() const override { return "cupti"; }
+  std::string_view description() const override {
+    return "chokepoint CUPTI trace (trace-<pid>.cptrace, written by `chokepoint run --trace`)";
+  }
+  bool sniff(std::string_view head) const override { return sniff_cupti(head); }
+  Status import(const std::string& path, int32_t source_index, timeline::Timeline& tl, timeline::ImportStats& stats,
+                const ImportOptions&) override {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Status::Error("cannot open '" + path + "'");
+    return Reader(in, source_index, tl, stats).run();
+  }
+};
+
+}  // namespace
+
+bool sniff_cupti(std::string_view head) {
+  return head.size() >= sizeof(tracer::kMagic) && std::memcmp(head.data(), tracer::kMagic, sizeof(tracer::kMagic)) == 0;
+}
+
+Status import_cupti_buffer(std::string_view bytes, int32_t source_index, timeline::Timeline& tl,
+                           timeline::ImportStats& stats) {
+  std::istringstream in{std::string(bytes)};
+  return Reader(in, source_index, tl, stats).run();
+}
+
+std::unique_ptr<Importer> make_cupti_importer() { return std::make_unique<CuptiImporter>(); }
+
+}  // namespace chokepoint::importers

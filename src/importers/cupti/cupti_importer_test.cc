@@ -1,0 +1,201 @@
+// The CUPTI tracer's files: written by tracer/trace_writer (what the injection library
+// runs), read back into the model.
+#include "importers/cupti/cupti_importer.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "tracer/trace_writer.h"
+
+namespace chokepoint::importers {
+namespace {
+
+using timeline::CopyKind;
+using timeline::GpuOpKind;
+using timeline::MemKind;
+using timeline::SyncKind;
+using tracer::Record;
+using tracer::RecordKind;
+
+tracer::FileHeader header(int64_t pid, int64_t realtime, int64_t cupti) {
+  tracer::FileHeader h{};
+  std::memcpy(h.magic, tracer::kMagic, sizeof h.magic);
+  h.version = tracer::kFormatVersion;
+  h.record_size = sizeof(Record);
+  h.pid = pid;
+  h.realtime_ns = realtime;
+  h.cupti_ns = cupti;
+  return h;
+}
+
+std::string dir() {
+  const std::string d = ::testing::TempDir() + "/cupti_" + std::to_string(getpid());
+  std::filesystem::create_directories(d);
+  return d;
+}
+
+// A launch, its kernel, a pageable copy with its memcpy call, a stream sync.
+std::string write_trace(int64_t pid, int64_t realtime, int64_t cupti, bool finish) {
+  std::string error;
+  std::filesystem::remove(tracer::trace_file_path(dir(), pid));
+  auto w = tracer::TraceWriter::create(dir(), header(pid, realtime, cupti), &error);
+  EXPECT_TRUE(w) << error;
+  Record dev{};
+  dev.kind = static_cast<uint8_t>(RecordKind::kDevice);
+  dev.name = w->intern("NVIDIA H200");
+  dev.start = 150'000'000'000;
+  dev.correlation = 132;
+  dev.stream = 90;
+  w->add(dev);
+  Record launch{};
+  launch.kind = static_cast<uint8_t>(RecordKind::kRuntimeApi);
+  launch.name = w->intern("cudaLaunchKernel_v7000");
+  launch.start = 1000;
+  launch.end = 1005;
+  launch.correlation = 7;
+  launch.stream = 4243;  // thread id
+  launch.api.pid = static_cast<uint32_t>(pid);
+  launch.api.cbid = 211;
+  w->add(launch);
+  Record k{};
+  k.kind = static_cast<uint8_t>(RecordKind::kKernel);
+  k.name = w->intern("_Z5scalePfi");
+  k.start = 1010;
+  k.end = 1110;
+  k.correlation = 7;
+  k.stream = 7;
+  k.kernel.grid[0] = 16;
+  k.kernel.grid[1] = k.kernel.grid[2] = 1;
+  k.kernel.block[0] = 256;
+  k.kernel.block[1] = k.kernel.block[2] = 1;
+  k.kernel.registers = 32;
+  k.kernel.shared_bytes = 1024;
+  w->add(k);
+  Record copy_call = launch;
+  copy_call.name = w->intern("cudaMemcpy_v3020");
+  copy_call.start = 1200;
+  copy_call.end = 1400;
+  copy_call.correlation = 8;
+  w->add(copy_call);
+  Record c{};
+  c.kind = static_cast<uint8_t>(RecordKind::kMemcpy);
+  c.sub = 1;  // HtoD
+  c.start = 1250;
+  c.end = 1390;
+  c.correlation = 8;
+  c.stream = 7;
+  c.copy.bytes = 1 << 20;
+  c.copy.src_kind = 1;  // pageable
+  c.copy.dst_kind = 3;  // device
+  w->add(c);
+  Record sync_call = launch;
+  sync_call.name = w->intern("cudaStreamSynchronize_v3020");
+  sync_call.start = 1500;
+  sync_call.end = 1600;
+  sync_call.correlation = 9;
+  w->add(sync_call);
+  Record s{};
+  s.kind = static_cast<uint8_t>(RecordKind::kSync);
+  s.sub = 3;  // stream
+  s.start = 1500;
+  s.end = 1600;
+  s.correlation = 9;
+  s.stream = 7;
+  w->add(s);
+  if (finish) {
+    EXPECT_TRUE(w->finish(5));
+  } else {
+    EXPECT_TRUE(w->flush());
+  }
+  std::ifstream in(w->path(), std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+TEST(CuptiImporter, ReadsWhatTheTracerWrites) {
+  const std::string bytes = write_trace(4242, 0, 0, true);
+  EXPECT_EQ(bytes.size() % 64, 0u);
+  EXPECT_TRUE(sniff_cupti(bytes));
+  timeline::Timeline tl;
+  tl.sources.push_back({"trace-4242.cptrace", "", 0});
+  timeline::ImportStats stats;
+  ASSERT_TRUE(import_cupti_buffer(bytes, 0, tl, stats).ok());
+  EXPECT_EQ(tl.sources[0].format, "cupti");
+  ASSERT_EQ(tl.gpu_ops.size(), 2u);
+  EXPECT_EQ(tl.gpu_ops.kind[0], GpuOpKind::kKernel);
+  EXPECT_EQ(tl.strings.view(tl.gpu_ops.name[0]), "scale(float*, int)");  // demangled
+  EXPECT_EQ(tl.gpu_ops.grid[0], (std::array<int32_t, 3>{16, 1, 1}));
+  EXPECT_EQ(tl.gpu_ops.registers[0], 32);
+  EXPECT_EQ(tl.gpu_ops.shared_mem[0], 1024);
+  EXPECT_TRUE(std::isnan(tl.gpu_ops.occupancy_pct[0]));
+  EXPECT_EQ(tl.gpu_ops.kind[1], GpuOpKind::kMemcpy);
+  EXPECT_EQ(tl.gpu_ops.copy_kind[1], CopyKind::kHtoD);
+  EXPECT_EQ(tl.gpu_ops.src_kind[1], MemKind::kPageable);
+  EXPECT_EQ(tl.gpu_ops.dst_kind[1], MemKind::kDevice);
+  EXPECT_EQ(tl.gpu_ops.bytes[1], 1 << 20);
+  EXPECT_EQ(tl.strings.view(tl.gpu_ops.name[1]), "Memcpy HtoD (Pageable -> Device)");
+  // The kernel links to its launch by correlation id.
+  ASSERT_EQ(tl.runtime_calls.size(), 3u);
+  EXPECT_EQ(tl.runtime_calls.correlation[0], tl.gpu_ops.correlation[0]);
+  EXPECT_EQ(tl.strings.view(tl.runtime_calls.name[0]), "cudaLaunchKernel_v7000");
+  EXPECT_EQ(tl.runtime_calls.tid[0], 4243);
+  EXPECT_EQ(tl.runtime_calls.pid[0], 4242);
+  // The sync names its thread through the runtime call with its correlation.
+  ASSERT_EQ(tl.sync_events.size(), 1u);
+  EXPECT_EQ(tl.sync_events.kind[0], SyncKind::kStreamSync);
+  EXPECT_EQ(tl.sync_events.tid[0], 4243);
+  ASSERT_EQ(tl.devices.size(), 1u);
+  EXPECT_EQ(tl.devices[0].name, "NVIDIA H200");
+  EXPECT_EQ(tl.devices[0].num_sms, 132);
+  EXPECT_EQ(tl.devices[0].cc_major, 9);
+  EXPECT_EQ(tl.devices[0].cc_minor, 0);
+  EXPECT_EQ(stats.count("cupti_dropped_records"), 5);
+  EXPECT_EQ(stats.count("cupti_truncated"), 0);
+}
+
+TEST(CuptiImporter, ClockPairMovesCuptiTimeOntoTheSamplerClock) {
+  // CUPTI on its own clock (1000 ns at realtime 5 s): every time moves by the difference.
+  const std::string bytes = write_trace(4243, 5'000'000'000 + 1000, 1000, true);
+  timeline::Timeline tl;
+  tl.sources.push_back({"t", "", 0});
+  timeline::ImportStats stats;
+  ASSERT_TRUE(import_cupti_buffer(bytes, 0, tl, stats).ok());
+  EXPECT_EQ(tl.gpu_ops.start[0], 5'000'000'000 + 1010);
+  EXPECT_EQ(tl.runtime_calls.start[0], 5'000'000'000 + 1000);
+  // Already on the same clock (the Linux default): nothing moves.
+  const std::string same = write_trace(4244, 1'700'000'000'000'000'000 + 3, 1'700'000'000'000'000'000, true);
+  timeline::Timeline tl2;
+  tl2.sources.push_back({"t", "", 0});
+  ASSERT_TRUE(import_cupti_buffer(same, 0, tl2, stats).ok());
+  EXPECT_EQ(tl2.gpu_ops.start[0], 1010);
+}
+
+TEST(CuptiImporter, AProcessThatDiedEarlyIsReadAndSaidSo) {
+  const std::string bytes = write_trace(4245, 0, 0, false);
+  timeline::Timeline tl;
+  tl.sources.push_back({"t", "", 0});
+  timeline::ImportStats stats;
+  ASSERT_TRUE(import_cupti_buffer(bytes, 0, tl, stats).ok());
+  EXPECT_EQ(tl.gpu_ops.size(), 2u);
+  EXPECT_EQ(stats.count("cupti_truncated"), 1);
+  // Cut mid-string: what came before is kept.
+  timeline::Timeline tl3;
+  tl3.sources.push_back({"t", "", 0});
+  ASSERT_TRUE(import_cupti_buffer(bytes.substr(0, 64 + 64 + 16), 0, tl3, stats).ok());
+  EXPECT_GE(stats.count("cupti_bad_string"), 1);
+}
+
+TEST(CuptiImporter, RejectsOtherFiles) {
+  timeline::Timeline tl;
+  tl.sources.push_back({"t", "", 0});
+  timeline::ImportStats stats;
+  EXPECT_FALSE(import_cupti_buffer("{\"traceEvents\":[]}", 0, tl, stats).ok());
+  EXPECT_FALSE(sniff_cupti("CPTRACE"));
+}
+
+}  // namespace
+}  // namespace chokepoint::importers

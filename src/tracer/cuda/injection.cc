@@ -1,0 +1,287 @@
+// libchokepoint_tracer.so: the CUPTI injection library of `chokepoint run --trace`.
+//
+// CUDA loads it at initialization when CUDA_INJECTION64_PATH names it and calls
+// InitializeInjection() (REFERENCE.md section 7; NVIDIA's cupti_trace_injection sample
+// has the same shape). It enables the activity kinds the analyses need (devices,
+// kernels, memcpy, memset, synchronizations, runtime API calls; driver API calls with
+// CHOKEPOINT_TRACE_DRIVER=1), and CUPTI hands filled buffers to buffer_completed() on
+// its own thread: there each record is copied into the fixed-size form of
+// trace_format.h and written. The application's threads only pay CUPTI's own cost.
+// At exit (and on SIGTERM when the process has no handler of its own) the buffers are
+// flushed and the file closed with its kEnd record.
+//
+// Only one CUPTI subscriber per process (before CUDA 13.3): when torch.profiler, nsys or
+// ncu already holds the process, this says so in one line and writes a header saying
+// so; the live sampling of `run` goes on.
+#include <cupti.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <mutex>
+
+#include "analyses/api_class.h"
+#include "tracer/trace_writer.h"
+
+namespace {
+
+using chokepoint::tracer::FileHeader;
+using chokepoint::tracer::Record;
+using chokepoint::tracer::RecordKind;
+using chokepoint::tracer::TraceStatus;
+using chokepoint::tracer::TraceWriter;
+
+// 8 MiB buffers: ~100k kernel records each; CUPTI asks for more as they fill.
+constexpr size_t kBufferBytes = 8 << 20;
+constexpr size_t kBufferAlign = 8;
+
+TraceWriter* g_writer = nullptr;
+CUpti_SubscriberHandle g_subscriber = nullptr;
+std::atomic<bool> g_done{false};
+uint64_t g_dropped = 0;
+struct sigaction g_old_term {};
+
+void note(const char* text) { std::fprintf(stderr, "chokepoint tracer (pid %d): %s\n", static_cast<int>(getpid()), text); }
+
+uint8_t kind_of(RecordKind k) { return static_cast<uint8_t>(k); }
+
+void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(kBufferAlign, kBufferBytes));
+  *size = *buffer != nullptr ? kBufferBytes : 0;
+  *max_records = 0;
+}
+
+void convert(TraceWriter& w, CUpti_Activity* a) {
+  Record r{};
+  switch (a->kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+      const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(a);
+      r.kind = kind_of(RecordKind::kKernel);
+      r.device = static_cast<uint8_t>(k->deviceId);
+      r.name = w.intern(k->name != nullptr ? k->name : "");
+      r.start = k->start;
+      r.end = k->end;
+      r.correlation = k->correlationId;
+      r.stream = k->streamId;
+      r.kernel.grid[0] = k->gridX;
+      r.kernel.grid[1] = k->gridY;
+      r.kernel.grid[2] = k->gridZ;
+      r.kernel.block[0] = k->blockX;
+      r.kernel.block[1] = k->blockY;
+      r.kernel.block[2] = k->blockZ;
+      r.kernel.shared_bytes = k->staticSharedMemory + k->dynamicSharedMemory;
+      r.kernel.registers = k->registersPerThread;
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(a);
+      r.kind = kind_of(RecordKind::kMemcpy);
+      r.device = static_cast<uint8_t>(m->deviceId);
+      r.flags = (m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? chokepoint::tracer::kFlagAsync : 0;
+      r.sub = m->copyKind;
+      r.start = m->start;
+      r.end = m->end;
+      r.correlation = m->correlationId;
+      r.stream = m->streamId;
+      r.copy.bytes = m->bytes;
+      r.copy.src_kind = m->srcKind;
+      r.copy.dst_kind = m->dstKind;
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMSET: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(a);
+      r.kind = kind_of(RecordKind::kMemset);
+      r.device = static_cast<uint8_t>(m->deviceId);
+      r.start = m->start;
+      r.end = m->end;
+      r.correlation = m->correlationId;
+      r.stream = m->streamId;
+      r.copy.bytes = m->bytes;
+      r.copy.dst_kind = static_cast<uint8_t>(m->memoryKind);
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+      const auto* s = reinterpret_cast<const CUpti_ActivitySynchronization2*>(a);
+      r.kind = kind_of(RecordKind::kSync);
+      r.sub = static_cast<uint8_t>(s->type);
+      r.start = s->start;
+      r.end = s->end;
+      r.correlation = s->correlationId;
+      r.stream = s->streamId;
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER: {
+      const auto* api = reinterpret_cast<const CUpti_ActivityAPI*>(a);
+      const bool runtime = a->kind == CUPTI_ACTIVITY_KIND_RUNTIME;
+      r.kind = kind_of(runtime ? RecordKind::kRuntimeApi : RecordKind::kDriverApi);
+      const char* name = nullptr;
+      cuptiGetCallbackName(runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API, api->cbid, &name);
+      r.name = w.intern(name != nullptr ? name : "");
+      r.start = api->start;
+      r.end = api->end;
+      r.correlation = api->correlationId;
+      r.stream = api->threadId;
+      r.api.pid = api->processId;
+      r.api.cbid = static_cast<int32_t>(api->cbid);
+      r.api.result = api->returnValue;
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_DEVICE: {
+      const auto* d = reinterpret_cast<const CUpti_ActivityDevice5*>(a);
+      r.kind = kind_of(RecordKind::kDevice);
+      r.device = static_cast<uint8_t>(d->id);
+      r.name = w.intern(d->name != nullptr ? d->name : "");
+      r.start = d->globalMemorySize;
+      r.correlation = d->numMultiprocessors;
+      r.stream = d->computeCapabilityMajor * 10 + d->computeCapabilityMinor;
+      break;
+    }
+    default:
+      return;
+  }
+  w.add(r);
+}
+
+void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t* buffer, size_t size, size_t valid) {
+  if (g_writer != nullptr) {
+    std::lock_guard<std::mutex> lock(g_writer->mutex());
+    CUpti_Activity* a = nullptr;
+    while (cuptiActivityGetNextRecord(buffer, valid, &a) == CUPTI_SUCCESS) convert(*g_writer, a);
+    size_t dropped = 0;
+    if (cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped) == CUPTI_SUCCESS && dropped > 0) {
+      g_dropped += dropped;
+      Record r{};
+      r.kind = kind_of(RecordKind::kDropped);
+      r.start = dropped;
+      r.stream = stream_id;
+      g_writer->add(r);
+    }
+    g_writer->flush();
+  }
+  std::free(buffer);
+}
+
+void finish() {
+  if (g_done.exchange(true) || g_writer == nullptr) return;
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  std::lock_guard<std::mutex> lock(g_writer->mutex());
+  g_writer->finish(g_dropped);
+}
+
+// SIGTERM with no handler of the application's: flush, then die of the signal as the
+// default action would. (Flushing is not async-signal-safe; losing the trace is worse.)
+void on_term(int sig) {
+  finish();
+  sigaction(sig, &g_old_term, nullptr);
+  raise(sig);
+}
+
+void CUPTIAPI on_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+
+bool env_is(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && v[0] == '1';
+}
+
+// Only the API calls the analyses read (launches, copies, memsets, synchronizations,
+// allocations: analyses/api_class.h): PyTorch makes ~12 runtime calls per kernel
+// (cudaGetDevice, cudaGetLastError ...), and recording all of them cost launch_bound
+// 1.42x its step time on the H200 (docs/BENCHMARKS.md). `all` records every call.
+using EnableFn = CUptiResult(CUPTIAPI*)(CUpti_CallbackId, uint8_t);
+void enable_api(CUpti_CallbackDomain domain, int size, CUpti_ActivityKind kind, EnableFn enable, bool all) {
+  if (all) {
+    cuptiActivityEnable(kind);
+    return;
+  }
+  for (int cbid = 1; cbid < size; ++cbid) {
+    const char* name = nullptr;
+    if (cuptiGetCallbackName(domain, static_cast<uint32_t>(cbid), &name) != CUPTI_SUCCESS || name == nullptr) continue;
+    if (chokepoint::analyses::classify_api(name) != chokepoint::analyses::ApiClass::kOther) {
+      enable(static_cast<CUpti_CallbackId>(cbid), 1);
+    }
+  }
+}
+
+FileHeader header(TraceStatus status) {
+  FileHeader h{};
+  std::memcpy(h.magic, chokepoint::tracer::kMagic, sizeof h.magic);
+  h.version = chokepoint::tracer::kFormatVersion;
+  h.record_size = sizeof(Record);
+  h.pid = getpid();
+  uint64_t cupti_ns = 0;
+  cuptiGetTimestamp(&cupti_ns);
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  h.realtime_ns = static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+  h.cupti_ns = static_cast<int64_t>(cupti_ns);
+  h.status = static_cast<uint32_t>(status);
+  uint32_t version = 0;
+  cuptiGetVersion(&version);
+  h.cupti_version = version;
+  return h;
+}
+
+// A file that says why there is no trace, so `analyze` can say it too.
+void write_status_only(const char* dir, TraceStatus status) {
+  std::string error;
+  auto w = TraceWriter::create(dir, header(status), &error);
+  if (w) w->finish(0);
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+  const char* dir = std::getenv(chokepoint::tracer::kTraceDirEnv);
+  if (dir == nullptr || *dir == '\0') return 1;  // loaded outside `chokepoint run --trace`
+
+  const CUptiResult sub = cuptiSubscribe(&g_subscriber, on_callback, nullptr);
+  if (sub != CUPTI_SUCCESS) {
+    const bool other = sub == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+    note(other ? "another CUPTI client (torch.profiler, nsys or ncu) holds this process: no CUDA trace from it; "
+                 "live sampling goes on"
+               : "CUPTI would not start: no CUDA trace from this process; live sampling goes on");
+    write_status_only(dir, other ? TraceStatus::kOtherSubscriber : TraceStatus::kCuptiError);
+    return 1;
+  }
+  std::string error;
+  g_writer = TraceWriter::create(dir, header(TraceStatus::kOk), &error).release();
+  if (g_writer == nullptr) {
+    note(error.c_str());
+    return 1;
+  }
+  // Linux thread ids (gettid), as /proc and the sampler know them: CUPTI's default is
+  // pthread_self(), which the first GPU run showed as a truncated pointer.
+  cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+  size_t attr = kBufferBytes;
+  size_t attr_size = sizeof attr;
+  cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &attr_size, &attr);
+  if (cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS) {
+    note("CUPTI refused the activity buffers: no CUDA trace from this process");
+    return 1;
+  }
+  const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                      CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+                                      CUPTI_ACTIVITY_KIND_SYNCHRONIZATION};
+  for (CUpti_ActivityKind k : kinds) cuptiActivityEnable(k);
+  enable_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_RUNTIME,
+             cuptiActivityEnableRuntimeApi, env_is("CHOKEPOINT_TRACE_ALL_API"));
+  if (env_is("CHOKEPOINT_TRACE_DRIVER")) {
+    enable_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_DRIVER,
+               cuptiActivityEnableDriverApi, env_is("CHOKEPOINT_TRACE_ALL_API"));
+  }
+  std::atexit(finish);
+  struct sigaction current {};
+  if (sigaction(SIGTERM, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
+    struct sigaction sa {};
+    sa.sa_handler = on_term;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, &g_old_term);
+  }
+  return 1;
+}

@@ -1,0 +1,85 @@
+// Golden test of `chokepoint run --trace`: a CUDA program of known content
+// (tests/data/tracer/known_counts.cu: 100 kernels, 10 pageable host->device copies,
+// 5 stream synchronizations) traced on the H200 by tests/data/tracer/gpu_check.sh. The
+// importer must find exactly that, and analyze of the recording must use the trace.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "importers/importer.h"
+#include "pipeline/analyze_pipeline.h"
+#include "timeline/model.h"
+
+namespace {
+
+using namespace chokepoint;
+const std::string kRec = std::string(CHOKEPOINT_TEST_DATA) + "/tracer/known_counts.rec";
+
+TEST(TracerGolden, ExactCountsOfAKnownProgram) {
+  timeline::Timeline tl;
+  timeline::ImportStats stats;
+  ASSERT_TRUE(importers::import_paths({kRec + "/trace-1012.cptrace"}, tl, stats).ok());
+  tl.finalize();
+  const auto& g = tl.gpu_ops;
+  int kernels = 0, copies = 0;
+  for (size_t i = 0; i < g.size(); ++i) {
+    if (g.kind[i] == timeline::GpuOpKind::kKernel) {
+      ++kernels;
+      EXPECT_EQ(tl.strings.view(g.name[i]), "scale(float*, int)");
+      EXPECT_EQ(g.grid[i][0], (1 << 20) / 256);
+      EXPECT_EQ(g.block[i][0], 256);
+    } else if (g.kind[i] == timeline::GpuOpKind::kMemcpy) {
+      ++copies;
+      EXPECT_EQ(g.copy_kind[i], timeline::CopyKind::kHtoD);
+      EXPECT_EQ(g.src_kind[i], timeline::MemKind::kPageable);
+      EXPECT_EQ(g.dst_kind[i], timeline::MemKind::kDevice);
+      EXPECT_EQ(g.bytes[i], (1 << 20) * 4);
+    }
+  }
+  EXPECT_EQ(kernels, 100);
+  EXPECT_EQ(copies, 10);
+  ASSERT_EQ(tl.sync_events.size(), 5u);
+  int32_t sync_call_tid = 0;
+  for (size_t i = 0; i < tl.runtime_calls.size(); ++i) {
+    if (tl.strings.view(tl.runtime_calls.name[i]).rfind("cudaStreamSynchronize", 0) == 0) {
+      sync_call_tid = tl.runtime_calls.tid[i];
+    }
+  }
+  for (size_t i = 0; i < tl.sync_events.size(); ++i) {
+    EXPECT_EQ(tl.sync_events.kind[i], timeline::SyncKind::kStreamSync);
+    EXPECT_EQ(tl.sync_events.pid[i], 1012);
+    // The blocked thread, from the cudaStreamSynchronize call with the same correlation.
+    // (This recording predates cuptiSetThreadIdType(SYSTEM): its ids are CUPTI's default,
+    // pthread_self() cut to 32 bits, so only their agreement is checked.)
+    EXPECT_EQ(tl.sync_events.tid[i], sync_call_tid);
+  }
+  int launches = 0;
+  for (size_t i = 0; i < tl.runtime_calls.size(); ++i) {
+    launches += tl.strings.view(tl.runtime_calls.name[i]).rfind("cudaLaunchKernel", 0) == 0;
+  }
+  EXPECT_EQ(launches, 100);
+  ASSERT_EQ(tl.devices.size(), 1u);
+  EXPECT_EQ(tl.devices[0].name, "NVIDIA H200");
+  EXPECT_EQ(tl.devices[0].num_sms, 132);
+  EXPECT_EQ(stats.count("cupti_truncated"), 0);
+  EXPECT_EQ(stats.count("cupti_dropped_records"), 0);
+}
+
+TEST(TracerGolden, AnalyzeOfATracedRecordingUsesTheTrace) {
+  auto r = pipeline::analyze_paths({kRec});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const auto& rep = r.value();
+  ASSERT_TRUE(rep.live.has_value()) << "the samples keep their section";
+  ASSERT_EQ(rep.inputs.size(), 2u);
+  EXPECT_EQ(rep.inputs[1].format, "cupti");
+  EXPECT_EQ(rep.devices.at(0).num_sms, 132);
+  ASSERT_FALSE(rep.top_kernels.empty());
+  EXPECT_EQ(rep.top_kernels[0].calls, 100);
+  // 10 copies of 4 MiB from pageable memory dominate the program's GPU time.
+  EXPECT_EQ(rules::category_name(rep.verdict.bound), std::string("transfer"));
+  EXPECT_TRUE(std::any_of(rep.findings.begin(), rep.findings.end(),
+                          [](const auto& f) { return f.id == "pageable-memcpy" && f.estimated_speedup; }));
+}
+
+}  // namespace
