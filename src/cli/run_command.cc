@@ -102,6 +102,7 @@ int run_live(const char* cmd, const LiveOptions& o) {
   auto result = live::monitor(mo);
   if (!result.ok()) {
     std::fprintf(stderr, "chokepoint %s: %s\n", cmd, result.status().message().c_str());
+    if (o.command.empty()) return 1;  // watch
     return result.status().message().rfind("cannot run", 0) == 0 ? kCannotRun : kOwnFailure;
   }
   const live::MonitorResult& m = result.value();

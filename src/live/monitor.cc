@@ -97,6 +97,9 @@ int panel_rows(int rows) { return std::max(3, std::min(14, rows / 3)); }
 
 Result<MonitorResult> monitor(const MonitorOptions& o) {
   MonitorResult res;
+  if (o.watch_pid && ::kill(static_cast<pid_t>(*o.watch_pid), 0) != 0 && errno == ESRCH) {
+    return Status::Error("no process with PID " + std::to_string(*o.watch_pid));
+  }
   SessionOptions so = o.session;
   so.command = o.command;
   if (o.watch_pid) so.roots = {*o.watch_pid};

@@ -272,6 +272,13 @@ TEST(RunCli, KillNineLeavesARecordingThatAnalyzes) {
   EXPECT_TRUE(warned);
 }
 
+TEST(WatchCli, NoSuchProcessIsAClearError) {
+  const std::string d = temp_dir("watchnone");
+  Output o = run(d, "watch --view none --pid 999999999 -o " + d + "/rec");
+  EXPECT_EQ(o.rc, 1);
+  EXPECT_NE(o.err.find("no process with PID 999999999"), std::string::npos) << o.err;
+}
+
 TEST(WatchCli, WatchesAPidUntilItExits) {
   const std::string d = temp_dir("watch");
   const pid_t child = fork();
