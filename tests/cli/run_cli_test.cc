@@ -133,7 +133,10 @@ TEST(RunCli, SpinningPythonThreadsGiveGilContention) {
   ASSERT_EQ(o.rc, 0) << o.err;
   const auto r = report_json(d + "/r.json");
   EXPECT_TRUE(has_finding(r, "gil-contention")) << finding_ids(r) << "\n" << r.dump(1);
-  EXPECT_EQ(r["live"]["processes_seen"], 1);
+  // At least the Python process (a python3 on PATH may be a wrapper, e.g. a pyenv shim,
+  // whose own short-lived children join the tree), and it is the busiest.
+  EXPECT_GE(r["live"]["processes_seen"].get<int>(), 1);
+  EXPECT_EQ(r["live"]["top_processes"][0]["comm"].get<std::string>().rfind("python", 0), 0u);
   EXPECT_FALSE(r["live"]["gpu_unavailable"].is_null()) << "no NVML here: the report says so";
 }
 

@@ -291,5 +291,40 @@ TEST(ProcessSampler, RankFromEnvironAndWorkerRenamedAfterFork) {
   EXPECT_EQ(ps2.processes().at(4300).rank, 1);
 }
 
+
+// `run` often sees its command before the exec (or through a wrapper such as a pyenv
+// shim): when the name changes, argv is read again and the process recorded anew.
+TEST(ProcessSampler, ExecAfterDiscoveryUpdatesNameArgvAndRole) {
+  Replay r("exec");
+  r.load("variants/t0");
+  std::string stat;
+  {
+    std::ifstream in(r.root() + "/proc/4242/stat");
+    std::getline(in, stat);
+  }
+  const size_t open = stat.find('('), close = stat.rfind(')');  // comm may hold parentheses
+  const std::string real_name = stat.substr(open + 1, close - open - 1);
+  std::ofstream(r.root() + "/proc/4242/stat") << stat.substr(0, open + 1) + "chokepoint" + stat.substr(close) << "\n";
+  std::ofstream(r.root() + "/proc/4242/cmdline") << std::string("chokepoint\0run\0--\0torchrun\0", 28);
+  ProcFs pfs = ProcFs::fixture(r.root());
+  ProcessSampler ps(pfs, options({4242}));
+  Tick t0;
+  ps.sample({0, 0}, t0);
+  EXPECT_EQ(ps.processes().at(4242).comm, "chokepoint");
+  // The exec: the real name and argv (a torchrun agent).
+  std::ofstream(r.root() + "/proc/4242/stat") << stat << "\n";
+  std::ofstream(r.root() + "/proc/4242/cmdline") << std::string("python3\0-m\0torch.distributed.run\0train.py\0", 42);
+  Tick t1;
+  TreeEvents ev;
+  ps.sample({kSec, kSec}, t1, &ev);
+  const auto& m = ps.processes().at(4242);
+  EXPECT_EQ(m.comm, real_name);
+  ASSERT_EQ(m.cmdline.size(), 4u);
+  EXPECT_EQ(m.cmdline[2], "torch.distributed.run");
+  EXPECT_EQ(m.role, ProcessRole::kLaunched);
+  ASSERT_FALSE(ev.appeared.empty());
+  EXPECT_EQ(ev.appeared.front().pid, 4242);
+}
+
 }  // namespace
 }  // namespace chokepoint::sampler::proc

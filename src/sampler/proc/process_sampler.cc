@@ -108,18 +108,22 @@ void ProcessSampler::adopt(int64_t pid, const TaskStat& stat, bool is_root, cons
   if (fs_.read(proc_dir(pid) + "cmdline", buf_) == 0) m.cmdline = parse_cmdline(buf_);
   const auto parent = history_.find(stat.ppid);
   m.role = infer_role(is_root, m.comm, m.cmdline, parent != history_.end() ? &parent->second.cmdline : nullptr);
-  if (m.role == samples::ProcessRole::kTorchrunRank && fs_.read(proc_dir(pid) + "environ", buf_) == 0) {
-    if (auto rank = find_environ(buf_, "RANK")) {
-      int r = 0;
-      if (std::from_chars(rank->data(), rank->data() + rank->size(), r).ec == std::errc()) m.rank = r;
-    }
-  }
+  read_rank(pid, m);
   if (fs_.read(proc_dir(pid) + "status", buf_) == 0) m.cpus_allowed = parse_task_status(buf_).cpus_allowed;
   fs_.forget(proc_dir(pid));  // cmdline, environ and status are read once: do not hold them
   m.first_seen_ns = m.last_seen_ns = now.realtime_ns;
   history_[pid] = m;
   live_[pid];
   if (events != nullptr) events->appeared.push_back(std::move(m));
+}
+
+// A torchrun rank's RANK, from its environment when we may read it.
+void ProcessSampler::read_rank(int64_t pid, ProcessMeta& m) {
+  if (m.role != samples::ProcessRole::kTorchrunRank || fs_.read(proc_dir(pid) + "environ", buf_) != 0) return;
+  if (auto rank = find_environ(buf_, "RANK")) {
+    int r = 0;
+    if (std::from_chars(rank->data(), rank->data() + rank->size(), r).ec == std::errc()) m.rank = r;
+  }
 }
 
 void ProcessSampler::retire(int64_t pid, const TickTime& now, TreeEvents* events) {
@@ -159,15 +163,19 @@ void ProcessSampler::sample_process(int64_t pid, ProcState& p, const TickTime& n
   ProcessMeta& meta = history_[pid];
   meta.last_seen_ns = now.realtime_ns;
   if (st->comm != meta.comm) {
-    // A DataLoader worker renames itself after the fork that created it.
+    // A DataLoader worker renames itself after the fork that created it; a process that
+    // calls exec changes name and argv (the launched command is often first seen before
+    // its exec, or as a wrapper such as a pyenv shim): read argv again, judge the role
+    // again, and record the process anew.
     meta.comm = st->comm;
+    if (fs_.read(dir + "cmdline", buf_) == 0) meta.cmdline = parse_cmdline(buf_);
+    fs_.forget(dir + "cmdline");
     const auto parent = history_.find(meta.ppid);
-    const auto role = infer_role(meta.role == samples::ProcessRole::kLaunched, meta.comm, meta.cmdline,
-                                 parent != history_.end() ? &parent->second.cmdline : nullptr);
-    if (role != meta.role) {
-      meta.role = role;
-      if (events != nullptr) events->appeared.push_back(meta);
-    }
+    meta.role = infer_role(meta.role == samples::ProcessRole::kLaunched, meta.comm, meta.cmdline,
+                           parent != history_.end() ? &parent->second.cmdline : nullptr);
+    if (!meta.rank) read_rank(pid, meta);
+    fs_.forget(dir + "environ");
+    if (events != nullptr) events->appeared.push_back(meta);
   }
   const Entity e = Entity::process(pid);
   const uint64_t cpu = st->utime + st->stime;

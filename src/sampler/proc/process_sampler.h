@@ -83,6 +83,7 @@ class ProcessSampler {
   void discover(const samples::TickTime& now, TreeEvents* events);
   void adopt(int64_t pid, const TaskStat& stat, bool is_root, const samples::TickTime& now, TreeEvents* events);
   void retire(int64_t pid, const samples::TickTime& now, TreeEvents* events);
+  void read_rank(int64_t pid, samples::ProcessMeta& m);
   void list_threads(int64_t pid, ProcState& p);
   void sample_process(int64_t pid, ProcState& p, const samples::TickTime& now, samples::Tick& out, TreeEvents* events);
   void visit_threads(const samples::TickTime& now, samples::Tick& out);
