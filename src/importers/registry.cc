@@ -13,6 +13,7 @@
 #include "importers/input/byte_source.h"
 #include "importers/cupti/cupti_importer.h"
 #include "importers/kineto/kineto_importer.h"
+#include "tracer/trace_format.h"
 
 namespace chokepoint::importers {
 namespace {
@@ -26,7 +27,7 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 // *.json and *.json.gz (which covers Kineto's *.pt.trace.json[.gz]); *.cptrace (the CUPTI
 // tracer's files).
 bool is_trace_file_name(const std::string& name) {
-  return ends_with(name, ".json") || ends_with(name, ".json.gz") || ends_with(name, ".cptrace");
+  return ends_with(name, ".json") || ends_with(name, ".json.gz") || ends_with(name, tracer::kTraceFileSuffix);
 }
 
 std::string cannot_read(const std::string& path, const std::string& why) {

@@ -10,6 +10,7 @@
 #include "importers/importer.h"
 #include "pipeline/build_report.h"
 #include "samples/recording_writer.h"
+#include "tracer/trace_format.h"
 
 namespace chokepoint::pipeline {
 namespace fs = std::filesystem;
@@ -54,8 +55,7 @@ static std::vector<std::string> trace_files(const std::string& dir) {
   std::vector<std::string> out;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.size() > 8 && name.compare(name.size() - 8, 8, ".cptrace") == 0) out.push_back(it->path().string());
+    if (it->path().extension() == tracer::kTraceFileSuffix) out.push_back(it->path().string());
   }
   std::sort(out.begin(), out.end());
   return out;

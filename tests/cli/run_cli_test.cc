@@ -180,16 +180,16 @@ TEST(RunCli, FakeGpuIsSampledAndMatchedByFallback) {
   EXPECT_TRUE(has_finding(r, "clock-throttled")) << finding_ids(r);
 }
 
-TEST(RunCli, SigtermIsForwardedAndTheChildsCodeReturned) {
-  const std::string d = temp_dir("term");
-  { std::ofstream(d + "/t.py") << "import signal, sys, time\n"
-                                   "signal.signal(signal.SIGTERM, lambda *a: sys.exit(7))\n"
-                                   "print('ready', flush=True)\n"
-                                   "time.sleep(30)\n"; }
+// Runs `chokepoint run -- python3 SCRIPT` in the background (SCRIPT prints "ready" once
+// it runs), sends `sig` to chokepoint alone, and returns chokepoint's exit code; its
+// stderr is d/err. -1 when it did not exit normally.
+int run_and_signal(const std::string& d, const std::string& script_text, int sig) {
+  const std::string script = d + "/s.py";
+  { std::ofstream(script) << script_text; }
   const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
+  if (pid < 0) return -1;
   if (pid == 0) {
-    const std::string out = d + "/out", err = d + "/err", rec = d + "/rec", script = d + "/t.py";
+    const std::string out = d + "/out", err = d + "/err", rec = d + "/rec";
     freopen(out.c_str(), "w", stdout);
     freopen(err.c_str(), "w", stderr);
     setenv("CHOKEPOINT_NVML_LIB", "/nonexistent", 1);
@@ -197,15 +197,25 @@ TEST(RunCli, SigtermIsForwardedAndTheChildsCodeReturned) {
           static_cast<char*>(nullptr));
     _exit(99);
   }
-  // Wait until the child runs, then terminate chokepoint alone.
+  // Wait until the command runs, then signal chokepoint alone.
   for (int i = 0; i < 100 && slurp(d + "/out").find("ready") == std::string::npos; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  kill(pid, SIGTERM);
+  kill(pid, sig);
   int status = 0;
   waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 7) << slurp(d + "/err");
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(RunCli, SigtermIsForwardedAndTheChildsCodeReturned) {
+  const std::string d = temp_dir("term");
+  const int rc = run_and_signal(d,
+                                "import signal, sys, time\n"
+                                "signal.signal(signal.SIGTERM, lambda *a: sys.exit(7))\n"
+                                "print('ready', flush=True)\n"
+                                "time.sleep(30)\n",
+                                SIGTERM);
+  EXPECT_EQ(rc, 7) << slurp(d + "/err");
   EXPECT_NE(slurp(d + "/err").find("Bound by:"), std::string::npos);
 }
 
@@ -213,26 +223,8 @@ TEST(RunCli, SigtermIsForwardedAndTheChildsCodeReturned) {
 // process group): forwarded; Python's KeyboardInterrupt ends it with SIGINT (128 + 2).
 TEST(RunCli, SigintIsForwardedToo) {
   const std::string d = temp_dir("int");
-  { std::ofstream(d + "/i.py") << "import time\nprint('ready', flush=True)\ntime.sleep(30)\n"; }
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    const std::string out = d + "/out", err = d + "/err", rec = d + "/rec", script = d + "/i.py";
-    freopen(out.c_str(), "w", stdout);
-    freopen(err.c_str(), "w", stderr);
-    setenv("CHOKEPOINT_NVML_LIB", "/nonexistent", 1);
-    execl(kExe.c_str(), kExe.c_str(), "run", "--view", "none", "-o", rec.c_str(), "--", "python3", script.c_str(),
-          static_cast<char*>(nullptr));
-    _exit(99);
-  }
-  for (int i = 0; i < 100 && slurp(d + "/out").find("ready") == std::string::npos; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  kill(pid, SIGINT);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGINT) << slurp(d + "/err");
+  const int rc = run_and_signal(d, "import time\nprint('ready', flush=True)\ntime.sleep(30)\n", SIGINT);
+  EXPECT_EQ(rc, 128 + SIGINT) << slurp(d + "/err");
   EXPECT_NE(slurp(d + "/err").find("interrupted: waiting for the command to exit"), std::string::npos);
   const auto meta = nlohmann::json::parse(slurp(d + "/rec/meta.json"));
   EXPECT_EQ(meta["exit_code"], 128 + SIGINT);
