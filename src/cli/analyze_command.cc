@@ -1,4 +1,4 @@
-// chokepoint analyze TRACE|DIR ... [--format text|json|md] [-o FILE]
+// chokepoint analyze TRACE|DIR ... [--format text|json|md|chrome] [-o FILE]
 #include <unistd.h>
 
 #include <chrono>
@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "pipeline/analyze_pipeline.h"
+#include "pipeline/chrome_export.h"
 #include "report/reporter.h"
 
 namespace chokepoint::cli {
@@ -53,10 +54,38 @@ struct Progress {
   }
 };
 
+// The trace export is not a reporter: it writes the timeline itself, not the Report.
+bool is_trace_format(const std::string& f) { return f == "chrome" || f == "perfetto"; }
+
+// `--format chrome`: the inputs as a trace-event file, streamed to its destination (it
+// can be gigabytes; no copy of it is held in memory).
+int export_trace(const AnalyzeOptions& o, const importers::ImportOptions& io, Progress& progress) {
+  auto in = pipeline::load_inputs(o.inputs, io);
+  progress.finish();
+  if (!in.ok()) {
+    std::fprintf(stderr, "chokepoint analyze: %s\n", in.status().message().c_str());
+    return 1;
+  }
+  report::ChromeTraceStats st;
+  const bool ok = write_output_stream(
+      "analyze", o.output, [&](std::ostream& out) { return pipeline::export_chrome_trace(in.value(), out, &st); },
+      o.quiet);
+  if (!ok) return 1;
+  if (!o.quiet && !o.output.empty() && o.output != "-") {
+    std::fprintf(stderr,
+                 "chokepoint analyze: %lld slices, %lld launch arrows, %lld counter values; open it in "
+                 "https://ui.perfetto.dev or chrome://tracing\n",
+                 static_cast<long long>(st.slices), static_cast<long long>(st.flows),
+                 static_cast<long long>(st.counters));
+  }
+  return 0;
+}
+
 int run_analyze(const AnalyzeOptions& o) {
-  auto reporter = report::make_reporter(o.format);
-  if (!reporter) {
-    std::fprintf(stderr, "chokepoint analyze: unknown format '%s' (use %s)\n", o.format.c_str(),
+  const bool trace = is_trace_format(o.format);
+  auto reporter = trace ? nullptr : report::make_reporter(o.format);
+  if (!trace && !reporter) {
+    std::fprintf(stderr, "chokepoint analyze: unknown format '%s' (use %s, chrome (perfetto))\n", o.format.c_str(),
                  report::reporter_formats());
     return 2;
   }
@@ -65,6 +94,7 @@ int run_analyze(const AnalyzeOptions& o) {
   importers::ImportOptions io;
   io.progress = &Progress::report;
   io.progress_ctx = &progress;
+  if (trace) return export_trace(o, io, progress);
   auto result = pipeline::analyze_paths(o.inputs, io);
   progress.finish();
   if (!result.ok()) {
@@ -88,13 +118,17 @@ int run_analyze(const AnalyzeOptions& o) {
 RunFn add_analyze_command(CLI::App& app) {
   auto opts = std::make_shared<AnalyzeOptions>();
   auto* cmd = app.add_subcommand(
-      "analyze", "Diagnose a recorded trace: PyTorch profiler (Kineto) JSON, .json or .json.gz, or a "
-                 "directory of them. Prints step time, where GPU time and idle time go, the verdict and "
-                 "ranked findings with evidence, recommendation and estimated speedup.");
+      "analyze", "Diagnose a recorded trace: PyTorch profiler (Kineto) JSON, .json or .json.gz, a CUPTI "
+                 "trace (.cptrace), a directory of them, or a recording of `chokepoint run`. Prints step "
+                 "time, where GPU time and idle time go, the verdict and ranked findings with evidence, "
+                 "recommendation and estimated speedup; or, with --format chrome, writes the timeline, step "
+                 "windows and sampled metrics as a trace for ui.perfetto.dev and chrome://tracing.");
   cmd->add_option("inputs", opts->inputs, "Trace files or directories")->required();
-  cmd->add_option("-f,--format", opts->format, "Report format: text, json, md")
+  cmd->add_option("-f,--format", opts->format,
+                  "Report format: text, json, md; or chrome (alias perfetto): a trace-event JSON file "
+                  "of the timeline instead of a report")
       ->capture_default_str();
-  cmd->add_option("-o,--output", opts->output, "Write the report to FILE instead of stdout");
+  cmd->add_option("-o,--output", opts->output, "Write the report (or the trace) to FILE instead of stdout");
   cmd->add_option("--color", opts->color, "Colour: auto (tty and no NO_COLOR), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
@@ -102,6 +136,7 @@ RunFn add_analyze_command(CLI::App& app) {
   cmd->footer(
       "Examples:\n  chokepoint analyze run/trace.json.gz\n"
       "  chokepoint analyze run/ --format json -o report.json\n"
+      "  chokepoint analyze run/ --format chrome -o trace.json   # open in ui.perfetto.dev\n"
       "Exit status: 0 report written, 1 input could not be read, 2 usage error.");
   return [opts] { return run_analyze(*opts); };
 }

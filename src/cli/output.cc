@@ -12,26 +12,37 @@
 namespace chokepoint::cli {
 namespace {
 
-bool write_file(const std::string& path, const std::string& text) {
+// Runs `write` into `out`; its error, or "cannot write" when the stream failed.
+Status write_to(std::ostream& out, const StreamWriter& write, const std::string& path) {
+  Status s = write(out);
+  out.flush();
+  if (!s.ok()) return s;
+  if (!out.good()) return Status::Error("cannot write '" + path + "'");
+  return Status::Ok();
+}
+
+Status write_file(const std::string& path, const StreamWriter& write) {
   std::error_code ec;
   const auto st = std::filesystem::status(path, ec);
   if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
     std::ofstream out(path, std::ios::binary);
-    out << text;
-    return out.good();
+    return write_to(out, write, path);
   }
   const std::string tmp = path + ".tmp" + std::to_string(getpid());
   {
     std::ofstream out(tmp, std::ios::binary);
-    out << text;
-    if (!out.good()) {
+    Status s = write_to(out, write, path);
+    if (!s.ok()) {
       std::filesystem::remove(tmp, ec);
-      return false;
+      return s;
     }
   }
   std::filesystem::rename(tmp, path, ec);
-  if (ec) std::filesystem::remove(tmp, ec);
-  return !ec;
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    return Status::Error("cannot write '" + path + "'");
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -74,12 +85,27 @@ int text_width(int fallback) {
 
 bool write_output(const std::string& command, const std::string& path, const std::string& text,
                   bool quiet) {
+  return write_output_stream(
+      command, path,
+      [&text](std::ostream& out) {
+        out << text;
+        return Status::Ok();
+      },
+      quiet);
+}
+
+bool write_output_stream(const std::string& command, const std::string& path, const StreamWriter& write,
+                         bool quiet) {
   if (path.empty() || path == "-") {
-    std::cout << text << std::flush;
-    return std::cout.good();
+    Status s = write(std::cout);
+    std::cout.flush();
+    // A closed pipe (`| head`) is not worth a message; the producer's own failure is.
+    if (!s.ok() && std::cout.good()) std::fprintf(stderr, "chokepoint %s: %s\n", command.c_str(), s.message().c_str());
+    return s.ok() && std::cout.good();
   }
-  if (!write_file(path, text)) {
-    std::fprintf(stderr, "chokepoint %s: cannot write '%s'\n", command.c_str(), path.c_str());
+  Status s = write_file(path, write);
+  if (!s.ok()) {
+    std::fprintf(stderr, "chokepoint %s: %s\n", command.c_str(), s.message().c_str());
     return false;
   }
   if (!quiet) std::fprintf(stderr, "chokepoint %s: wrote %s\n", command.c_str(), path.c_str());

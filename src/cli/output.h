@@ -2,8 +2,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <ostream>
 #include <string>
+
+#include "base/status.h"
 
 namespace chokepoint::cli {
 
@@ -26,5 +30,12 @@ int text_width(int fallback = 100);
 // report went (unless quiet) or why it could not be written; returns false on failure.
 bool write_output(const std::string& command, const std::string& path, const std::string& text,
                   bool quiet);
+
+// The same for output too big to hold in memory (a trace export): `write` streams it into
+// the stream it is given (the temporary file, or stdout). When `write` fails, the
+// temporary file is removed and its message said on stderr.
+using StreamWriter = std::function<Status(std::ostream&)>;
+bool write_output_stream(const std::string& command, const std::string& path, const StreamWriter& write,
+                         bool quiet);
 
 }  // namespace chokepoint::cli

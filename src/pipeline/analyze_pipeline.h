@@ -7,6 +7,7 @@
 
 #include "base/status.h"
 #include "importers/importer.h"
+#include "pipeline/inputs.h"
 #include "report/report.h"
 
 namespace chokepoint::pipeline {
@@ -15,5 +16,8 @@ namespace chokepoint::pipeline {
 // nothing could be imported; odd input becomes import stats in the report.
 Result<report::Report> analyze_paths(const std::vector<std::string>& paths,
                                      const importers::ImportOptions& opts = {});
+
+// The same for inputs already loaded.
+report::Report analyze_inputs(const Inputs& in);
 
 }  // namespace chokepoint::pipeline

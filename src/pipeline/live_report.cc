@@ -3,14 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 
 #include "analyses/analysis.h"
 #include "base/version.h"
-#include "importers/importer.h"
 #include "pipeline/build_report.h"
 #include "samples/recording_writer.h"
-#include "tracer/trace_format.h"
 
 namespace chokepoint::pipeline {
 namespace fs = std::filesystem;
@@ -37,70 +34,47 @@ timeline::StatSeverity severity(samples::Severity s) {
 
 }  // namespace
 
-bool is_recording_dir(const std::string& path) {
-  std::error_code ec;
-  if (!fs::is_directory(path, ec)) return false;
-  if (fs::exists(fs::path(path) / samples::kSamplesFile, ec) || fs::exists(fs::path(path) / samples::kSamplesGzFile, ec)) {
-    return true;
-  }
-  // meta.json alone (a run killed before its first tick): only ours, by its format key.
-  std::ifstream in(fs::path(path) / samples::kMetaFile);
-  std::string head(256, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<size_t>(in.gcount()));
-  return head.find("\"chokepoint.recording\"") != std::string::npos;
-}
-
-static std::vector<std::string> trace_files(const std::string& dir) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->path().extension() == tracer::kTraceFileSuffix) out.push_back(it->path().string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 Result<report::Report> analyze_recording_dir(const std::string& dir) {
   const auto t0 = std::chrono::steady_clock::now();
-  auto rec = samples::read_recording(dir);
-  if (!rec.ok()) return rec.status();
-  const analyses::live::LiveAnalysis la = analyses::live::analyze_recording(rec.value());
-  const rules::Diagnosis d = rules::diagnose_samples(rec.value(), la);
-  report::Report r = build_live_report(dir, rec.value(), la, d);
+  auto in = load_recording(dir);
+  if (!in.ok()) return in.status();
+  report::Report r = recording_report(in.value());
+  r.analysis_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+report::Report recording_report(const Inputs& in) {
+  const samples::Recording& rec = *in.recording;
+  const analyses::live::LiveAnalysis la = analyses::live::analyze_recording(rec);
+  const rules::Diagnosis d = rules::diagnose_samples(rec, la);
+  report::Report r = build_live_report(in.recording_dir, rec, la, d);
 
   // `run --trace`: the CUDA trace gives the verdict and the trace findings; the samples
   // add their section and the findings only they can make.
-  const std::vector<std::string> traces = trace_files(dir);
-  if (!traces.empty()) {
-    timeline::Timeline tl;
-    timeline::ImportStats stats;
-    Status s = importers::import_paths(traces, tl, stats);
-    if (s.ok() && tl.gpu_ops.size() > 0) {
-      const analyses::Analysis a = analyses::analyze(tl);
-      const rules::Diagnosis td = rules::diagnose(tl, a);
-      report::Report tr = build_report(tl, a, td, stats);
-      for (const rules::Finding& f : r.findings) {
-        const bool dup = std::any_of(tr.findings.begin(), tr.findings.end(),
-                                     [&](const rules::Finding& x) { return x.id == f.id; });
-        if (!dup) tr.findings.push_back(f);
-      }
-      tr.inputs.insert(tr.inputs.begin(), r.inputs.front());
-      for (const auto& st : r.import_stats) tr.import_stats.push_back(st);
-      tr.live = std::move(r.live);
-      r = std::move(tr);
-    } else {
-      // Nothing traced (another CUPTI client held every process, or no CUDA work): the
-      // samples' report stands, with what the trace files say about why.
-      for (const auto& st : stats.all()) {
-        if (st.count > 0) r.import_stats.push_back(st);
-      }
-      if (!s.ok()) {
-        r.import_stats.push_back({"trace_unreadable", timeline::StatSeverity::kWarning, s.message(), 1});
-      }
+  if (in.trace_files.empty()) return r;
+  const timeline::Timeline& tl = in.tl;
+  if (in.trace_status.ok() && tl.gpu_ops.size() > 0) {
+    const analyses::Analysis a = analyses::analyze(tl);
+    const rules::Diagnosis td = rules::diagnose(tl, a);
+    report::Report tr = build_report(tl, a, td, in.stats);
+    for (const rules::Finding& f : r.findings) {
+      const bool dup = std::any_of(tr.findings.begin(), tr.findings.end(),
+                                   [&](const rules::Finding& x) { return x.id == f.id; });
+      if (!dup) tr.findings.push_back(f);
     }
+    tr.inputs.insert(tr.inputs.begin(), r.inputs.front());
+    for (const auto& st : r.import_stats) tr.import_stats.push_back(st);
+    tr.live = std::move(r.live);
+    return tr;
   }
-  r.analysis_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // Nothing traced (another CUPTI client held every process, or no CUDA work): the
+  // samples' report stands, with what the trace files say about why.
+  for (const auto& st : in.stats.all()) {
+    if (st.count > 0) r.import_stats.push_back(st);
+  }
+  if (!in.trace_status.ok()) {
+    r.import_stats.push_back({"trace_unreadable", timeline::StatSeverity::kWarning, in.trace_status.message(), 1});
+  }
   return r;
 }
 

@@ -7,17 +7,17 @@
 
 #include "analyses/live/live_analysis.h"
 #include "base/status.h"
+#include "pipeline/inputs.h"
 #include "report/report.h"
 #include "rules/diagnose.h"
 #include "samples/recording_reader.h"
 
 namespace chokepoint::pipeline {
 
-// True when `path` is a directory holding a recording (meta.json or samples.jsonl of
-// docs/RECORDING.md).
-bool is_recording_dir(const std::string& path);
-
 Result<report::Report> analyze_recording_dir(const std::string& dir);
+
+// The report of loaded inputs that are a recording (`in.recording` set).
+report::Report recording_report(const Inputs& in);
 
 report::Report build_live_report(const std::string& dir, const samples::Recording& rec,
                                  const analyses::live::LiveAnalysis& la, const rules::Diagnosis& d);

@@ -115,4 +115,36 @@ TEST(AnalyzeCli, DirectoryOfTraces) {
   EXPECT_EQ(j.at("window").at("steps"), 6);  // three per trace
 }
 
+TEST(AnalyzeCli, ChromeTraceOfARecordingToAFile) {
+  const std::string out = ::testing::TempDir() + "/trace_" + std::to_string(getpid()) + ".json";
+  Output o = run("analyze --format chrome -o " + out + " " + std::string(CHOKEPOINT_TEST_DATA) +
+                 "/tracer/known_counts.rec");
+  ASSERT_EQ(o.rc, 0) << o.out;
+  EXPECT_NE(o.out.find("ui.perfetto.dev"), std::string::npos) << o.out;
+  EXPECT_FALSE(std::filesystem::exists(out + ".tmp" + std::to_string(getpid())));
+  std::ifstream in(out);
+  const auto j = nlohmann::json::parse(in);
+  int kernels = 0, counters = 0;
+  for (const auto& e : j.at("traceEvents")) {
+    kernels += e.at("ph") == "X" && e.value("cat", "") == "kernel";
+    counters += e.at("ph") == "C";
+  }
+  EXPECT_EQ(kernels, 100);  // the trace's kernels ...
+  EXPECT_GT(counters, 0);   // ... and the recording's samples
+  EXPECT_EQ(j.at("displayTimeUnit"), "ns");
+}
+
+TEST(AnalyzeCli, PerfettoIsChromeOnStdout) {
+  Output o = run("analyze -q -f perfetto " + kData + "pageable_copy.json.gz");
+  ASSERT_EQ(o.rc, 0) << o.out;
+  const auto j = nlohmann::json::parse(o.out);
+  EXPECT_GT(j.at("traceEvents").size(), 100u);
+}
+
+TEST(AnalyzeCli, UnknownFormatNamesChromeToo) {
+  Output o = run("analyze --format yaml " + kData + "input_bound.json.gz");
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_NE(o.out.find("chrome"), std::string::npos) << o.out;
+}
+
 }  // namespace

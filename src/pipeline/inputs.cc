@@ -1,0 +1,69 @@
+#include "pipeline/inputs.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "samples/recording_writer.h"
+#include "tracer/trace_format.h"
+
+namespace chokepoint::pipeline {
+namespace fs = std::filesystem;
+
+bool is_recording_dir(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) return false;
+  if (fs::exists(fs::path(path) / samples::kSamplesFile, ec) || fs::exists(fs::path(path) / samples::kSamplesGzFile, ec)) {
+    return true;
+  }
+  // meta.json alone (a run killed before its first tick): only ours, by its format key.
+  std::ifstream in(fs::path(path) / samples::kMetaFile);
+  std::string head(256, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  return head.find("\"chokepoint.recording\"") != std::string::npos;
+}
+
+std::vector<std::string> recording_trace_files(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const std::string gz = std::string(tracer::kTraceFileSuffix) + ".gz";
+    const bool trace = name.ends_with(tracer::kTraceFileSuffix) || name.ends_with(gz);  // .gz: kept small
+    if (trace) out.push_back(it->path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<Inputs> load_recording(const std::string& dir, const importers::ImportOptions& opts) {
+  auto rec = samples::read_recording(dir);
+  if (!rec.ok()) return rec.status();
+  Inputs in;
+  in.recording = std::move(rec).value();
+  in.recording_dir = dir;
+  in.trace_files = recording_trace_files(dir);
+  if (!in.trace_files.empty()) {
+    in.trace_status = importers::import_paths(in.trace_files, in.tl, in.stats, opts);
+    // Half a timeline from a failed import would pass for the whole run.
+    if (!in.trace_status.ok()) in.tl = timeline::Timeline{};
+  }
+  return in;
+}
+
+Result<Inputs> load_inputs(const std::vector<std::string>& paths, const importers::ImportOptions& opts) {
+  for (const std::string& p : paths) {
+    if (!is_recording_dir(p)) continue;
+    if (paths.size() > 1) {
+      return Status::Error(p + " is a chokepoint recording: analyze it on its own, not together with other inputs");
+    }
+    return load_recording(p, opts);
+  }
+  Inputs in;
+  Status s = importers::import_paths(paths, in.tl, in.stats, opts);
+  if (!s.ok()) return s;
+  return in;
+}
+
+}  // namespace chokepoint::pipeline
