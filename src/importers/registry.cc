@@ -24,10 +24,11 @@ bool ends_with(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// *.json and *.json.gz (which covers Kineto's *.pt.trace.json[.gz]); *.cptrace (the CUPTI
-// tracer's files).
+// *.json and *.json.gz (which covers Kineto's *.pt.trace.json[.gz]); *.cptrace and
+// *.cptrace.gz (the CUPTI tracer's files).
 bool is_trace_file_name(const std::string& name) {
-  return ends_with(name, ".json") || ends_with(name, ".json.gz") || ends_with(name, tracer::kTraceFileSuffix);
+  return ends_with(name, ".json") || ends_with(name, ".json.gz") || ends_with(name, tracer::kTraceFileSuffix) ||
+         ends_with(name, std::string(tracer::kTraceFileSuffix) + ".gz");
 }
 
 std::string cannot_read(const std::string& path, const std::string& why) {
@@ -57,7 +58,7 @@ Status expand_paths(const std::vector<std::string>& paths, std::vector<InputFile
     }
     if (ec) return Status::Error(cannot_read(path, ec.message()));
     if (found.empty()) {
-      return Status::Error("no trace files (*.json, *.json.gz, *.cptrace) in directory '" + path + "'");
+      return Status::Error("no trace files (*.json, *.json.gz, *.cptrace, *.cptrace.gz) in directory '" + path + "'");
     }
     std::sort(found.begin(), found.end());
     for (auto& f : found) files->push_back({std::move(f), true});

@@ -154,7 +154,7 @@ TEST(Registry, ClearErrors) {
   EXPECT_EQ(run({"/nonexistent/x.json"}, tl, stats).message(),
             "cannot read '/nonexistent/x.json': No such file or directory");
   EXPECT_EQ(run({dir.path()}, tl, stats).message(),
-            "no trace files (*.json, *.json.gz, *.cptrace) in directory '" + dir.path() + "'");
+            "no trace files (*.json, *.json.gz, *.cptrace, *.cptrace.gz) in directory '" + dir.path() + "'");
   const std::string empty = dir.file("empty.json", "");
   EXPECT_EQ(run({empty}, tl, stats).message(), "cannot read '" + empty + "': the file is empty");
   const std::string no_events = dir.file("x.json", R"({"ph": "X"})");

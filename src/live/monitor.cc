@@ -127,6 +127,15 @@ Result<MonitorResult> monitor(const MonitorOptions& o) {
         std::error_code ec;
         const std::string abs_dir = std::filesystem::absolute(res.dir, ec).string();
         env = {{"CUDA_INJECTION64_PATH", o.tracer_library}, {"CHOKEPOINT_TRACE_DIR", ec ? res.dir : abs_dir}};
+        // NVTX ranges reach CUPTI through the same library (tracer/cuda/injection.cc),
+        // unless another NVTX tool is named already.
+        const char* nvtx = std::getenv("NVTX_INJECTION64_PATH");
+        if (nvtx == nullptr || *nvtx == '\0') {
+          env.emplace_back("NVTX_INJECTION64_PATH", o.tracer_library);
+        } else {
+          note(o.quiet, std::string("--trace: NVTX_INJECTION64_PATH is already set (") + nvtx +
+                            "): NVTX ranges go to that tool, not into the trace");
+        }
       }
     }
     auto spawned = Child::spawn(o.command, env);

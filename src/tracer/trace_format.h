@@ -4,7 +4,7 @@
 // the reader builds everywhere.
 //
 // Layout: a 64-byte FileHeader, then 64-byte Records. Every record is one activity
-// (kernel, memcpy, memset, synchronization, runtime/driver API call) except strings:
+// (kernel, memcpy, memset, synchronization, runtime/driver API call, NVTX marker) except strings:
 // a kString record (id, length) is followed by ceil(length / 64) blocks of its bytes,
 // zero-padded, so a reader can still step through the file 64 bytes at a time. A string
 // is written before the first record that names it. The file ends with a kEnd record
@@ -59,7 +59,15 @@ enum class RecordKind : uint8_t {
   kEnd = 9,      // clean end of the file; `start` = records written, `end` = dropped total
   kDevice = 10,  // a GPU: `device` ordinal, `name`, `start` = memory bytes,
                  // `correlation` = SM count, `stream` = compute capability major * 10 + minor
+  kMarker = 11,  // an NVTX marker: `sub` = kMarkerStart/End/Instant, `correlation` = the
+                 // range's id (start and end share it), `start` = time, `stream` = thread
+                 // id, `name` = the range's name (start records), marker.pid/domain
 };
+
+// Record::sub of a kMarker.
+inline constexpr uint8_t kMarkerStart = 1;
+inline constexpr uint8_t kMarkerEnd = 2;
+inline constexpr uint8_t kMarkerInstant = 3;
 
 // CUPTI's enums as the tracer copies them (cupti_activity.h, CUDA 13): memcpy direction
 // HtoD=1 DtoH=2 DtoD=8 HtoH=9 PtoP=10; memory kinds pageable=1 pinned=2 device=3 array=4
@@ -96,6 +104,11 @@ struct Record {
       uint32_t result;       // the call's return value
       uint8_t pad[20];
     } api;
+    struct {
+      uint32_t pid;
+      uint32_t domain;       // string id of the NVTX domain, 0 the default domain
+      uint8_t pad[24];
+    } marker;
     uint8_t raw[32];
   };
 };

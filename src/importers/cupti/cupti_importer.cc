@@ -5,12 +5,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <istream>
-#include <sstream>
 #include <unordered_map>
 #include <vector>
 
+#include "importers/input/byte_source.h"
+#include "importers/step_ranges.h"
 #include "tracer/trace_format.h"
 
 namespace chokepoint::importers {
@@ -103,13 +102,13 @@ std::string demangle(const std::string& name) {
 
 class Reader {
  public:
-  Reader(std::istream& in, int32_t source, timeline::Timeline& tl, timeline::ImportStats& stats)
+  Reader(ByteSource& in, int32_t source, timeline::Timeline& tl, timeline::ImportStats& stats)
       : in_(in), source_(source), tl_(tl), stats_(stats), id_offset_(static_cast<int64_t>(source) << 48) {}
 
   // Streams the file 64 bytes at a time: a long run's trace is gigabytes.
   Status run() {
     FileHeader h{};
-    if (!in_.read(reinterpret_cast<char*>(&h), sizeof h)) return Status::Error("not a chokepoint trace: shorter than its header");
+    if (!read(reinterpret_cast<char*>(&h), sizeof h)) return Status::Error("not a chokepoint trace: shorter than its header");
     if (std::memcmp(h.magic, tracer::kMagic, sizeof h.magic) != 0) return Status::Error("not a chokepoint trace (bad magic)");
     if (h.version != tracer::kFormatVersion || h.record_size != sizeof(Record)) {
       return Status::Error("chokepoint trace format " + std::to_string(h.version) + " is not one this version reads");
@@ -129,7 +128,7 @@ class Reader {
     bool ended = false;
     Record r{};
     std::string text;
-    while (in_.read(reinterpret_cast<char*>(&r), sizeof r)) {
+    while (read(reinterpret_cast<char*>(&r), sizeof r)) {
       if (static_cast<RecordKind>(r.kind) == RecordKind::kString) {
         const uint64_t len = r.start;
         if (len > kMaxStringBytes) {  // checked before allocating (found by fuzz/cupti_fuzzer)
@@ -138,7 +137,7 @@ class Reader {
         }
         const uint64_t blocks = (len + sizeof(Record) - 1) / sizeof(Record);
         text.resize(blocks * sizeof(Record));
-        if (!in_.read(text.data(), static_cast<std::streamsize>(text.size()))) {
+        if (!read(text.data(), text.size())) {
           stat(stats_, "cupti_bad_string", StatSeverity::kError, "string records longer than the file; reading stopped");
           break;
         }
@@ -155,15 +154,39 @@ class Reader {
       }
       add(r);
     }
+    if (!io_error_.empty()) return Status::Error(io_error_);
+    if (in_.truncated()) {
+      stat(stats_, "cupti_gzip_truncated", StatSeverity::kWarning, "the compressed trace is cut off or corrupt; read up to there");
+    }
     if (!ended && h.status == 0) {
       stat(stats_, "cupti_truncated", StatSeverity::kWarning,
            "the trace has no end record: the process died before flushing (SIGKILL, crash); its last buffers are missing");
     }
     link_sync_threads();
+    if (!open_ranges_.empty()) {
+      stat(stats_, "cupti_nvtx_unclosed", StatSeverity::kInfo,
+           "NVTX ranges still open when the trace ended; left out", static_cast<int64_t>(open_ranges_.size()));
+    }
+    add_steps_from_ranges(tl_, begin_ranges_, source_, timeline::StepSource::kNvtx);
     return Status::Ok();
   }
 
  private:
+  // Exactly n bytes, or false at the end of the input (an I/O error is kept for run()).
+  bool read(char* dst, size_t n) {
+    while (n > 0) {
+      auto got = in_.read(dst, n);
+      if (!got.ok()) {
+        io_error_ = got.status().message();
+        return false;
+      }
+      if (got.value() == 0) return false;
+      dst += got.value();
+      n -= got.value();
+    }
+    return true;
+  }
+
   // A timestamp on the sampler's clock; false when it does not fit (damaged file).
   bool t(uint64_t ns, int64_t* out) const {
     return ns <= static_cast<uint64_t>(INT64_MAX) && !__builtin_add_overflow(static_cast<int64_t>(ns), offset_, out);
@@ -230,6 +253,9 @@ class Reader {
         d.cc_minor = static_cast<int32_t>(r.stream % 10);
         return;
       }
+      case RecordKind::kMarker:
+        add_marker(r);
+        return;
       case RecordKind::kDropped:
         return;  // the kEnd record carries the total
       default:
@@ -281,6 +307,40 @@ class Reader {
     g.dst_kind.push_back(dst);
   }
 
+  // NVTX: a start record opens a range, the end record with its id closes it; the range
+  // becomes a user annotation on its thread (and a step when named like one).
+  void add_marker(const Record& r) {
+    const int32_t pid = r.marker.pid != 0 ? static_cast<int32_t>(r.marker.pid) : pid_;
+    int64_t at = 0;
+    if (!t(r.start, &at)) {
+      stat(stats_, "cupti_bad_times", StatSeverity::kWarning, "records whose end is before their start, or out of range; skipped");
+      return;
+    }
+    const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(pid)) << 32) | r.correlation;
+    if (r.sub == tracer::kMarkerStart) {
+      open_ranges_[key] = OpenRange{at, name(r.name), static_cast<int32_t>(r.stream)};
+      return;
+    }
+    if (r.sub != tracer::kMarkerEnd) return;  // instantaneous markers: no duration
+    const auto it = open_ranges_.find(key);
+    if (it == open_ranges_.end() || at < it->second.start) {
+      stat(stats_, "cupti_nvtx_unmatched", StatSeverity::kInfo,
+           "NVTX range ends without their start (opened before CUDA initialized); left out");
+      return;
+    }
+    timeline::CpuRanges& c = tl_.cpu_ranges;
+    c.pid.push_back(pid);
+    c.tid.push_back(it->second.tid);
+    c.category.push_back(timeline::CpuCategory::kUserAnnotation);
+    c.name.push_back(it->second.name);
+    c.start.push_back(it->second.start);
+    c.end.push_back(at);
+    c.external_id.push_back(-1);
+    c.sequence.push_back(-1);
+    c.inputs.push_back(timeline::CpuRanges::kNoInputs);
+    open_ranges_.erase(it);
+  }
+
   // A synchronization record names no thread: the runtime call with its correlation does.
   void link_sync_threads() {
     std::unordered_map<int64_t, size_t> call_of;
@@ -298,7 +358,8 @@ class Reader {
     }
   }
 
-  std::istream& in_;
+  ByteSource& in_;
+  std::string io_error_;
   int32_t source_;
   timeline::Timeline& tl_;
   timeline::ImportStats& stats_;
@@ -308,6 +369,13 @@ class Reader {
   std::unordered_map<uint32_t, std::string> strings_;
   size_t begin_calls_ = tl_.runtime_calls.size();
   size_t begin_syncs_ = tl_.sync_events.size();
+  size_t begin_ranges_ = tl_.cpu_ranges.size();
+  struct OpenRange {
+    int64_t start;
+    StringId name;
+    int32_t tid;
+  };
+  std::unordered_map<uint64_t, OpenRange> open_ranges_;  // (pid, NVTX id) -> its start
 };
 
 class CuptiImporter final : public Importer {
@@ -319,9 +387,9 @@ class CuptiImporter final : public Importer {
   bool sniff(std::string_view head) const override { return sniff_cupti(head); }
   Status import(const std::string& path, int32_t source_index, timeline::Timeline& tl, timeline::ImportStats& stats,
                 const ImportOptions&) override {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return Status::Error("cannot open '" + path + "'");
-    return Reader(in, source_index, tl, stats).run();
+    auto in = open_file(path);  // plain or gzip (a .cptrace.gz kept small)
+    if (!in.ok()) return in.status();
+    return Reader(*in.value(), source_index, tl, stats).run();
   }
 };
 
@@ -333,8 +401,8 @@ bool sniff_cupti(std::string_view head) {
 
 Status import_cupti_buffer(std::string_view bytes, int32_t source_index, timeline::Timeline& tl,
                            timeline::ImportStats& stats) {
-  std::istringstream in{std::string(bytes)};
-  return Reader(in, source_index, tl, stats).run();
+  auto in = open_memory(bytes);
+  return Reader(*in, source_index, tl, stats).run();
 }
 
 std::unique_ptr<Importer> make_cupti_importer() { return std::make_unique<CuptiImporter>(); }

@@ -4,12 +4,14 @@
 
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
+#include "importers/step_ranges.h"
 #include "tracer/trace_writer.h"
 
 namespace chokepoint::importers {
@@ -121,7 +123,7 @@ TEST(CuptiImporter, ReadsWhatTheTracerWrites) {
   EXPECT_EQ(bytes.size() % 64, 0u);
   EXPECT_TRUE(sniff_cupti(bytes));
   timeline::Timeline tl;
-  tl.sources.push_back({"trace-4242.cptrace", "", 0});
+  tl.sources.emplace_back().path = "trace-4242.cptrace";
   timeline::ImportStats stats;
   ASSERT_TRUE(import_cupti_buffer(bytes, 0, tl, stats).ok());
   EXPECT_EQ(tl.sources[0].format, "cupti");
@@ -161,7 +163,7 @@ TEST(CuptiImporter, ClockPairMovesCuptiTimeOntoTheSamplerClock) {
   // CUPTI on its own clock (1000 ns at realtime 5 s): every time moves by the difference.
   const std::string bytes = write_trace(4243, 5'000'000'000 + 1000, 1000, true);
   timeline::Timeline tl;
-  tl.sources.push_back({"t", "", 0});
+  tl.sources.emplace_back().path = "t";
   timeline::ImportStats stats;
   ASSERT_TRUE(import_cupti_buffer(bytes, 0, tl, stats).ok());
   EXPECT_EQ(tl.gpu_ops.start[0], 5'000'000'000 + 1010);
@@ -169,7 +171,7 @@ TEST(CuptiImporter, ClockPairMovesCuptiTimeOntoTheSamplerClock) {
   // Already on the same clock (the Linux default): nothing moves.
   const std::string same = write_trace(4244, 1'700'000'000'000'000'000 + 3, 1'700'000'000'000'000'000, true);
   timeline::Timeline tl2;
-  tl2.sources.push_back({"t", "", 0});
+  tl2.sources.emplace_back().path = "t";
   ASSERT_TRUE(import_cupti_buffer(same, 0, tl2, stats).ok());
   EXPECT_EQ(tl2.gpu_ops.start[0], 1010);
 }
@@ -177,24 +179,133 @@ TEST(CuptiImporter, ClockPairMovesCuptiTimeOntoTheSamplerClock) {
 TEST(CuptiImporter, AProcessThatDiedEarlyIsReadAndSaidSo) {
   const std::string bytes = write_trace(4245, 0, 0, false);
   timeline::Timeline tl;
-  tl.sources.push_back({"t", "", 0});
+  tl.sources.emplace_back().path = "t";
   timeline::ImportStats stats;
   ASSERT_TRUE(import_cupti_buffer(bytes, 0, tl, stats).ok());
   EXPECT_EQ(tl.gpu_ops.size(), 2u);
   EXPECT_EQ(stats.count("cupti_truncated"), 1);
   // Cut mid-string: what came before is kept.
   timeline::Timeline tl3;
-  tl3.sources.push_back({"t", "", 0});
+  tl3.sources.emplace_back().path = "t";
   ASSERT_TRUE(import_cupti_buffer(bytes.substr(0, 64 + 64 + 16), 0, tl3, stats).ok());
   EXPECT_GE(stats.count("cupti_bad_string"), 1);
 }
 
 TEST(CuptiImporter, RejectsOtherFiles) {
   timeline::Timeline tl;
-  tl.sources.push_back({"t", "", 0});
+  tl.sources.emplace_back().path = "t";
   timeline::ImportStats stats;
   EXPECT_FALSE(import_cupti_buffer("{\"traceEvents\":[]}", 0, tl, stats).ok());
   EXPECT_FALSE(sniff_cupti("CPTRACE"));
+}
+
+}  // namespace
+}  // namespace chokepoint::importers
+
+namespace chokepoint::importers {
+namespace {
+
+Record marker(uint8_t sub, uint32_t id, uint64_t t, uint32_t name, uint32_t tid) {
+  Record m{};
+  m.kind = static_cast<uint8_t>(RecordKind::kMarker);
+  m.sub = sub;
+  m.correlation = id;
+  m.start = t;
+  m.name = name;
+  m.stream = tid;
+  m.marker.pid = 77;
+  return m;
+}
+
+// NVTX ranges: pairs of start/end records become user annotations; the outer ones named
+// like an iteration become steps; an end without its start and a start without its end
+// are counted, not imported.
+TEST(CuptiImporter, NvtxRangesAndSteps) {
+  std::string error;
+  std::filesystem::remove(tracer::trace_file_path(dir(), 77));
+  auto w = tracer::TraceWriter::create(dir(), header(77, 0, 0), &error);
+  ASSERT_TRUE(w) << error;
+  const uint32_t step = w->intern("train_step 4"), fwd = w->intern("forward"), inner = w->intern("step");
+  w->add(marker(tracer::kMarkerEnd, 1, 500, 0, 10));          // opened before CUDA init
+  w->add(marker(tracer::kMarkerStart, 2, 1000, step, 10));
+  w->add(marker(tracer::kMarkerStart, 3, 1100, fwd, 10));
+  w->add(marker(tracer::kMarkerStart, 4, 1200, inner, 10));   // a step inside the step
+  w->add(marker(tracer::kMarkerEnd, 4, 1300, 0, 10));
+  w->add(marker(tracer::kMarkerEnd, 3, 1400, 0, 10));
+  w->add(marker(tracer::kMarkerEnd, 2, 2000, 0, 10));
+  w->add(marker(tracer::kMarkerInstant, 5, 2100, fwd, 10));
+  w->add(marker(tracer::kMarkerStart, 6, 2200, step, 10));    // never closed
+  ASSERT_TRUE(w->finish(0));
+  std::ifstream in(w->path(), std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+
+  timeline::Timeline tl;
+  tl.sources.emplace_back().path = "trace-77.cptrace";
+  timeline::ImportStats stats;
+  ASSERT_TRUE(import_cupti_buffer(bytes, 0, tl, stats).ok());
+  ASSERT_EQ(tl.cpu_ranges.size(), 3u);
+  tl.finalize();
+  EXPECT_EQ(tl.strings.view(tl.cpu_ranges.name[0]), "train_step 4");
+  EXPECT_EQ(tl.cpu_ranges.start[0], 1000);
+  EXPECT_EQ(tl.cpu_ranges.end[0], 2000);
+  EXPECT_EQ(tl.cpu_ranges.pid[0], 77);
+  EXPECT_EQ(tl.cpu_ranges.tid[0], 10);
+  EXPECT_EQ(tl.cpu_ranges.category[0], timeline::CpuCategory::kUserAnnotation);
+  ASSERT_EQ(tl.steps.size(), 1u);
+  EXPECT_EQ(tl.steps.number[0], 4);
+  EXPECT_EQ(tl.steps.start[0], 1000);
+  EXPECT_EQ(tl.steps.end[0], 2000);
+  EXPECT_EQ(tl.steps.how[0], timeline::StepSource::kNvtx);
+  EXPECT_EQ(stats.count("cupti_nvtx_unmatched"), 1);
+  EXPECT_EQ(stats.count("cupti_nvtx_unclosed"), 1);
+}
+
+TEST(StepRanges, NamesOfIterations) {
+  int64_t n = 0;
+  EXPECT_TRUE(step_range_number("step", &n));
+  EXPECT_EQ(n, -1);
+  EXPECT_TRUE(step_range_number("Step 12", &n));
+  EXPECT_EQ(n, 12);
+  EXPECT_TRUE(step_range_number("train_step#3", &n));
+  EXPECT_EQ(n, 3);
+  EXPECT_TRUE(step_range_number("training step", &n));
+  EXPECT_TRUE(step_range_number("Iteration 7", &n));
+  EXPECT_EQ(n, 7);
+  EXPECT_TRUE(step_range_number("iter_2", &n));
+  EXPECT_TRUE(step_range_number("ProfilerStep#5", &n));
+  EXPECT_EQ(n, 5);
+  EXPECT_FALSE(step_range_number("Optimizer.step#SGD.step", &n));
+  EXPECT_FALSE(step_range_number("steps", &n));
+  EXPECT_FALSE(step_range_number("step_fn", &n));
+  EXPECT_FALSE(step_range_number("forward", &n));
+  EXPECT_FALSE(step_range_number("iterator", &n));
+  EXPECT_FALSE(step_range_number("", &n));
+}
+
+}  // namespace
+}  // namespace chokepoint::importers
+
+namespace chokepoint::importers {
+namespace {
+
+// A trace kept gzipped (tests/data, or a user saving space) reads like the plain file.
+TEST(CuptiImporter, ReadsGzippedTrace) {
+  const std::string bytes = write_trace(4244, 0, 0, true);
+  const std::string d = dir() + "/gz";
+  std::filesystem::create_directories(d);
+  const std::string path = d + "/trace-4244.cptrace.gz";
+  gzFile f = gzopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size())), static_cast<int>(bytes.size()));
+  gzclose(f);
+  timeline::Timeline tl;
+  timeline::ImportStats stats;
+  ASSERT_TRUE(import_paths({d}, tl, stats).ok());
+  EXPECT_EQ(tl.gpu_ops.size(), 2u);
+  EXPECT_EQ(tl.runtime_calls.size(), 3u);
+  EXPECT_EQ(tl.sources.at(0).format, "cupti");
+  EXPECT_EQ(stats.count("cupti_truncated"), 0);
+  std::filesystem::remove_all(d);
 }
 
 }  // namespace

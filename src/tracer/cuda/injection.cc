@@ -3,8 +3,8 @@
 // CUDA loads it at initialization when CUDA_INJECTION64_PATH names it and calls
 // InitializeInjection() (REFERENCE.md section 7; NVIDIA's cupti_trace_injection sample
 // has the same shape). It enables the activity kinds the analyses need (devices,
-// kernels, memcpy, memset, synchronizations, runtime API calls; driver API calls with
-// CHOKEPOINT_TRACE_DRIVER=1), and CUPTI hands filled buffers to buffer_completed() on
+// kernels, memcpy, memset, synchronizations, NVTX markers, the runtime and driver API
+// calls the analyses read), and CUPTI hands filled buffers to buffer_completed() on
 // its own thread: there each record is copied into the fixed-size form of
 // trace_format.h and written. The application's threads only pay CUPTI's own cost.
 // At exit (and on SIGTERM when the process has no handler of its own) the buffers are
@@ -14,6 +14,7 @@
 // ncu already holds the process, this says so in one line and writes a header saying
 // so; the live sampling of `run` goes on.
 #include <cupti.h>
+#include <dlfcn.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -142,6 +143,24 @@ void convert(TraceWriter& w, CUpti_Activity* a) {
       r.stream = d->computeCapabilityMajor * 10 + d->computeCapabilityMinor;
       break;
     }
+    case CUPTI_ACTIVITY_KIND_MARKER: {
+      // NVTX push/pop and start/end ranges arrive as a start and an end record sharing an
+      // id; the end record has no name.
+      const auto* m = reinterpret_cast<const CUpti_ActivityMarker2*>(a);
+      r.kind = kind_of(RecordKind::kMarker);
+      r.sub = (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) ? chokepoint::tracer::kMarkerStart
+              : (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) ? chokepoint::tracer::kMarkerEnd
+                                                              : chokepoint::tracer::kMarkerInstant;
+      r.name = m->name != nullptr ? w.intern(m->name) : 0;
+      r.start = m->timestamp;
+      r.correlation = m->id;
+      if (m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD || m->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS) {
+        r.stream = m->objectId.pt.threadId;
+        r.marker.pid = m->objectId.pt.processId;
+      }
+      r.marker.domain = m->domain != nullptr && *m->domain != '\0' ? w.intern(m->domain) : 0;
+      break;
+    }
     default:
       return;
   }
@@ -187,6 +206,11 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const v
 bool env_is(const char* name) {
   const char* v = std::getenv(name);
   return v != nullptr && v[0] == '1';
+}
+
+bool env_is_zero(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && v[0] == '0';
 }
 
 // Only the API calls the analyses read (launches, copies, memsets, synchronizations,
@@ -236,6 +260,22 @@ void write_status_only(const char* dir, TraceStatus status) {
 
 }  // namespace
 
+// NVTX ranges (torch.cuda.nvtx, nvtx.annotate, NVTX in C++): NVTX loads the library named
+// in NVTX_INJECTION64_PATH at its first call and calls InitializeInjectionNvtx2; `run
+// --trace` names this library there, and this hands the call to CUPTI's own NVTX
+// injection (in the libcupti this library is linked to), whose MARKER records then
+// arrive with the other activity. Ranges opened before CUDA initializes have no start
+// record (the activity kind is enabled in InitializeInjection); the importer counts them.
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(const void* get_export_table) {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&cuptiSubscribe), &info) == 0 || info.dli_fname == nullptr) return 0;
+  void* cupti = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+  if (cupti == nullptr) return 0;
+  using InitFn = int (*)(const void*);
+  auto init = reinterpret_cast<InitFn>(dlsym(cupti, "InitializeInjectionNvtx2"));
+  return init != nullptr ? init(get_export_table) : 0;
+}
+
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
   const char* dir = std::getenv(chokepoint::tracer::kTraceDirEnv);
   if (dir == nullptr || *dir == '\0') return 1;  // loaded outside `chokepoint run --trace`
@@ -267,11 +307,16 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   }
   const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
                                       CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
-                                      CUPTI_ACTIVITY_KIND_SYNCHRONIZATION};
+                                      CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER};
   for (CUpti_ActivityKind k : kinds) cuptiActivityEnable(k);
   enable_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_RUNTIME,
              cuptiActivityEnableRuntimeApi, env_is("CHOKEPOINT_TRACE_ALL_API"));
-  if (env_is("CHOKEPOINT_TRACE_DRIVER")) {
+  // Driver API launches too: cuBLASLt, cuDNN and Triton (torch.compile) kernels are
+  // launched through cuLaunchKernelEx, and without their launch a kernel has no CPU thread
+  // or step. CUPTI records no driver calls made inside runtime calls, so nothing doubles
+  // (healthy_bf16 on the H200: 27,792 runtime + 7,280 driver launches = 35,072 kernels).
+  // CHOKEPOINT_TRACE_DRIVER=0 leaves them out.
+  if (!env_is_zero("CHOKEPOINT_TRACE_DRIVER")) {
     enable_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_DRIVER,
                cuptiActivityEnableDriverApi, env_is("CHOKEPOINT_TRACE_ALL_API"));
   }

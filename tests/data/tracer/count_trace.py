@@ -10,7 +10,9 @@ import os
 import struct
 import sys
 
-KINDS = {2: "kernel", 3: "memcpy", 4: "memset", 5: "sync", 6: "runtime_api", 7: "driver_api", 10: "device"}
+KINDS = {2: "kernel", 3: "memcpy", 4: "memset", 5: "sync", 6: "runtime_api", 7: "driver_api", 10: "device",
+         11: "marker"}
+MARKER = {1: "start", 2: "end", 3: "instant"}
 COPY = {1: "HtoD", 2: "DtoH", 8: "DtoD", 9: "HtoH", 10: "PtoP"}
 MEM = {1: "pageable", 2: "pinned", 3: "device", 4: "array", 5: "managed"}
 SYNC = {1: "event", 2: "stream_wait_event", 3: "stream", 4: "context"}
@@ -20,6 +22,7 @@ def read(path, out):
     data = open(path, "rb").read()
     assert data[:8] == b"CPTRACE1", path
     status = struct.unpack_from("<I", data, 40)[0]
+    out.setdefault("pids", []).append(struct.unpack_from("<q", data, 16)[0])
     out["files"] = out.get("files", 0) + 1
     if status:
         out["status_%d" % status] = out.get("status_%d" % status, 0) + 1
@@ -49,6 +52,16 @@ def read(path, out):
         elif k in ("runtime_api", "driver_api"):
             key = "api_" + strings.get(name, "?").split("_v")[0]
             out[key] = out.get(key, 0) + 1
+            # thread ids: Linux tids (the sampler's) when cuptiSetThreadIdType(SYSTEM) took
+            tids = out.setdefault("api_thread_ids", [])
+            if stream not in tids:
+                tids.append(stream)
+        elif k == "marker":
+            key = "marker_%s" % MARKER.get(sub, "?")
+            out[key] = out.get(key, 0) + 1
+            if sub == 1:
+                key = "marker_name_" + strings.get(name, "?")
+                out[key] = out.get(key, 0) + 1
         elif k == "device":
             out["device_name"] = strings.get(name, "?")
     if not ended:

@@ -1,7 +1,9 @@
 // A CUDA program of known content for the tracer's GPU test (gpu_check.sh): N kernel
-// launches, M pageable host->device copies, K stream synchronizations, nothing else.
-// Usage: known_counts N M K
+// launches, M pageable host->device copies, K stream synchronizations, and R NVTX ranges
+// named "step" (each around N/R of the launches), nothing else.
+// Usage: known_counts N M K [R]
 #include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -22,10 +24,11 @@ __global__ void scale(float* x, int n) {
   } while (0)
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: known_counts N M K\n");
+  if (argc != 4 && argc != 5) {
+    std::fprintf(stderr, "usage: known_counts N M K [R]\n");
     return 2;
   }
+  const int ranges = argc == 5 ? std::atoi(argv[4]) : 0;
   const int kernels = std::atoi(argv[1]), copies = std::atoi(argv[2]), syncs = std::atoi(argv[3]);
   const int n = 1 << 20;
   std::vector<float> host(n, 1.0f);  // pageable
@@ -34,11 +37,17 @@ int main(int argc, char** argv) {
   CHECK(cudaStreamCreate(&stream));
   CHECK(cudaMalloc(&dev, n * sizeof(float)));
   for (int i = 0; i < copies; ++i) CHECK(cudaMemcpyAsync(dev, host.data(), n * sizeof(float), cudaMemcpyHostToDevice, stream));
-  for (int i = 0; i < kernels; ++i) scale<<<(n + 255) / 256, 256, 0, stream>>>(dev, n);
+  const int per_range = ranges > 0 ? kernels / ranges : 0;
+  for (int i = 0; i < kernels; ++i) {
+    if (per_range > 0 && i % per_range == 0 && i / per_range < ranges) nvtxRangePushA("step");
+    scale<<<(n + 255) / 256, 256, 0, stream>>>(dev, n);
+    if (per_range > 0 && i % per_range == per_range - 1 && i / per_range < ranges) nvtxRangePop();
+  }
   CHECK(cudaGetLastError());
   for (int i = 0; i < syncs; ++i) CHECK(cudaStreamSynchronize(stream));
   CHECK(cudaFree(dev));
   CHECK(cudaStreamDestroy(stream));
-  std::printf("known_counts: %d kernels, %d pageable HtoD copies, %d stream syncs\n", kernels, copies, syncs);
+  std::printf("known_counts: %d kernels, %d pageable HtoD copies, %d stream syncs, %d NVTX ranges\n", kernels,
+              copies, syncs, ranges);
   return 0;
 }

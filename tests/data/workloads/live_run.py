@@ -42,6 +42,7 @@ def main():
     ap.add_argument("--fixed", action="store_true")
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--profile", metavar="TRACE", help="run under torch.profiler (CPU + CUDA), export to TRACE")
+    ap.add_argument("--nvtx", action="store_true", help='mark each step with an NVTX range "step N"')
     a = ap.parse_args()
     if a.workload in ("gil_threads", "busy_process"):
         cpu_only(a.workload, a.seconds)
@@ -61,10 +62,16 @@ def main():
         prof.__enter__()
     times = []
     end = time.time() + a.seconds
+    n = 0
     while time.time() < end:
         t0 = time.perf_counter()
         for _ in range(5):
-            step()
+            n += 1
+            if a.nvtx:
+                with torch.cuda.nvtx.range(f"step {n}"):
+                    step()
+            else:
+                step()
         torch.cuda.synchronize()
         times.append((time.perf_counter() - t0) * 1e3 / 5)
     if prof is not None:
