@@ -1,5 +1,7 @@
 #include "analyses/steps.h"
 
+#include "analyses/step_inference.h"
+
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -65,14 +67,51 @@ void clip_to_recorded_gpu_work(const Timeline& tl, const TimelineIndex& ix, Step
   s.start = std::min(tail_end, s.end);
 }
 
+// Windows of steps inferred from the repeating GPU op sequence: the cycle's CPU span runs
+// from the issue of its first op to the issue of the next cycle's first op; back to back
+// per source like annotated steps.
+StepWindows inferred_windows(const Timeline& tl, const TimelineIndex& ix) {
+  StepWindows w;
+  const std::vector<InferredSteps> inferred = infer_steps(tl, ix);
+  if (inferred.empty()) return whole_trace(tl, ix);
+  int64_t cycles = 0;
+  for (const auto& src : inferred) {
+    TimeNs prev_end = std::numeric_limits<TimeNs>::min();
+    int64_t number = 0;
+    for (const auto& c : src.cycles) {
+      StepWindow s;
+      s.number = ++number;
+      s.source = src.source;
+      s.pid = c.pid;
+      s.tid = c.tid;
+      s.cpu_start = c.cpu_start;
+      s.cpu_end = c.cpu_end;
+      s.gpu_end = c.gpu_end;
+      s.start = std::max(s.cpu_start, prev_end);
+      s.end = std::max({s.cpu_end, s.gpu_end, s.start});
+      prev_end = s.end;
+      w.steps.push_back(s);
+    }
+    cycles += static_cast<int64_t>(src.cycles.size());
+  }
+  w.inferred = true;
+  const InferredSteps& first = inferred.front();
+  w.method = "inferred from the repeating GPU op sequence (" + std::to_string(first.period_ops) +
+             " ops per step, " + std::to_string(cycles) + " whole cycles, " +
+             std::to_string(static_cast<int>(first.match * 100.0 + 0.5)) + "% of ops repeat)";
+  return w;
+}
+
 }  // namespace
 
 StepWindows compute_step_windows(const Timeline& tl, const TimelineIndex& ix) {
   const auto& st = tl.steps;
-  if (st.size() == 0) return whole_trace(tl, ix);
+  if (st.size() == 0) return inferred_windows(tl, ix);
 
   StepWindows w;
-  w.method = "ProfilerStep#N annotations";
+  const bool nvtx = std::any_of(st.how.begin(), st.how.end(),
+                                [](timeline::StepSource h) { return h == timeline::StepSource::kNvtx; });
+  w.method = nvtx ? "NVTX step ranges" : "ProfilerStep#N annotations";
   w.steps.reserve(st.size());
   for (size_t i = 0; i < st.size(); ++i) {
     StepWindow s;

@@ -3,7 +3,9 @@
 // start (or the end of step N-1's window, whichever is later) to the later of its CPU end
 // and the end of the last GPU op launched inside its CPU span (the TensorBoard plugin's
 // definition, REFERENCE.md section 2). Windows do not overlap; their lengths are the
-// step times. Without step annotations the whole trace is one window.
+// step times. Without step annotations (ProfilerStep#N, NVTX step ranges) the steps are
+// inferred from the repeating GPU op sequence (step_inference.h); failing that, the whole
+// trace is one window.
 #pragma once
 
 #include <string>
@@ -26,7 +28,8 @@ struct StepWindow {
 
 struct StepWindows {
   std::vector<StepWindow> steps;
-  bool whole_trace = false;      // no step annotations: one window over everything
+  bool whole_trace = false;      // no step annotations, none inferred: one window over everything
+  bool inferred = false;         // steps found from the repeating GPU op sequence (step_inference.h)
   std::string method;            // for the report
 };
 

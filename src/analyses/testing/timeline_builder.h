@@ -13,7 +13,9 @@ class TimelineBuilder {
   static constexpr int32_t kPid = 100, kTid = 100;
 
   TimelineBuilder() {
-    tl_.sources.push_back({"synthetic", "test"});
+    tl_.sources.emplace_back();
+    tl_.sources.back().path = "synthetic";
+    tl_.sources.back().format = "test";
     timeline::Device d;
     d.name = "NVIDIA H200";
     d.num_sms = 132;

@@ -1,0 +1,266 @@
+#include "analyses/step_inference.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <unordered_map>
+
+namespace chokepoint::analyses {
+
+using timeline::Timeline;
+
+namespace {
+
+constexpr double kMinMatch = 0.85;    // share of ops that must repeat one period later
+constexpr int64_t kMinCycles = 3;
+constexpr int64_t kMinPeriod = 2;     // one op repeated is a loop, not an iteration
+constexpr size_t kMatchSamples = 200000;  // positions compared per candidate period
+constexpr double kNotable = 1.5;          // a boundary's pause: 1.5x the median pause ...
+constexpr TimeNs kMinBoundaryPause = 20'000;  // ... and at least 20 us
+constexpr size_t kStrengthCycles = 256;   // cycles sampled per phase
+constexpr size_t kPhaseCycles = 3;        // phases with a notable pause in the first 3 cycles ...
+constexpr size_t kMaxPhases = 64;         // ... at most 64 of them
+constexpr int64_t kMaxMultiples = 4096;   // multiples of the base period tried
+
+// Median distance between consecutive occurrences of each name seen >= 3 times: the
+// candidate periods, ascending, without repeats.
+std::vector<int64_t> candidate_periods(const std::vector<uint32_t>& tok, size_t distinct) {
+  std::vector<int64_t> last(distinct, -1);
+  std::vector<std::vector<int64_t>> gaps(distinct);
+  for (size_t i = 0; i < tok.size(); ++i) {
+    if (last[tok[i]] >= 0) gaps[tok[i]].push_back(static_cast<int64_t>(i) - last[tok[i]]);
+    last[tok[i]] = static_cast<int64_t>(i);
+  }
+  std::vector<int64_t> out;
+  const int64_t max_period = static_cast<int64_t>(tok.size()) / kMinCycles;
+  for (auto& g : gaps) {
+    if (g.size() + 1 < static_cast<size_t>(kMinCycles)) continue;
+    auto mid = g.begin() + static_cast<std::ptrdiff_t>(g.size() / 2);
+    std::nth_element(g.begin(), mid, g.end());
+    if (*mid >= 1 && *mid <= max_period) out.push_back(*mid);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// Share of positions i with tok[i] == tok[i + p], on at most kMatchSamples evenly spaced i.
+double self_match(const std::vector<uint32_t>& tok, int64_t p) {
+  const size_t n = tok.size() - static_cast<size_t>(p);
+  const size_t stride = std::max<size_t>(1, n / kMatchSamples);
+  size_t same = 0, seen = 0;
+  for (size_t i = 0; i < n; i += stride, ++seen) same += tok[i] == tok[i + static_cast<size_t>(p)];
+  return seen ? static_cast<double>(same) / static_cast<double>(seen) : 0.0;
+}
+
+struct Sequence {
+  std::vector<uint32_t> rows;   // GpuOps rows in the order the GPU ran them
+  std::vector<TimeNs> issue;    // launch call start of each, -1 unknown
+  std::vector<uint32_t> tok;    // dense name id of each
+};
+
+// The ops of the source's busiest stream, in the order they ran. One stream runs its ops
+// in issue order, so its sequence is the program's own; ops of other streams (NCCL,
+// copies on a side stream) interleave differently from one iteration to the next. GPU
+// order rather than launch order also covers ops whose launch was not recorded (driver
+// API launches: cuBLASLt, cuDNN, Triton), which would otherwise sit out of place.
+Sequence stream_sequence(const Timeline& tl, const TimelineIndex& ix, const std::vector<uint32_t>& rows) {
+  const auto& g = tl.gpu_ops;
+  std::map<std::pair<int16_t, int32_t>, size_t> per_stream;
+  for (uint32_t r : rows) ++per_stream[{g.device[r], g.stream[r]}];
+  const auto busiest = std::max_element(per_stream.begin(), per_stream.end(),
+                                        [](const auto& a, const auto& b) { return a.second < b.second; })->first;
+  Sequence s;
+  std::unordered_map<timeline::StringId, uint32_t> dense;
+  for (uint32_t r : rows) {  // rows are in GPU start order
+    if (std::pair{g.device[r], g.stream[r]} != busiest) continue;
+    s.rows.push_back(r);
+    s.issue.push_back(ix.launch_row[r] >= 0 ? tl.runtime_calls.start[ix.launch_row[r]] : -1);
+    s.tok.push_back(dense.emplace(g.name[r], static_cast<uint32_t>(dense.size())).first->second);
+  }
+  return s;
+}
+
+// What precedes each op: the CPU's pause (time since the previous op's launch: data
+// loading, the optimizer's host work, a sync), when both launches are known, plus the
+// GPU's idle time before it. pause[0] is 0.
+std::vector<TimeNs> pauses(const Timeline& tl, const Sequence& s) {
+  const auto& g = tl.gpu_ops;
+  std::vector<TimeNs> out(s.rows.size(), 0);
+  TimeNs busy_until = g.end[s.rows[0]];
+  for (size_t j = 1; j < s.rows.size(); ++j) {
+    const uint32_t r = s.rows[j];
+    const TimeNs cpu = s.issue[j] >= 0 && s.issue[j - 1] >= 0 ? std::max<TimeNs>(0, s.issue[j] - s.issue[j - 1]) : 0;
+    out[j] = cpu + std::max<TimeNs>(0, g.start[r] - busy_until);
+    busy_until = std::max(busy_until, g.end[r]);
+  }
+  return out;
+}
+
+TimeNs median_of(std::vector<TimeNs> v) {
+  if (v.empty()) return 0;
+  auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
+
+// The value below which a third of `v` lies.
+TimeNs lower_tercile(std::vector<TimeNs>& v) {
+  if (v.empty()) return 0;
+  auto at = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 3);
+  std::nth_element(v.begin(), at, v.end());
+  return *at;
+}
+
+// Pauses long enough to be a boundary, and the positions that have one.
+struct Pauses {
+  std::vector<TimeNs> before;   // per op (pauses())
+  TimeNs typical = 0;           // median
+  TimeNs notable = 0;           // kNotable x typical, at least kMinBoundaryPause
+  std::vector<size_t> notable_at;
+};
+
+// How clearly period p has a boundary, and where: for a phase r, the pause two thirds of
+// the cycles have at least before their op r (so a pause every other or every tenth
+// cycle, logging or a sync every few steps, is no boundary of p); the largest over the
+// phases that have a notable pause in one of the first cycles (only those can win).
+std::pair<TimeNs, int64_t> boundary_strength(const Pauses& ps, int64_t p) {
+  const size_t n = ps.before.size(), step = static_cast<size_t>(p);
+  const size_t cycles = n / step;
+  const size_t stride = std::max<size_t>(1, cycles / kStrengthCycles);
+  std::vector<size_t> phases;
+  for (size_t j : ps.notable_at) {
+    if (j >= kPhaseCycles * step || phases.size() >= kMaxPhases) break;
+    if (std::find(phases.begin(), phases.end(), j % step) == phases.end()) phases.push_back(j % step);
+  }
+  std::pair<TimeNs, int64_t> best{0, 0};
+  std::vector<TimeNs> at;
+  for (size_t r : phases) {
+    at.clear();
+    for (size_t j = r == 0 ? step : r; j < n; j += step * stride) at.push_back(ps.before[j]);
+    const TimeNs t = lower_tercile(at);
+    if (t > best.first) best = {t, static_cast<int64_t>(r)};
+  }
+  return best;
+}
+
+// First op of each cycle: every p ops from `phase`, re-synchronized on the phase op's name
+// when an iteration issued an op more or less (the nearest occurrence within p/4).
+std::vector<size_t> cycle_starts(const Sequence& s, int64_t p, int64_t phase) {
+  std::vector<size_t> starts;
+  const size_t n = s.tok.size();
+  const uint32_t anchor = s.tok[static_cast<size_t>(phase)];
+  const size_t slack = static_cast<size_t>(std::max<int64_t>(1, p / 4));
+  size_t b = static_cast<size_t>(phase);
+  while (b < n) {
+    starts.push_back(b);
+    size_t next = b + static_cast<size_t>(p);
+    if (next >= n) break;
+    if (s.tok[next] != anchor) {
+      size_t found = n;
+      for (size_t d = 1; d <= slack && found == n; ++d) {
+        if (next + d < n && s.tok[next + d] == anchor) found = next + d;
+        else if (next - d > b && s.tok[next - d] == anchor) found = next - d;
+      }
+      if (found != n) next = found;
+    }
+    b = next;
+  }
+  return starts;
+}
+
+std::optional<InferredSteps> infer_source(const Timeline& tl, const TimelineIndex& ix, int32_t source,
+                                          const std::vector<uint32_t>& rows) {
+  if (rows.size() < static_cast<size_t>(kMinPeriod * kMinCycles)) return std::nullopt;
+  const Sequence s = stream_sequence(tl, ix, rows);
+  if (s.rows.size() < static_cast<size_t>(kMinPeriod * kMinCycles)) return std::nullopt;
+  const size_t distinct = s.tok.empty() ? 0 : *std::max_element(s.tok.begin(), s.tok.end()) + 1;
+  // The sequence's own period: the shortest at which the names repeat.
+  int64_t base = 0;
+  double match = 0;
+  for (int64_t p : candidate_periods(s.tok, distinct)) {
+    match = self_match(s.tok, p);
+    if (match >= kMinMatch) {
+      base = p;
+      break;
+    }
+  }
+  if (base == 0) return std::nullopt;
+
+  // An iteration is a whole number of base periods (the MLP of 60 identical layers repeats
+  // every 2 ops, its step every 120): the names cannot tell, the pauses can. The base
+  // period is the iteration when its cycles have a clear boundary (a pause at one phase
+  // well above the typical pause); otherwise the shortest multiple that has one is.
+  Pauses ps;
+  ps.before = pauses(tl, s);
+  ps.typical = median_of(std::vector<TimeNs>(ps.before.begin() + 1, ps.before.end()));
+  ps.notable = std::max<TimeNs>(static_cast<TimeNs>(kNotable * static_cast<double>(ps.typical)), kMinBoundaryPause);
+  for (size_t j = 1; j < ps.before.size(); ++j) {
+    if (ps.before[j] >= ps.notable) ps.notable_at.push_back(j);
+  }
+  const int64_t max_period = static_cast<int64_t>(s.tok.size()) / kMinCycles;
+  int64_t period = 0, phase = 0;
+  for (int64_t p = base, tries = 0; p <= max_period && tries < kMaxMultiples; p += base, ++tries) {
+    const auto [strength, r] = boundary_strength(ps, p);
+    if (strength >= ps.notable) {
+      period = p;
+      phase = r;
+      break;
+    }
+  }
+  if (period == 0 && base >= kMinPeriod) {
+    period = base;  // no clear boundary at all: cycles of the base period from its start
+  }
+  if (period < kMinPeriod) return std::nullopt;
+  if (period != base) match = self_match(s.tok, period);
+
+  const std::vector<size_t> starts = cycle_starts(s, period, phase);
+  const auto& g = tl.gpu_ops;
+  const auto& rc = tl.runtime_calls;
+  // A cycle begins when its first op was launched, or ran when its launch is unknown.
+  auto issued = [&](size_t j) { return s.issue[j] >= 0 ? s.issue[j] : g.start[s.rows[j]]; };
+  InferredSteps out;
+  out.source = source;
+  out.period_ops = period;
+  out.match = match;
+  out.ops = static_cast<int64_t>(s.rows.size());
+  // Whole cycles only: from one start to the next, or the last start when exactly a period
+  // of ops remains. What precedes the first start is the warm-up's partial cycle.
+  for (size_t c = 0; c < starts.size(); ++c) {
+    const size_t first = starts[c];
+    const bool has_next = c + 1 < starts.size();
+    const size_t last = has_next ? starts[c + 1] - 1 : first + static_cast<size_t>(period) - 1;
+    if (last >= s.rows.size()) break;
+    if (!has_next && last != s.rows.size() - 1) break;
+    InferredCycle cy;
+    cy.cpu_start = issued(first);
+    const int32_t lr_last = ix.launch_row[s.rows[last]];
+    cy.cpu_end = has_next ? issued(starts[c + 1]) : (lr_last >= 0 ? rc.end[lr_last] : g.end[s.rows[last]]);
+    cy.gpu_end = cy.cpu_start;
+    for (size_t j = first; j <= last; ++j) cy.gpu_end = std::max(cy.gpu_end, g.end[s.rows[j]]);
+    const int32_t lr = ix.launch_row[s.rows[first]];
+    if (lr >= 0) cy.pid = rc.pid[lr], cy.tid = rc.tid[lr];
+    out.cycles.push_back(cy);
+  }
+  if (static_cast<int64_t>(out.cycles.size()) < kMinCycles) return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
+std::vector<InferredSteps> infer_steps(const Timeline& tl, const TimelineIndex& ix) {
+  std::map<int32_t, std::vector<uint32_t>> by_source;
+  const auto& g = tl.gpu_ops;
+  for (size_t i = 0; i < g.size(); ++i) {
+    const int16_t d = g.device[i];
+    const int32_t src = d >= 0 && static_cast<size_t>(d) < tl.devices.size() ? tl.devices[d].source_index : 0;
+    by_source[src].push_back(static_cast<uint32_t>(i));
+  }
+  std::vector<InferredSteps> out;
+  for (const auto& [src, rows] : by_source) {
+    if (auto r = infer_source(tl, ix, src, rows)) out.push_back(std::move(*r));
+  }
+  return out;
+}
+
+}  // namespace chokepoint::analyses

@@ -1,0 +1,54 @@
+// Step inference: iterations of a workload that has no step annotations, found from the
+// periodic structure of its GPU work. A training or inference loop issues the same
+// sequence of kernels and copies every iteration, so the sequence of GPU op names (in
+// the order the CPU issued them) repeats with a period of P ops.
+//
+// Method, per source (one process's trace):
+//  1. The op names of its busiest stream, in the order they ran (one stream runs its ops
+//     in issue order; GPU order also places ops whose launch was not recorded).
+//  2. The base period: for every name seen at least 3 times, the median distance between
+//     its occurrences is a candidate; the shortest candidate at which the sequence matches
+//     itself shifted by it for at least 85% of the ops. A name issued once per iteration
+//     (a loss kernel, the optimizer's update) gives the iteration's length; a layer's
+//     period fails (the backward pass and the optimizer differ from the forward layers).
+//  3. Where cycles start: before each op, the pause (the CPU's time since the previous
+//     launch, plus the GPU's idle time). The base period is the iteration when one phase
+//     has a pause in two thirds of its cycles that is 1.5x the median pause (and >= 20 us):
+//     data loading, the optimizer's host work, a sync. Otherwise (identical layers with
+//     nothing else: an MLP repeats every 2 ops) the shortest multiple of it that has one.
+//  4. Whole cycles only, at least 3; the partial cycle before the first is the warm-up.
+// Steps whose op sequence changes from one iteration to the next (dynamic shapes that pick
+// other kernels, data-dependent control flow) are not inferred, and an iteration made of
+// identical parts each ending in the same pause (a .item() after every layer) is inferred
+// per part: annotate those (NVTX ranges named "step").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analyses/index.h"
+#include "timeline/model.h"
+
+namespace chokepoint::analyses {
+
+// One whole cycle of the repeating sequence.
+struct InferredCycle {
+  TimeNs cpu_start = 0;          // issue time of the cycle's first op
+  TimeNs cpu_end = 0;            // issue time of the next cycle's first op (or the last call's end)
+  TimeNs gpu_end = 0;            // end of the cycle's last-finishing op
+  int32_t pid = -1, tid = -1;    // thread that issued the first op, -1 unknown
+};
+
+struct InferredSteps {
+  int32_t source = 0;
+  int64_t period_ops = 0;        // GPU ops per iteration
+  double match = 0;              // share of ops equal to the op one period later
+  int64_t ops = 0;               // GPU ops of the source
+  std::vector<InferredCycle> cycles;
+};
+
+// Iterations of each source that has a repeating sequence; sources without one are left out.
+std::vector<InferredSteps> infer_steps(const timeline::Timeline& tl, const TimelineIndex& ix);
+
+}  // namespace chokepoint::analyses

@@ -1,0 +1,91 @@
+#include "analyses/step_inference.h"
+
+#include <gtest/gtest.h>
+
+#include "analyses/steps.h"
+#include "analyses/testing/timeline_builder.h"
+
+namespace chokepoint::analyses {
+namespace {
+
+using testing::TimelineBuilder;
+
+// A loop of `iters` iterations: `layers` x (gemm, relu) then a loss kernel, each op
+// launched 10 us after the previous, then `pause_us` of host work before the next
+// iteration.
+void loop(TimelineBuilder& b, int iters, int layers, double pause_us, bool with_loss = true) {
+  double t = 0;
+  for (int i = 0; i < iters; ++i) {
+    for (int l = 0; l < layers; ++l) {
+      b.kernel("gemm", t, t + 5, 4);
+      t += 10;
+      b.kernel("relu", t, t + 5, 4);
+      t += 10;
+    }
+    if (with_loss) {
+      b.kernel("loss", t, t + 5, 4);
+      t += 10;
+    }
+    t += pause_us;
+  }
+}
+
+TEST(StepInference, PeriodFromAKernelIssuedOncePerIteration) {
+  TimelineBuilder b;
+  loop(b, 20, 4, 200);
+  const auto& tl = b.finish();
+  const auto w = compute_step_windows(tl, build_index(tl));
+  ASSERT_TRUE(w.inferred) << w.method;
+  EXPECT_NE(w.method.find("9 ops per step"), std::string::npos) << w.method;
+  ASSERT_EQ(w.steps.size(), 20u);
+  // Each iteration: 9 launches 10 us apart, then 200 us of host work.
+  for (size_t i = 1; i + 1 < w.steps.size(); ++i) EXPECT_EQ(w.steps[i].duration(), TimelineBuilder::us(290)) << i;
+  EXPECT_EQ(w.steps[3].start, TimelineBuilder::us(3 * 290));  // the first op's launch
+}
+
+// Identical layers and nothing else: the names repeat every 2 ops; the host's pause
+// between iterations says where one ends.
+TEST(StepInference, IterationOfIdenticalLayersFromThePause) {
+  TimelineBuilder b;
+  loop(b, 12, 6, 100, false);
+  const auto& tl = b.finish();
+  const auto w = compute_step_windows(tl, build_index(tl));
+  ASSERT_TRUE(w.inferred) << w.method;
+  EXPECT_NE(w.method.find("12 ops per step"), std::string::npos) << w.method;
+  EXPECT_EQ(w.steps.size(), 12u);
+}
+
+TEST(StepInference, NothingRepeatsMeansOneWindow) {
+  TimelineBuilder b;
+  for (int i = 0; i < 30; ++i) b.kernel("k" + std::to_string(i), i * 10.0, i * 10.0 + 5, 4);
+  const auto& tl = b.finish();
+  const auto w = compute_step_windows(tl, build_index(tl));
+  EXPECT_FALSE(w.inferred);
+  EXPECT_TRUE(w.whole_trace);
+  EXPECT_TRUE(infer_steps(tl, build_index(tl)).empty());
+}
+
+// Two whole cycles are not enough to call it a loop.
+TEST(StepInference, NeedsThreeCycles) {
+  TimelineBuilder b;
+  loop(b, 2, 4, 200);
+  const auto& tl = b.finish();
+  EXPECT_TRUE(infer_steps(tl, build_index(tl)).empty());
+}
+
+// Annotations win over inference.
+TEST(StepInference, AnnotatedStepsAreNotInferred) {
+  TimelineBuilder b;
+  b.step(1, 0, 1000);
+  for (int i = 0; i < 10; ++i) {
+    b.kernel("gemm", i * 100.0, i * 100.0 + 5, 4);
+    b.kernel("loss", i * 100.0 + 10, i * 100.0 + 15, 4);
+  }
+  const auto& tl = b.finish();
+  const auto w = compute_step_windows(tl, build_index(tl));
+  EXPECT_FALSE(w.inferred);
+  EXPECT_EQ(w.method, "ProfilerStep#N annotations");
+}
+
+}  // namespace
+}  // namespace chokepoint::analyses
