@@ -13,9 +13,10 @@ using testing::TimelineBuilder;
 // A loop of `iters` iterations: `layers` x (gemm, relu) then a loss kernel, each op
 // launched 10 us after the previous, then `pause_us` of host work before the next
 // iteration.
-void loop(TimelineBuilder& b, int iters, int layers, double pause_us, bool with_loss = true) {
+void loop(TimelineBuilder& b, int iters, int layers, double pause_us, bool with_loss = true, int slow_iter = -1) {
   double t = 0;
   for (int i = 0; i < iters; ++i) {
+    if (i == slow_iter) t += 20000;  // e.g. a profiler starting, cuDNN autotuning
     for (int l = 0; l < layers; ++l) {
       b.kernel("gemm", t, t + 5, 4);
       t += 10;
@@ -53,6 +54,25 @@ TEST(StepInference, IterationOfIdenticalLayersFromThePause) {
   ASSERT_TRUE(w.inferred) << w.method;
   EXPECT_NE(w.method.find("12 ops per step"), std::string::npos) << w.method;
   EXPECT_EQ(w.steps.size(), 12u);
+}
+
+// A slow iteration at the start (a profiler starting, autotuning) is warm-up, left out;
+// the same one later in the run is a real stall and stays.
+TEST(StepInference, SlowWarmUpCycleLeftOut) {
+  TimelineBuilder b;
+  loop(b, 20, 4, 200, true, 1);
+  const auto& tl = b.finish();
+  const auto w = compute_step_windows(tl, build_index(tl));
+  ASSERT_TRUE(w.inferred) << w.method;
+  EXPECT_EQ(w.steps.size(), 19u);
+  EXPECT_NE(w.method.find("1 slow warm-up cycle left out"), std::string::npos) << w.method;
+  for (const auto& s : w.steps) EXPECT_LT(s.duration(), TimelineBuilder::us(1000));
+
+  TimelineBuilder late;
+  loop(late, 20, 4, 200, true, 15);
+  const auto& tl2 = late.finish();
+  const auto w2 = compute_step_windows(tl2, build_index(tl2));
+  EXPECT_EQ(w2.steps.size(), 20u) << w2.method;
 }
 
 TEST(StepInference, NothingRepeatsMeansOneWindow) {

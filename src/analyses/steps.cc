@@ -67,6 +67,9 @@ void clip_to_recorded_gpu_work(const Timeline& tl, const TimelineIndex& ix, Step
   s.start = std::min(tail_end, s.end);
 }
 
+constexpr size_t kWarmupShare = 10;   // warm-up: the first tenth of the cycles ...
+constexpr TimeNs kWarmupFactor = 3;   // ... those over 3x the median cycle
+
 // Windows of steps inferred from the repeating GPU op sequence: the cycle's CPU span runs
 // from the issue of its first op to the issue of the next cycle's first op; back to back
 // per source like annotated steps.
@@ -74,10 +77,11 @@ StepWindows inferred_windows(const Timeline& tl, const TimelineIndex& ix) {
   StepWindows w;
   const std::vector<InferredSteps> inferred = infer_steps(tl, ix);
   if (inferred.empty()) return whole_trace(tl, ix);
-  int64_t cycles = 0;
+  int64_t cycles = 0, warmup = 0;
   for (const auto& src : inferred) {
     TimeNs prev_end = std::numeric_limits<TimeNs>::min();
     int64_t number = 0;
+    std::vector<StepWindow> mine;
     for (const auto& c : src.cycles) {
       StepWindow s;
       s.number = ++number;
@@ -90,7 +94,22 @@ StepWindows inferred_windows(const Timeline& tl, const TimelineIndex& ix) {
       s.start = std::max(s.cpu_start, prev_end);
       s.end = std::max({s.cpu_end, s.gpu_end, s.start});
       prev_end = s.end;
-      w.steps.push_back(s);
+      mine.push_back(s);
+    }
+    // Warm-up: the first iterations of a run also autotune (cuDNN, cuBLAS), allocate, or
+    // start a profiler; one of 1.1 s among 13 ms steps is 28% of the analyzed time. Cycles
+    // in the first tenth of the run that last over 3x the median are left out.
+    std::vector<TimeNs> d;
+    for (const auto& s : mine) d.push_back(s.duration());
+    std::nth_element(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2), d.end());
+    const TimeNs median = d[d.size() / 2];
+    const size_t early = std::max<size_t>(1, mine.size() / kWarmupShare);
+    for (size_t i = 0; i < mine.size(); ++i) {
+      if (i < early && mine[i].duration() > kWarmupFactor * median) {
+        ++warmup;
+        continue;
+      }
+      w.steps.push_back(mine[i]);
     }
     cycles += static_cast<int64_t>(src.cycles.size());
   }
@@ -98,7 +117,10 @@ StepWindows inferred_windows(const Timeline& tl, const TimelineIndex& ix) {
   const InferredSteps& first = inferred.front();
   w.method = "inferred from the repeating GPU op sequence (" + std::to_string(first.period_ops) +
              " ops per step, " + std::to_string(cycles) + " whole cycles, " +
-             std::to_string(static_cast<int>(first.match * 100.0 + 0.5)) + "% of ops repeat)";
+             std::to_string(static_cast<int>(first.match * 100.0 + 0.5)) + "% of ops repeat" +
+             (warmup > 0 ? ", " + std::to_string(warmup) + " slow warm-up cycle" + (warmup > 1 ? "s" : "") + " left out"
+                         : "") +
+             ")";
   return w;
 }
 
