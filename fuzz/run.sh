@@ -20,6 +20,8 @@ per=$(( seconds / ${#targets[@]} ))
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${FUZZ_BUILD_DIR:-$root/build-fuzz}"
 jobs="${FUZZ_JOBS:-1}"
+# Undefined behaviour stops the run like a crash (UBSan would report and go on).
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCHOKEPOINT_FUZZ=ON -DCHOKEPOINT_TESTS=OFF >/dev/null

@@ -83,3 +83,47 @@ TEST(TracerGolden, AnalyzeOfATracedRecordingUsesTheTrace) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace chokepoint;
+
+// The same program with 4 NVTX ranges named "step" around 25 launches each
+// (`known_counts 100 10 5 4`), traced after cuptiSetThreadIdType(SYSTEM) and the NVTX
+// hand-over to CUPTI: the ranges arrive as steps, and thread ids are Linux tids (the
+// single-threaded program's main thread: its pid).
+TEST(TracerGolden, NvtxRangesAreStepsAndThreadIdsAreLinuxTids) {
+  const std::string rec = std::string(CHOKEPOINT_TEST_DATA) + "/tracer/known_counts_nvtx.rec";
+  timeline::Timeline tl;
+  timeline::ImportStats stats;
+  ASSERT_TRUE(importers::import_paths({rec + "/trace-482.cptrace"}, tl, stats).ok());
+  ASSERT_EQ(tl.cpu_ranges.size(), 4u);
+  ASSERT_EQ(tl.steps.size(), 4u);
+  for (size_t i = 0; i < tl.cpu_ranges.size(); ++i) {
+    EXPECT_EQ(tl.strings.view(tl.cpu_ranges.name[i]), "step");
+    EXPECT_EQ(tl.cpu_ranges.pid[i], 482);
+    EXPECT_EQ(tl.cpu_ranges.tid[i], 482);
+  }
+  for (size_t i = 0; i < tl.runtime_calls.size(); ++i) {
+    EXPECT_EQ(tl.runtime_calls.pid[i], 482);
+    EXPECT_EQ(tl.runtime_calls.tid[i], 482);
+  }
+  // 25 launches inside each range.
+  for (size_t s = 0; s < tl.steps.size(); ++s) {
+    int launches = 0;
+    for (size_t i = 0; i < tl.runtime_calls.size(); ++i) {
+      const bool launch = tl.strings.view(tl.runtime_calls.name[i]).rfind("cudaLaunchKernel", 0) == 0;
+      launches += launch && tl.runtime_calls.start[i] >= tl.steps.start[s] && tl.runtime_calls.end[i] <= tl.steps.end[s];
+    }
+    EXPECT_EQ(launches, 25) << "step " << s;
+  }
+  EXPECT_EQ(stats.count("cupti_nvtx_unmatched"), 0);
+  EXPECT_EQ(stats.count("cupti_nvtx_unclosed"), 0);
+
+  auto r = pipeline::analyze_paths({rec});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r.value().window.steps, 4);
+  EXPECT_EQ(r.value().window.step_source, "NVTX step ranges");
+}
+
+}  // namespace

@@ -118,6 +118,11 @@ class Reader {
     // CUPTI stamps CLOCK_REALTIME on Linux: an offset of more than a second means it
     // does not here, and times are mapped by the header's pair.
     if (offset_ > -1'000'000'000 && offset_ < 1'000'000'000) offset_ = 0;
+    // Records come after the header (taken when CUDA initialized) and within a year of it.
+    if (h.realtime_ns > 0) {
+      lo_ = h.realtime_ns > kHour ? h.realtime_ns - kHour : 0;
+      hi_ = h.realtime_ns < INT64_MAX - kYear ? h.realtime_ns + kYear : INT64_MAX;
+    }
     if (h.status == static_cast<uint32_t>(tracer::TraceStatus::kOtherSubscriber)) {
       stat(stats_, "cupti_other_subscriber", StatSeverity::kWarning,
            "another CUPTI client (torch.profiler, nsys, ncu) held the process: it has no CUDA trace");
@@ -187,14 +192,17 @@ class Reader {
     return true;
   }
 
-  // A timestamp on the sampler's clock; false when it does not fit (damaged file).
+  // A timestamp on the sampler's clock; false when it does not fit or lies outside the
+  // time the process can have run (damaged file): sums of durations then stay far from
+  // int64 overflow in the analyses (found by fuzz/cupti_fuzzer).
   bool t(uint64_t ns, int64_t* out) const {
-    return ns <= static_cast<uint64_t>(INT64_MAX) && !__builtin_add_overflow(static_cast<int64_t>(ns), offset_, out);
+    return ns <= static_cast<uint64_t>(INT64_MAX) && !__builtin_add_overflow(static_cast<int64_t>(ns), offset_, out) &&
+           *out >= lo_ && *out <= hi_;
   }
   // Start and end of a record, or false (and counted) when they are not a time span.
   bool span(const Record& r, int64_t* start, int64_t* end) {
-    if (t(r.start, start) && t(r.end, end) && *end >= *start) return true;
-    stat(stats_, "cupti_bad_times", StatSeverity::kWarning, "records whose end is before their start, or out of range; skipped");
+    if (t(r.start, start) && t(r.end, end) && *end >= *start && *end - *start <= kDay) return true;
+    stat(stats_, "cupti_bad_times", StatSeverity::kWarning, "records whose end is before their start, longer than a day or out of range; skipped");
     return false;
   }
   int64_t id(uint32_t c) const { return c == 0 ? -1 : static_cast<int64_t>(c) + id_offset_; }
@@ -294,14 +302,12 @@ class Reader {
     g.name.push_back(nm);
     g.correlation.push_back(id(r.correlation));
     g.external_id.push_back(-1);
-    g.grid.push_back(kernel ? std::array<int32_t, 3>{r.kernel.grid[0], r.kernel.grid[1], r.kernel.grid[2]}
-                            : std::array<int32_t, 3>{});
-    g.block.push_back(kernel ? std::array<int32_t, 3>{r.kernel.block[0], r.kernel.block[1], r.kernel.block[2]}
-                             : std::array<int32_t, 3>{});
+    g.grid.push_back(kernel ? dims(r.kernel.grid, kMaxGrid) : std::array<int32_t, 3>{});
+    g.block.push_back(kernel ? dims(r.kernel.block, kMaxBlock) : std::array<int32_t, 3>{});
     g.registers.push_back(kernel ? static_cast<int16_t>(std::min<uint16_t>(r.kernel.registers, 32767)) : int16_t{-1});
     g.shared_mem.push_back(kernel ? r.kernel.shared_bytes : -1);
     g.occupancy_pct.push_back(timeline::kUnknownF);
-    g.bytes.push_back(kernel ? 0 : static_cast<int64_t>(std::min<uint64_t>(r.copy.bytes, INT64_MAX)));
+    g.bytes.push_back(kernel ? 0 : copy_bytes(r.copy.bytes));
     g.copy_kind.push_back(ck);
     g.src_kind.push_back(src);
     g.dst_kind.push_back(dst);
@@ -313,7 +319,7 @@ class Reader {
     const int32_t pid = r.marker.pid != 0 ? static_cast<int32_t>(r.marker.pid) : pid_;
     int64_t at = 0;
     if (!t(r.start, &at)) {
-      stat(stats_, "cupti_bad_times", StatSeverity::kWarning, "records whose end is before their start, or out of range; skipped");
+      stat(stats_, "cupti_bad_times", StatSeverity::kWarning, "records whose end is before their start, longer than a day or out of range; skipped");
       return;
     }
     const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(pid)) << 32) | r.correlation;
@@ -323,7 +329,7 @@ class Reader {
     }
     if (r.sub != tracer::kMarkerEnd) return;  // instantaneous markers: no duration
     const auto it = open_ranges_.find(key);
-    if (it == open_ranges_.end() || at < it->second.start) {
+    if (it == open_ranges_.end() || at < it->second.start || at - it->second.start > kDay) {
       stat(stats_, "cupti_nvtx_unmatched", StatSeverity::kInfo,
            "NVTX range ends without their start (opened before CUDA initialized); left out");
       return;
@@ -339,6 +345,28 @@ class Reader {
     c.sequence.push_back(-1);
     c.inputs.push_back(timeline::CpuRanges::kNoInputs);
     open_ranges_.erase(it);
+  }
+
+  // Launch dimensions within CUDA's limits, else unknown (zeros) and counted: a damaged
+  // record's 2^31 x 2^31 x 2^31 grid would overflow the analyses' block counts.
+  static constexpr std::array<int32_t, 3> kMaxGrid{INT32_MAX, 65535, 65535}, kMaxBlock{1024, 1024, 64};
+  std::array<int32_t, 3> dims(const int32_t (&d)[3], const std::array<int32_t, 3>& max) {
+    for (int k = 0; k < 3; ++k) {
+      if (d[k] < 1 || d[k] > max[k]) {
+        stat(stats_, "cupti_bad_kernel_dims", StatSeverity::kWarning,
+             "kernels whose grid or block size is outside CUDA's limits (damaged records); size left unknown");
+        return {};
+      }
+    }
+    return {d[0], d[1], d[2]};
+  }
+
+  // A copy's size, unknown (0) and counted past 2^48 bytes (256 TiB: a damaged record,
+  // whose size would overflow the analyses' byte totals).
+  int64_t copy_bytes(uint64_t b) {
+    if (b <= (uint64_t{1} << 48)) return static_cast<int64_t>(b);
+    stat(stats_, "cupti_bad_copy_sizes", StatSeverity::kWarning, "copies or memsets of more than 256 TiB (damaged records); size left unknown");
+    return 0;
   }
 
   // A synchronization record names no thread: the runtime call with its correlation does.
@@ -365,6 +393,9 @@ class Reader {
   timeline::ImportStats& stats_;
   int64_t id_offset_;
   int64_t offset_ = 0;
+  // A record longer than a day is damage too (the sums of overlapping ones overflow).
+  static constexpr int64_t kHour = 3'600'000'000'000, kDay = 24 * kHour, kYear = 365 * kDay;
+  int64_t lo_ = 0, hi_ = int64_t{1} << 62;  // the plausible times (header's clock)
   int32_t pid_ = 0;
   std::unordered_map<uint32_t, std::string> strings_;
   size_t begin_calls_ = tl_.runtime_calls.size();
