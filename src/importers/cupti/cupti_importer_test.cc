@@ -310,3 +310,59 @@ TEST(CuptiImporter, ReadsGzippedTrace) {
 
 }  // namespace
 }  // namespace chokepoint::importers
+
+namespace chokepoint::importers {
+namespace {
+
+// Damaged records (found by fuzz/cupti_fuzzer) are counted and kept out of the sums the
+// analyses make: a time far from the header's, a kernel longer than a day, a grid beyond
+// CUDA's limits, a copy of more than 256 TiB.
+TEST(CuptiImporter, DamagedRecordsAreCountedNotImported) {
+  const int64_t t0 = 1'700'000'000'000'000'000;
+  std::string error;
+  std::filesystem::remove(tracer::trace_file_path(dir(), 78));
+  auto w = tracer::TraceWriter::create(dir(), header(78, t0, t0), &error);
+  ASSERT_TRUE(w) << error;
+  Record k{};
+  k.kind = static_cast<uint8_t>(RecordKind::kKernel);
+  k.name = w->intern("k");
+  k.kernel.grid[0] = k.kernel.grid[1] = k.kernel.grid[2] = 1;
+  k.kernel.block[0] = k.kernel.block[1] = k.kernel.block[2] = 1;
+  Record before = k;  // a day before the process started
+  before.start = static_cast<uint64_t>(t0 - 86'400'000'000'000);
+  before.end = before.start + 10;
+  w->add(before);
+  Record long_one = k;  // two days long
+  long_one.start = static_cast<uint64_t>(t0 + 10);
+  long_one.end = long_one.start + 2 * 86'400'000'000'000;
+  w->add(long_one);
+  Record huge_grid = k;
+  huge_grid.start = static_cast<uint64_t>(t0 + 20);
+  huge_grid.end = huge_grid.start + 10;
+  huge_grid.kernel.grid[1] = 1 << 30;
+  w->add(huge_grid);
+  Record copy{};
+  copy.kind = static_cast<uint8_t>(RecordKind::kMemcpy);
+  copy.sub = 1;
+  copy.start = static_cast<uint64_t>(t0 + 30);
+  copy.end = copy.start + 10;
+  copy.copy.bytes = uint64_t{1} << 60;
+  w->add(copy);
+  ASSERT_TRUE(w->finish(0));
+  std::ifstream in(w->path(), std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+
+  timeline::Timeline tl;
+  tl.sources.emplace_back().path = "t";
+  timeline::ImportStats stats;
+  ASSERT_TRUE(import_cupti_buffer(bytes, 0, tl, stats).ok());
+  ASSERT_EQ(tl.gpu_ops.size(), 2u);  // the huge grid and the huge copy, sizes unknown
+  EXPECT_EQ(stats.count("cupti_bad_times"), 2);
+  EXPECT_EQ(stats.count("cupti_bad_kernel_dims"), 1);
+  EXPECT_EQ(stats.count("cupti_bad_copy_sizes"), 1);
+  EXPECT_EQ(tl.gpu_ops.grid[0], (std::array<int32_t, 3>{0, 0, 0}));
+  EXPECT_EQ(tl.gpu_ops.bytes[1], 0);
+}
+
+}  // namespace
+}  // namespace chokepoint::importers
