@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <string>
 
 #include "importers/importer.h"
@@ -124,6 +125,34 @@ TEST(TracerGolden, NvtxRangesAreStepsAndThreadIdsAreLinuxTids) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r.value().window.steps, 4);
   EXPECT_EQ(r.value().window.step_source, "NVTX step ranges");
+}
+
+}  // namespace
+
+namespace {
+
+using namespace chokepoint;
+
+// DDP on the 2-GPU machine (tests/data/tracer/README.md): one trace file per rank, each
+// its own source with its own pid, NVTX steps and NCCL all-reduce kernels.
+TEST(TracerGolden, DdpRanksOneTracePerProcess) {
+  timeline::Timeline tl;
+  timeline::ImportStats stats;
+  ASSERT_TRUE(importers::import_paths({std::string(CHOKEPOINT_TEST_DATA) + "/tracer/ddp"}, tl, stats).ok());
+  ASSERT_EQ(tl.sources.size(), 2u);
+  std::map<int32_t, int> steps_of_pid;
+  for (size_t i = 0; i < tl.steps.size(); ++i) ++steps_of_pid[tl.steps.pid[i]];
+  EXPECT_EQ(steps_of_pid, (std::map<int32_t, int>{{653, 149}, {654, 149}}));
+  std::map<int32_t, int> nccl_of_source;
+  for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
+    if (tl.strings.view(tl.gpu_ops.name[i]).find("ncclDevKernel_AllReduce") != std::string_view::npos) {
+      ++nccl_of_source[tl.devices[static_cast<size_t>(tl.gpu_ops.device[i])].source_index];
+    }
+  }
+  ASSERT_EQ(nccl_of_source.size(), 2u);
+  EXPECT_EQ(nccl_of_source[0], nccl_of_source[1]);  // every all-reduce ran on both ranks
+  EXPECT_GT(nccl_of_source[0], 149);
+  EXPECT_EQ(stats.count("cupti_dropped_records"), 0);
 }
 
 }  // namespace

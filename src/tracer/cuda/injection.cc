@@ -309,16 +309,20 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
                                       CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
                                       CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER};
   for (CUpti_ActivityKind k : kinds) cuptiActivityEnable(k);
-  enable_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_RUNTIME,
-             cuptiActivityEnableRuntimeApi, env_is("CHOKEPOINT_TRACE_ALL_API"));
-  // Driver API launches too: cuBLASLt, cuDNN and Triton (torch.compile) kernels are
-  // launched through cuLaunchKernelEx, and without their launch a kernel has no CPU thread
-  // or step. CUPTI records no driver calls made inside runtime calls, so nothing doubles
-  // (healthy_bf16 on the H200: 27,792 runtime + 7,280 driver launches = 35,072 kernels).
-  // CHOKEPOINT_TRACE_DRIVER=0 leaves them out.
-  if (!env_is_zero("CHOKEPOINT_TRACE_DRIVER")) {
-    enable_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_DRIVER,
-               cuptiActivityEnableDriverApi, env_is("CHOKEPOINT_TRACE_ALL_API"));
+  // CHOKEPOINT_TRACE_API=0: GPU activity alone, no API calls (what CUPTI's kernel records
+  // cost without them; docs/BENCHMARKS.md). The analyses then have no launch threads.
+  if (!env_is_zero("CHOKEPOINT_TRACE_API")) {
+    enable_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_RUNTIME,
+               cuptiActivityEnableRuntimeApi, env_is("CHOKEPOINT_TRACE_ALL_API"));
+    // Driver API launches too: cuBLASLt, cuDNN and Triton (torch.compile) kernels are
+    // launched through cuLaunchKernelEx, and without their launch a kernel has no CPU thread
+    // or step. CUPTI records no driver calls made inside runtime calls, so nothing doubles
+    // (healthy_bf16 on the H200: 27,792 runtime + 7,280 driver launches = 35,072 kernels).
+    // CHOKEPOINT_TRACE_DRIVER=0 leaves them out.
+    if (!env_is_zero("CHOKEPOINT_TRACE_DRIVER")) {
+      enable_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_DRIVER,
+                 cuptiActivityEnableDriverApi, env_is("CHOKEPOINT_TRACE_ALL_API"));
+    }
   }
   std::atexit(finish);
   struct sigaction current {};
