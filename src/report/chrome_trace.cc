@@ -175,8 +175,17 @@ std::map<int64_t, int64_t> sampled_gpu_pids(const Timeline& tl, const samples::R
   for (const auto& s : rec.samples.series()) {
     if (s.entity.kind == samples::EntityKind::kGpu) pid[s.entity.id] = kChromeSampledGpuPidBase + s.entity.id;
   }
-  std::map<int64_t, size_t> traced;  // local id -> first device with it
-  for (size_t d = 0; d < tl.devices.size(); ++d) traced.emplace(tl.devices[d].local_id, d);
+  // Local id -> the device with that id that ran the most GPU ops: with one trace per
+  // process, a process that only queried the GPUs (torchrun's parent) has them too.
+  std::vector<size_t> ops(tl.devices.size(), 0);
+  for (int16_t d : tl.gpu_ops.device) {
+    if (d >= 0 && static_cast<size_t>(d) < ops.size()) ++ops[static_cast<size_t>(d)];
+  }
+  std::map<int64_t, size_t> traced;
+  for (size_t d = 0; d < tl.devices.size(); ++d) {
+    auto [it, fresh] = traced.emplace(tl.devices[d].local_id, d);
+    if (!fresh && ops[d] > ops[it->second]) it->second = d;
+  }
   if (traced.empty() || traced.size() != pid.size()) return pid;
   for (const auto& [index, p] : pid) {
     const auto t = traced.find(index);
@@ -523,7 +532,9 @@ class ChromeTrace {
       std::string name = gpu_process_name(dev.local_id, dev.name);
       if (many_sources && static_cast<size_t>(dev.source_index) < tl_.sources.size()) {
         const timeline::Source& src = tl_.sources[dev.source_index];
-        name += src.rank >= 0 ? " rank " + std::to_string(src.rank) : " " + src.path;
+        // The rank, else the file's name (trace-<pid>.cptrace names its process).
+        name += src.rank >= 0 ? " rank " + std::to_string(src.rank)
+                              : " " + src.path.substr(src.path.find_last_of('/') + 1);
       }
       name_process(pid, name);
     }
