@@ -167,13 +167,19 @@ RunFn add_run_command(CLI::App& app) {
                                "a recording, a live view on stderr, and a diagnosis at the end.");
   add_common(c, o.get());
   c->add_flag("--trace", o->trace,
-              "Also trace the command's CUDA activity through CUPTI (kernels, copies, syncs, API calls; no code "
-              "change): the report then draws on the trace too");
+              "Also trace the command's CUDA activity through CUPTI (kernels, copies, memsets, syncs, the "
+              "launch/copy/sync/allocation API calls, NVTX ranges; no code change), one trace-<pid>.cptrace per "
+              "process: the report then draws on the trace too, per step (NVTX ranges named like 'step N', else "
+              "steps inferred from the repeating GPU work)");
   c->add_option("command", o->command, "The command to run, after --")->required();
   c->footer(
       "Examples:\n  chokepoint run -- python train.py --epochs 1\n"
       "  chokepoint run --duration 60s -o rec/ --report report.json -f json -- torchrun --nproc-per-node 2 train.py\n"
+      "  chokepoint run --trace -o rec/ -- python train.py && chokepoint analyze rec/ --format chrome -o trace.json\n"
       "The command keeps its stdin, stdout and stderr; SIGINT/SIGTERM/SIGHUP sent to chokepoint are forwarded to it.\n"
+      "--trace holds the process's one CUPTI client: a torch.profiler in the same job then records CPU ops only. "
+      "CHOKEPOINT_TRACE_DRIVER=0 leaves driver API calls out, CHOKEPOINT_TRACE_API=0 all API calls, "
+      "CHOKEPOINT_TRACE_ALL_API=1 records every API call.\n"
       "Exit status: the command's; 127 when it cannot be started, 125 when chokepoint fails before it starts, "
       "2 on a usage error.");
   return [o] { return run_live("run", *o); };
