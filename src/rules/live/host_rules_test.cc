@@ -88,6 +88,30 @@ TEST(CpuOversubscribed, RunQueueSpikesWithCalmPsiDoNotFire) {
   EXPECT_FALSE(run_rule(cpu_oversubscribed, b.rec()));
 }
 
+// Host-wide CPU pressure (another tenant, the job's own exec) while the job's threads
+// barely wait is not the job's oversubscription.
+TEST(CpuOversubscribed, HostPressureWithoutTheJobWaitingDoesNotFire) {
+  RecordingBuilder b;
+  b.host_fact("cpus", "16");
+  b.series(MetricId::kHostPsiCpuSomePct, kHost, every(30));
+  b.process(kPid, ProcessRole::kLaunched);
+  b.series(MetricId::kProcCpuPct, Entity::process(kPid), every(96));
+  b.series(MetricId::kProcRunqWaitNsPerS, Entity::process(kPid), every(0.0023e9));
+  EXPECT_FALSE(run_rule(cpu_oversubscribed, b.rec()));
+}
+
+// Without per-process run delay (a kernel without schedstat), PSI stands in.
+TEST(CpuOversubscribed, PsiStandsInWithoutRunDelay) {
+  RecordingBuilder b;
+  b.host_fact("cpus", "16");
+  b.series(MetricId::kHostPsiCpuSomePct, kHost, every(30));
+  b.process(kPid, ProcessRole::kLaunched);
+  b.series(MetricId::kProcCpuPct, Entity::process(kPid), every(96));
+  const auto f = run_rule(cpu_oversubscribed, b.rec());
+  ASSERT_TRUE(f);
+  EXPECT_NEAR(f->time_share_pct, 100.0, 1e-9);
+}
+
 TEST(IoWait, PressureWhileTheJobReads) {
   RecordingBuilder b;
   b.series(MetricId::kHostPsiIoSomeAvg10, kHost, from(30, 1, 30));
