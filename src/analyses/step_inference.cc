@@ -238,8 +238,15 @@ std::optional<InferredSteps> infer_source(const Timeline& tl, const TimelineInde
     cy.cpu_end = has_next ? issued(starts[c + 1]) : (lr_last >= 0 ? rc.end[lr_last] : g.end[s.rows[last]]);
     cy.gpu_end = cy.cpu_start;
     for (size_t j = first; j <= last; ++j) cy.gpu_end = std::max(cy.gpu_end, g.end[s.rows[j]]);
-    const int32_t lr = ix.launch_row[s.rows[first]];
-    if (lr >= 0) cy.pid = rc.pid[lr], cy.tid = rc.tid[lr];
+    // The launching thread: of the first op, or of the first op of the cycle whose launch
+    // was recorded (the API calls of the cycle's process fall in its window by pid).
+    for (size_t j = first; j <= last; ++j) {
+      const int32_t lr = ix.launch_row[s.rows[j]];
+      if (lr < 0) continue;
+      cy.pid = rc.pid[lr];
+      cy.tid = rc.tid[lr];
+      break;
+    }
     out.cycles.push_back(cy);
   }
   if (static_cast<int64_t>(out.cycles.size()) < kMinCycles) return std::nullopt;

@@ -7,7 +7,7 @@
 // calls the analyses read), and CUPTI hands filled buffers to buffer_completed() on
 // its own thread: there each record is copied into the fixed-size form of
 // trace_format.h and written. The application's threads only pay CUPTI's own cost.
-// At exit (and on SIGTERM when the process has no handler of its own) the buffers are
+// At exit (and on SIGTERM or SIGINT when the process has no handler of its own) the buffers are
 // flushed and the file closed with its kEnd record.
 //
 // Only one CUPTI subscriber per process (before CUDA 13.3): when torch.profiler, nsys or
@@ -44,7 +44,7 @@ TraceWriter* g_writer = nullptr;
 CUpti_SubscriberHandle g_subscriber = nullptr;
 std::atomic<bool> g_done{false};
 uint64_t g_dropped = 0;
-struct sigaction g_old_term {};
+struct sigaction g_old_term {}, g_old_int {};
 
 void note(const char* text) { std::fprintf(stderr, "chokepoint tracer (pid %d): %s\n", static_cast<int>(getpid()), text); }
 
@@ -193,12 +193,22 @@ void finish() {
   g_writer->finish(g_dropped);
 }
 
-// SIGTERM with no handler of the application's: flush, then die of the signal as the
-// default action would. (Flushing is not async-signal-safe; losing the trace is worse.)
-void on_term(int sig) {
+// SIGTERM or SIGINT with no handler of the application's (a C++ program; Python handles
+// SIGINT itself and exits through atexit): flush, then die of the signal as the default
+// action would. (Flushing is not async-signal-safe; losing the trace is worse.)
+void on_fatal_signal(int sig) {
   finish();
-  sigaction(sig, &g_old_term, nullptr);
+  sigaction(sig, sig == SIGINT ? &g_old_int : &g_old_term, nullptr);
   raise(sig);
+}
+
+void flush_on(int sig, struct sigaction* old) {
+  struct sigaction current {};
+  if (sigaction(sig, nullptr, &current) != 0 || current.sa_handler != SIG_DFL) return;
+  struct sigaction sa {};
+  sa.sa_handler = on_fatal_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(sig, &sa, old);
 }
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
@@ -325,12 +335,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     }
   }
   std::atexit(finish);
-  struct sigaction current {};
-  if (sigaction(SIGTERM, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
-    struct sigaction sa {};
-    sa.sa_handler = on_term;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGTERM, &sa, &g_old_term);
-  }
+  flush_on(SIGTERM, &g_old_term);
+  flush_on(SIGINT, &g_old_int);
   return 1;
 }
