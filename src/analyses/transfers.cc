@@ -11,30 +11,6 @@ using timeline::GpuOpKind;
 using timeline::MemKind;
 using timeline::Timeline;
 
-const char* copy_kind_name(CopyKind k) {
-  switch (k) {
-    case CopyKind::kHtoD: return "HtoD";
-    case CopyKind::kDtoH: return "DtoH";
-    case CopyKind::kDtoD: return "DtoD";
-    case CopyKind::kHtoH: return "HtoH";
-    case CopyKind::kPtoP: return "PtoP";
-    case CopyKind::kUnknown: return "unknown";
-  }
-  return "unknown";
-}
-
-const char* mem_kind_name(MemKind k) {
-  switch (k) {
-    case MemKind::kPageable: return "Pageable";
-    case MemKind::kPinned: return "Pinned";
-    case MemKind::kDevice: return "Device";
-    case MemKind::kArray: return "Array";
-    case MemKind::kManaged: return "Managed";
-    case MemKind::kUnknown: return "unknown";
-  }
-  return "unknown";
-}
-
 TransferStats compute_transfer_stats(const Timeline& tl, const TimelineIndex& ix, const WindowMembership& wm,
                                      const machine::Ceilings& c) {
   TransferStats ts;

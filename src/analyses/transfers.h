@@ -37,7 +37,7 @@ struct TransferStats {
 TransferStats compute_transfer_stats(const timeline::Timeline& tl, const TimelineIndex& ix,
                                      const WindowMembership& wm, const machine::Ceilings& c);
 
-const char* copy_kind_name(timeline::CopyKind k);   // "HtoD", ...
-const char* mem_kind_name(timeline::MemKind k);     // "Pageable", ...
+using timeline::copy_kind_name;  // "HtoD", ... (timeline/model.h)
+using timeline::mem_kind_name;   // "Pageable", ...
 
 }  // namespace chokepoint::analyses

@@ -49,29 +49,6 @@ std::string_view cpu_category(CpuCategory c) {
   return "cpu_other";
 }
 
-std::string_view copy_kind_name(CopyKind k) {
-  switch (k) {
-    case CopyKind::kHtoD: return "HtoD";
-    case CopyKind::kDtoH: return "DtoH";
-    case CopyKind::kDtoD: return "DtoD";
-    case CopyKind::kHtoH: return "HtoH";
-    case CopyKind::kPtoP: return "PtoP";
-    case CopyKind::kUnknown: break;
-  }
-  return {};
-}
-
-std::string_view mem_kind_name(MemKind k) {
-  switch (k) {
-    case MemKind::kPageable: return "Pageable";
-    case MemKind::kPinned: return "Pinned";
-    case MemKind::kDevice: return "Device";
-    case MemKind::kArray: return "Array";
-    case MemKind::kManaged: return "Managed";
-    case MemKind::kUnknown: break;
-  }
-  return {};
-}
 
 // The names Kineto gives its cuda_sync events.
 std::string_view sync_name(SyncKind k) {
@@ -287,9 +264,9 @@ class ChromeTrace {
         if (std::isfinite(g.occupancy_pct[i])) w_.arg_float("est. achieved occupancy %", g.occupancy_pct[i]);
       } else {
         w_.arg_int("bytes", g.bytes[i]);
-        if (const auto k = copy_kind_name(g.copy_kind[i]); !k.empty()) w_.arg_str("copy kind", k);
-        if (const auto k = mem_kind_name(g.src_kind[i]); !k.empty()) w_.arg_str("src kind", k);
-        if (const auto k = mem_kind_name(g.dst_kind[i]); !k.empty()) w_.arg_str("dst kind", k);
+        if (g.copy_kind[i] != CopyKind::kUnknown) w_.arg_str("copy kind", timeline::copy_kind_name(g.copy_kind[i]));
+        if (g.src_kind[i] != MemKind::kUnknown) w_.arg_str("src kind", timeline::mem_kind_name(g.src_kind[i]));
+        if (g.dst_kind[i] != MemKind::kUnknown) w_.arg_str("dst kind", timeline::mem_kind_name(g.dst_kind[i]));
         const TimeNs d = g.end[i] - g.start[i];
         if (d > 0 && g.bytes[i] > 0) {
           w_.arg_double("memory bandwidth (GB/s)", static_cast<double>(g.bytes[i]) / static_cast<double>(d));

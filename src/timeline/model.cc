@@ -75,4 +75,28 @@ int16_t Timeline::device_index(int32_t source_index, int32_t local_id) {
   return static_cast<int16_t>(devices.size() - 1);
 }
 
+const char* copy_kind_name(CopyKind k) {
+  switch (k) {
+    case CopyKind::kHtoD: return "HtoD";
+    case CopyKind::kDtoH: return "DtoH";
+    case CopyKind::kDtoD: return "DtoD";
+    case CopyKind::kHtoH: return "HtoH";
+    case CopyKind::kPtoP: return "PtoP";
+    case CopyKind::kUnknown: break;
+  }
+  return "unknown";
+}
+
+const char* mem_kind_name(MemKind k) {
+  switch (k) {
+    case MemKind::kPageable: return "Pageable";
+    case MemKind::kPinned: return "Pinned";
+    case MemKind::kDevice: return "Device";
+    case MemKind::kArray: return "Array";
+    case MemKind::kManaged: return "Managed";
+    case MemKind::kUnknown: break;
+  }
+  return "unknown";
+}
+
 }  // namespace chokepoint::timeline

@@ -34,6 +34,11 @@ enum class CopyKind : uint8_t { kUnknown, kHtoD, kDtoH, kDtoD, kHtoH, kPtoP };
 // Memory a copy reads from or writes to (CUPTI's memoryKind, Kineto's "(Pageable -> Device)").
 enum class MemKind : uint8_t { kUnknown, kPageable, kPinned, kDevice, kArray, kManaged };
 
+// "HtoD", "DtoH", "DtoD", "HtoH", "PtoP"; "unknown".
+const char* copy_kind_name(CopyKind k);
+// "Pageable", "Pinned", "Device", "Array", "Managed" (Kineto's spelling); "unknown".
+const char* mem_kind_name(MemKind k);
+
 // Kind of CPU range.
 enum class CpuCategory : uint8_t {
   kOp,              // cpu_op: an ATen operator

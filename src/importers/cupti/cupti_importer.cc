@@ -67,28 +67,6 @@ SyncKind sync_kind(uint8_t t) {
   }
 }
 
-const char* copy_name(CopyKind k) {
-  switch (k) {
-    case CopyKind::kHtoD: return "HtoD";
-    case CopyKind::kDtoH: return "DtoH";
-    case CopyKind::kDtoD: return "DtoD";
-    case CopyKind::kHtoH: return "HtoH";
-    case CopyKind::kPtoP: return "PtoP";
-    default: return "?";
-  }
-}
-
-const char* mem_name(MemKind k) {
-  switch (k) {
-    case MemKind::kPageable: return "Pageable";
-    case MemKind::kPinned: return "Pinned";
-    case MemKind::kDevice: return "Device";
-    case MemKind::kArray: return "Array";
-    case MemKind::kManaged: return "Managed";
-    default: return "Unknown";
-  }
-}
-
 // Kernel names arrive mangled; the model keeps them as Kineto does (demangled).
 std::string demangle(const std::string& name) {
   if (name.rfind("_Z", 0) != 0) return name;
@@ -289,10 +267,11 @@ class Reader {
       src = mem_kind(r.copy.src_kind);
       dst = mem_kind(r.copy.dst_kind);
       // The name Kineto gives copies, which kernel_class and the reports know.
-      nm = tl_.strings.intern(std::string("Memcpy ") + copy_name(ck) + " (" + mem_name(src) + " -> " + mem_name(dst) + ")");
+      nm = tl_.strings.intern(std::string("Memcpy ") + timeline::copy_kind_name(ck) + " (" + timeline::mem_kind_name(src) +
+                              " -> " + timeline::mem_kind_name(dst) + ")");
     } else {
       dst = mem_kind(r.copy.dst_kind);
-      nm = tl_.strings.intern(std::string("Memset (") + mem_name(dst) + ")");
+      nm = tl_.strings.intern(std::string("Memset (") + timeline::mem_kind_name(dst) + ")");
     }
     g.kind.push_back(kernel ? GpuOpKind::kKernel : kind == RecordKind::kMemcpy ? GpuOpKind::kMemcpy : GpuOpKind::kMemset);
     g.device.push_back(device(r.device));
