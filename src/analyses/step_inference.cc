@@ -171,7 +171,6 @@ std::vector<size_t> cycle_starts(const Sequence& s, int64_t p, int64_t phase) {
 
 std::optional<InferredSteps> infer_source(const Timeline& tl, const TimelineIndex& ix, int32_t source,
                                           const std::vector<uint32_t>& rows) {
-  if (rows.size() < static_cast<size_t>(kMinPeriod * kMinCycles)) return std::nullopt;
   const Sequence s = stream_sequence(tl, ix, rows);
   if (s.rows.size() < static_cast<size_t>(kMinPeriod * kMinCycles)) return std::nullopt;
   const size_t distinct = s.tok.empty() ? 0 : *std::max_element(s.tok.begin(), s.tok.end()) + 1;
@@ -223,7 +222,6 @@ std::optional<InferredSteps> infer_source(const Timeline& tl, const TimelineInde
   out.source = source;
   out.period_ops = period;
   out.match = match;
-  out.ops = static_cast<int64_t>(s.rows.size());
   // Whole cycles only: from one start to the next, or the last start when exactly a period
   // of ops remains. What precedes the first start is the warm-up's partial cycle.
   for (size_t c = 0; c < starts.size(); ++c) {

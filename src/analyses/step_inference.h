@@ -44,7 +44,6 @@ struct InferredSteps {
   int32_t source = 0;
   int64_t period_ops = 0;        // GPU ops per iteration
   double match = 0;              // share of ops equal to the op one period later
-  int64_t ops = 0;               // GPU ops of the source
   std::vector<InferredCycle> cycles;
 };
 

@@ -50,6 +50,15 @@ StepWindows whole_trace(const Timeline& tl, const TimelineIndex& ix) {
   return w;
 }
 
+// Windows of one process are back to back: a window starts at its CPU start or where the
+// previous one ended, whichever is later, and ends at the later of its CPU end and the end
+// of the GPU work launched in it.
+void chain(StepWindow& s, TimeNs& prev_end) {
+  s.start = std::max(s.cpu_start, prev_end);
+  s.end = std::max({s.cpu_end, s.gpu_end, s.start});
+  prev_end = s.end;
+}
+
 // The profiler records GPU work from the moment it starts; work launched before that
 // (during its warm-up) still runs at the start of the first step and has no launch in
 // the trace. That work is the tail of an earlier step, and what the GPU did before it is
@@ -91,9 +100,7 @@ StepWindows inferred_windows(const Timeline& tl, const TimelineIndex& ix) {
       s.cpu_start = c.cpu_start;
       s.cpu_end = c.cpu_end;
       s.gpu_end = c.gpu_end;
-      s.start = std::max(s.cpu_start, prev_end);
-      s.end = std::max({s.cpu_end, s.gpu_end, s.start});
-      prev_end = s.end;
+      chain(s, prev_end);
       mine.push_back(s);
     }
     // Warm-up: the first iterations of a run also autotune (cuDNN, cuBLAS), allocate, or
@@ -167,12 +174,7 @@ StepWindows compute_step_windows(const Timeline& tl, const TimelineIndex& ix) {
   // Windows: per process, back to back.
   for (auto& [pid, rows] : by_pid) {
     TimeNs prev_end = std::numeric_limits<TimeNs>::min();
-    for (size_t k : rows) {
-      StepWindow& s = w.steps[k];
-      s.start = std::max(s.cpu_start, prev_end);
-      s.end = std::max({s.cpu_end, s.gpu_end, s.start});
-      prev_end = s.end;
-    }
+    for (size_t k : rows) chain(w.steps[k], prev_end);
     clip_to_recorded_gpu_work(tl, ix, w.steps[rows.front()]);
   }
   return w;

@@ -190,33 +190,13 @@ TEST(ChromeTrace, ArrowFromEachLaunchToItsGpuOp) {
   b.kernel("a", 0, 10, 5);
   b.kernel("b", 4, 20, 5, 1024, "cuLaunchKernel");
   b.kernel("queued before the trace", -1, 30, 5);
-  timeline::Timeline& tl = to_epoch(b.finish());
   // A graph launch: one call, one correlation id, two kernels.
   const int64_t graph_corr = 500;
   b.runtime("cudaGraphLaunch", 40, 2, graph_corr);
-  for (double start : {50.0, 60.0}) {
-    auto& g = tl.gpu_ops;
-    g.kind.push_back(timeline::GpuOpKind::kKernel);
-    g.device.push_back(0);
-    g.stream.push_back(9);
-    g.start.push_back(kEpoch + TimelineBuilder::us(start));
-    g.end.push_back(kEpoch + TimelineBuilder::us(start + 5));
-    g.name.push_back(tl.strings.intern("graph node"));
-    g.correlation.push_back(graph_corr);
-    g.external_id.push_back(-1);
-    g.grid.push_back({1, 1, 1});
-    g.block.push_back({1, 1, 1});
-    g.registers.push_back(-1);
-    g.shared_mem.push_back(-1);
-    g.occupancy_pct.push_back(timeline::kUnknownF);
-    g.bytes.push_back(0);
-    g.copy_kind.push_back(timeline::CopyKind::kUnknown);
-    g.src_kind.push_back(timeline::MemKind::kUnknown);
-    g.dst_kind.push_back(timeline::MemKind::kUnknown);
-  }
-  tl.runtime_calls.start.back() += kEpoch;
-  tl.runtime_calls.end.back() += kEpoch;
-  tl.finalize();
+  b.graph_node("graph node", graph_corr, 50, 5, 9);
+  b.graph_node("graph node", graph_corr, 60, 5, 9);
+  timeline::Timeline& tl = to_epoch(b.finish());
+  tl.finalize();  // shifted to the epoch: sorted again
 
   const Written w = write(tl);
   const auto starts = w.events("s", "ac2g");

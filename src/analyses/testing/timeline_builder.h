@@ -35,25 +35,14 @@ class TimelineBuilder {
                  double api_us = 3, int64_t external_id = -1, int32_t stream = 7) {
     const int64_t corr = next_corr_++;
     if (launch_us >= 0) runtime(api, launch_us, api_us, corr, external_id);
-    auto& g = tl_.gpu_ops;
-    g.kind.push_back(timeline::GpuOpKind::kKernel);
-    g.device.push_back(0);
-    g.stream.push_back(stream);
-    g.start.push_back(us(start_us));
-    g.end.push_back(us(start_us + dur_us));
-    g.name.push_back(tl_.strings.intern(name));
-    g.correlation.push_back(corr);
-    g.external_id.push_back(external_id);
-    g.grid.push_back({blocks, 1, 1});
-    g.block.push_back({256, 1, 1});
-    g.registers.push_back(32);
-    g.shared_mem.push_back(0);
-    g.occupancy_pct.push_back(timeline::kUnknownF);
-    g.bytes.push_back(0);
-    g.copy_kind.push_back(timeline::CopyKind::kUnknown);
-    g.src_kind.push_back(timeline::MemKind::kUnknown);
-    g.dst_kind.push_back(timeline::MemKind::kUnknown);
+    kernel_row(name, corr, start_us, dur_us, blocks, external_id, stream);
     return corr;
+  }
+
+  // A kernel of a CUDA Graph: it shares the correlation id `corr` of the cudaGraphLaunch
+  // call that launched it (add that call with runtime()).
+  void graph_node(const std::string& name, int64_t corr, double start_us, double dur_us, int32_t stream = 7) {
+    kernel_row(name, corr, start_us, dur_us, 1, -1, stream);
   }
 
   // A memcpy launched by cudaMemcpyAsync at launch_us.
@@ -143,6 +132,28 @@ class TimelineBuilder {
   }
 
  private:
+  void kernel_row(const std::string& name, int64_t corr, double start_us, double dur_us, int32_t blocks,
+                  int64_t external_id, int32_t stream) {
+    auto& g = tl_.gpu_ops;
+    g.kind.push_back(timeline::GpuOpKind::kKernel);
+    g.device.push_back(0);
+    g.stream.push_back(stream);
+    g.start.push_back(us(start_us));
+    g.end.push_back(us(start_us + dur_us));
+    g.name.push_back(tl_.strings.intern(name));
+    g.correlation.push_back(corr);
+    g.external_id.push_back(external_id);
+    g.grid.push_back({blocks, 1, 1});
+    g.block.push_back({256, 1, 1});
+    g.registers.push_back(32);
+    g.shared_mem.push_back(0);
+    g.occupancy_pct.push_back(timeline::kUnknownF);
+    g.bytes.push_back(0);
+    g.copy_kind.push_back(timeline::CopyKind::kUnknown);
+    g.src_kind.push_back(timeline::MemKind::kUnknown);
+    g.dst_kind.push_back(timeline::MemKind::kUnknown);
+  }
+
   timeline::Timeline tl_;
   int64_t next_corr_ = 1;
 };
