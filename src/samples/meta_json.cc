@@ -1,30 +1,57 @@
 #include "samples/meta_json.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
 namespace chokepoint::samples {
 namespace {
 
 using nlohmann::json;
 
 template <typename T>
-void get_if(const json& j, const char* key, T* out) {
+struct IsVector : std::false_type {};
+template <typename U>
+struct IsVector<std::vector<U>> : std::true_type {};
+
+// Whether `j` converts to T without undefined behaviour: nlohmann casts a floating-point
+// number to an integer type unchecked (1.8e25 as an unsigned CPU id, found by
+// fuzz/recording_fuzzer once UBSan was made fatal).
+template <typename T>
+bool fits(const json& j) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (!j.is_number_float()) return true;
+    const double v = j.get<double>();
+    return std::isfinite(v) && v >= static_cast<double>(std::numeric_limits<T>::min()) &&
+           v <= static_cast<double>(std::numeric_limits<T>::max());
+  } else if constexpr (IsVector<T>::value) {
+    if (!j.is_array()) return true;
+    return std::all_of(j.begin(), j.end(), [](const json& e) { return fits<typename T::value_type>(e); });
+  } else {
+    return true;
+  }
+}
+
+// True when `key` holds a value of type T (then in *out). A key of the wrong type keeps
+// the default: bad input is counted by the caller's validity checks, never fatal.
+template <typename T>
+bool get_if(const json& j, const char* key, T* out) {
   const auto it = j.find(key);
-  if (it != j.end() && !it->is_null()) {
-    try {
-      *out = it->get<T>();
-    } catch (const json::exception&) {
-      // A key of the wrong type keeps the default: bad input is counted by the caller's
-      // validity checks, never fatal.
-    }
+  if (it == j.end() || it->is_null() || !fits<T>(*it)) return false;
+  try {
+    *out = it->get<T>();
+    return true;
+  } catch (const json::exception&) {
+    return false;
   }
 }
 
 template <typename T>
 void get_opt(const json& j, const char* key, std::optional<T>* out) {
   T v{};
-  if (j.contains(key) && !j[key].is_null()) {
-    get_if(j, key, &v);
-    *out = v;
-  }
+  if (get_if(j, key, &v)) *out = std::move(v);
 }
 
 template <typename T>

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "samples/meta_json.h"
 #include "samples/recording_reader.h"
 #include "samples/recording_writer.h"
 
@@ -171,6 +172,22 @@ TEST(Recording, FieldsOfTheWrongTypeAndTicksGoingBackAreCountedNotThrown) {
   EXPECT_EQ(r->stat("ticks_out_of_order")->count, 1u);
   EXPECT_EQ(r->stat("malformed_lines")->count, 2u);
   EXPECT_EQ(r->samples.find(MetricId::kGpuSmActive, Entity::gpu(0))->values, (std::vector<double>{1, 3}));
+}
+
+// Found by fuzz/recording_fuzzer with UBSan fatal: a huge float where an integer belongs
+// was cast unchecked. Such a field, or one of the wrong type, is left unset, never 0.
+TEST(Recording, NumbersThatDoNotFitAreLeftUnset) {
+  ProcessMeta p;
+  ASSERT_TRUE(process_from_json(nlohmann::json::parse(
+                                    R"({"pid": 42, "rank": 1.8e25, "cpus_allowed": [0, 1.8e25]})"),
+                                &p));
+  EXPECT_EQ(p.pid, 42);
+  EXPECT_FALSE(p.rank.has_value());
+  EXPECT_FALSE(p.cpus_allowed.has_value());
+  ProcessMeta q;
+  ASSERT_TRUE(process_from_json(nlohmann::json::parse(R"({"pid": 7, "rank": 3, "cpus_allowed": [0, 5]})"), &q));
+  EXPECT_EQ(q.rank, 3);
+  EXPECT_EQ(q.cpus_allowed, (std::vector<unsigned>{0, 5}));
 }
 
 TEST(Recording, ReadsGzippedSamples) {
