@@ -6,64 +6,13 @@
 #include <unordered_map>
 
 #include "analyses/kernels.h"
+#include "analyses/op_shapes.h"
 
 namespace chokepoint::analyses {
 
 using timeline::GpuOpKind;
 using timeline::Timeline;
 
-namespace {
-
-double element_bytes(Precision p) {
-  switch (p) {
-    case Precision::kFp64: return 8;
-    case Precision::kFp32:
-    case Precision::kTf32: return 4;
-    case Precision::kFp16:
-    case Precision::kBf16: return 2;
-    case Precision::kFp8:
-    case Precision::kInt8: return 1;
-    case Precision::kUnknown: return 0;
-  }
-  return 0;
-}
-
-struct Dims {
-  const timeline::OpInputs& oi;
-  uint32_t op;
-  uint32_t rank(uint32_t j) const { return j < oi.num_inputs(op) ? oi.rank(op, j) : 0; }
-  int64_t d(uint32_t j, uint32_t k) const { return oi.dim(op, j, k); }
-  std::string text(uint32_t j) const {
-    std::string s = "[";
-    for (uint32_t k = 0; k < rank(j); ++k) s += (k ? "," : "") + std::to_string(d(j, k));
-    return s + "]";
-  }
-};
-
-// M, N, K and batch of a GEMM-like op; false when the op or its dims are not understood.
-bool gemm_dims(std::string_view name, const Dims& x, double* batch, double* m, double* n, double* k,
-               std::string* shape) {
-  uint32_t a = 0, b = 1;  // inputs holding the two matrices
-  if (name == "aten::addmm" || name == "aten::baddbmm") a = 1, b = 2;
-  if (name == "aten::mm" || name == "aten::addmm" || name == "aten::_scaled_mm") {
-    if (x.rank(a) != 2 || x.rank(b) != 2) return false;
-    *batch = 1, *m = x.d(a, 0), *k = x.d(a, 1), *n = x.d(b, 1);
-  } else if (name == "aten::bmm" || name == "aten::baddbmm") {
-    if (x.rank(a) != 3 || x.rank(b) != 3) return false;
-    *batch = x.d(a, 0), *m = x.d(a, 1), *k = x.d(a, 2), *n = x.d(b, 2);
-  } else if (name == "aten::linear") {  // x[..., K] . W[N, K]^T
-    if (x.rank(a) < 1 || x.rank(b) != 2) return false;
-    double rows = 1;
-    for (uint32_t i = 0; i + 1 < x.rank(a); ++i) rows *= static_cast<double>(x.d(a, i));
-    *batch = 1, *m = rows, *k = x.d(a, x.rank(a) - 1), *n = x.d(b, 0);
-  } else {
-    return false;
-  }
-  *shape = x.text(a) + "x" + x.text(b);
-  return *m > 0 && *n > 0 && *k > 0 && *batch > 0;
-}
-
-}  // namespace
 
 std::optional<double> peak_tflops(const machine::Ceilings& c, Precision p) {
   switch (p) {
@@ -102,18 +51,16 @@ RooflineStats compute_roofline(const Timeline& tl, const TimelineIndex& ix, cons
   for (const auto& [row, w] : work) {
     if (!w.matrix || cpu.inputs[row] == timeline::CpuRanges::kNoInputs) continue;
     const std::string_view name = tl.strings.view(cpu.name[row]);
-    Dims x{tl.op_inputs, cpu.inputs[row]};
-    double batch, m, n, k;
-    std::string shape;
-    if (!gemm_dims(name, x, &batch, &m, &n, &k, &shape)) continue;
+    const std::optional<GemmShape> sh = gemm_shape(tl, row);
+    if (!sh) continue;
     const double eb = element_bytes(w.precision);
-    RooflineRow& r = rows[{std::string(name), shape, w.precision}];
+    RooflineRow& r = rows[{std::string(name), sh->text, w.precision}];
     r.op = name;
-    r.shape = shape;
+    r.shape = sh->text;
     r.precision = w.precision;
     ++r.calls;
-    r.flops += 2 * batch * m * n * k;
-    r.bytes += eb * batch * (m * k + k * n + m * n);
+    r.flops += sh->flops();
+    r.bytes += sh->bytes(eb);
     r.gpu_ns += w.ns;
   }
   for (auto& [key, r] : rows) {
