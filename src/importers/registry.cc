@@ -142,7 +142,7 @@ void remove_duplicates(timeline::Timeline& tl, timeline::ImportStats& stats) {
                     remove_duplicate_rows(tl.sync_events) +
                     remove_duplicate_rows(tl.gpu_annotations) + remove_duplicate_rows(tl.steps);
   if (n > 0) {
-    stats.add("import_duplicate_events", timeline::StatSeverity::kWarning,
+    stats.add("import_duplicate_events", Severity::kWarning,
               "Events recorded twice (same kind, place, times and ids) were kept once.", n);
   }
 }
@@ -186,7 +186,7 @@ Status import_paths(const std::vector<std::string>& paths, timeline::Timeline& t
     }
     if (!chosen && input.from_directory) {
       // A directory of traces often holds other JSON too (configs, results): skip it.
-      stats.add("import_skipped_files", timeline::StatSeverity::kInfo,
+      stats.add("import_skipped_files", Severity::kInfo,
                 "Files in an input directory that are empty or not a recognized trace were skipped.");
       progress.done_before += file_size_or_zero(file);
       continue;

@@ -23,15 +23,6 @@ std::optional<report::LiveStat> live_stat(const std::optional<Stat>& s, double s
   return report::LiveStat{s->mean * scale, s->p95 * scale, s->max * scale};
 }
 
-timeline::StatSeverity severity(samples::Severity s) {
-  switch (s) {
-    case samples::Severity::kInfo: return timeline::StatSeverity::kInfo;
-    case samples::Severity::kWarning: return timeline::StatSeverity::kWarning;
-    case samples::Severity::kError: return timeline::StatSeverity::kError;
-  }
-  return timeline::StatSeverity::kWarning;
-}
-
 }  // namespace
 
 Result<report::Report> analyze_recording_dir(const std::string& dir) {
@@ -73,7 +64,7 @@ report::Report recording_report(const Inputs& in) {
     if (st.count > 0) r.import_stats.push_back(st);
   }
   if (!in.trace_status.ok()) {
-    r.import_stats.push_back({"trace_unreadable", timeline::StatSeverity::kWarning, in.trace_status.message(), 1});
+    r.import_stats.push_back({"trace_unreadable", Severity::kWarning, in.trace_status.message(), 1});
   }
   return r;
 }
@@ -177,7 +168,7 @@ report::Report build_live_report(const std::string& dir, const samples::Recordin
   r.live = std::move(s);
 
   for (const auto& st : rec.stats) {
-    r.import_stats.push_back({st.name, severity(st.severity), st.description, static_cast<int64_t>(st.count)});
+    r.import_stats.push_back({st.name, st.severity, st.description, static_cast<int64_t>(st.count)});
   }
   return r;
 }

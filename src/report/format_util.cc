@@ -124,15 +124,6 @@ const char* category_label(rules::Category c) {
   return "unknown";
 }
 
-const char* stat_severity_name(timeline::StatSeverity s) {
-  switch (s) {
-    case timeline::StatSeverity::kInfo: return "info";
-    case timeline::StatSeverity::kWarning: return "warning";
-    case timeline::StatSeverity::kError: return "error";
-  }
-  return "info";
-}
-
 std::string humanize(std::string_view key) {
   std::string out(key);
   for (char& ch : out) {

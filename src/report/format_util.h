@@ -55,7 +55,6 @@ std::vector<Share> sorted_by_pct(std::vector<Share> shares);
 // The category with a short gloss for readers: "input (data loading)".
 const char* category_label(rules::Category c);
 // "info", "warning", "error".
-const char* stat_severity_name(timeline::StatSeverity s);
 // A key for humans: "launch_overhead" -> "launch overhead".
 std::string humanize(std::string_view key);
 

@@ -61,7 +61,7 @@ TEST(FormatUtil, UnitsReadTheWayPeopleWriteThem) {
 
 TEST(FormatUtil, Labels) {
   EXPECT_STREQ(category_label(rules::Category::kInput), "input (data loading)");
-  EXPECT_STREQ(stat_severity_name(timeline::StatSeverity::kError), "error");
+  EXPECT_EQ(severity_name(Severity::kCritical), "critical");
   EXPECT_EQ(humanize("launch_overhead"), "launch overhead");
 }
 

@@ -98,7 +98,7 @@ Json finding_json(const rules::Finding& f) {
   Json j;
   j["id"] = f.id;
   j["category"] = rules::category_name(f.category);
-  j["severity"] = rules::severity_name(f.severity);
+  j["severity"] = severity_name(f.severity);
   j["title"] = f.title;
   j["detail"] = str_or_null(f.detail);
   j["evidence"] = std::move(evidence);
@@ -231,7 +231,7 @@ Json report_to_json(const Report& r) {
   Json stats = Json::array();
   for (const timeline::ImportStat& s : r.import_stats) {
     stats.push_back(Json{{"name", s.name},
-                         {"severity", stat_severity_name(s.severity)},
+                         {"severity", severity_name(s.severity)},
                          {"description", s.description},
                          {"count", s.count}});
   }

@@ -50,20 +50,20 @@ std::string code(std::string_view s, bool in_table = false) {
   return out + (has_tick ? " ``" : "`");
 }
 
-const char* severity_badge(rules::Severity s) {
+const char* severity_badge(Severity s) {
   switch (s) {
-    case rules::Severity::kCritical: return "🔴 critical";
-    case rules::Severity::kWarning: return "🟡 warning";
-    case rules::Severity::kInfo: return "🔵 info";
+    case Severity::kCritical: return "🔴 critical";
+    case Severity::kWarning: return "🟡 warning";
+    case Severity::kInfo: return "🔵 info";
   }
   return "🔵 info";
 }
 
-const char* stat_badge(timeline::StatSeverity s) {
+const char* stat_badge(Severity s) {
   switch (s) {
-    case timeline::StatSeverity::kError: return "🔴";
-    case timeline::StatSeverity::kWarning: return "⚠️";
-    case timeline::StatSeverity::kInfo: return "ℹ️";
+    case Severity::kCritical: return "🔴";
+    case Severity::kWarning: return "⚠️";
+    case Severity::kInfo: return "ℹ️";
   }
   return "ℹ️";
 }
@@ -224,7 +224,7 @@ void import_stats(const Report& r, std::ostream& out) {
   out << "## Import warnings\n\n";
   for (const timeline::ImportStat& s : r.import_stats) {
     out << "- " << stat_badge(s.severity) << ' ' << code(s.name) << " ("
-        << stat_severity_name(s.severity) << ", x" << format_count(s.count)
+        << severity_name(s.severity) << ", x" << format_count(s.count)
         << "): " << escape(s.description) << '\n';
   }
   out << '\n';

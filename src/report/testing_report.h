@@ -12,7 +12,6 @@ namespace chokepoint::report::testing {
 
 inline Report input_bound_report() {
   using rules::Category;
-  using rules::Severity;
   Report r;
   r.tool_version = "0.1.0";
   r.inputs.push_back({"tests/data/kineto/input_bound.json.gz", "kineto", 12'913'408, 184'220});
@@ -102,9 +101,9 @@ inline Report input_bound_report() {
   };
 
   r.import_stats = {
-      {"kineto_truncated", timeline::StatSeverity::kWarning,
+      {"kineto_truncated", Severity::kWarning,
        "The trace ended inside an event; the events after the cut were dropped.", 1},
-      {"kineto_unknown_category", timeline::StatSeverity::kInfo,
+      {"kineto_unknown_category", Severity::kInfo,
        "Events of an unknown category were skipped.", 37},
   };
   r.analysis_seconds = 1.4231;

@@ -49,29 +49,29 @@ std::vector<Row> share_rows(const std::vector<Share>& shares) {
   return rows;
 }
 
-std::string severity_tag(rules::Severity s) {
+std::string severity_tag(Severity s) {
   switch (s) {
-    case rules::Severity::kCritical: return "[CRITICAL]";
-    case rules::Severity::kWarning: return "[WARNING]";
-    case rules::Severity::kInfo: return "[INFO]";
+    case Severity::kCritical: return "[CRITICAL]";
+    case Severity::kWarning: return "[WARNING]";
+    case Severity::kInfo: return "[INFO]";
   }
   return "[INFO]";
 }
 
-Tone severity_tone(rules::Severity s) {
+Tone severity_tone(Severity s) {
   switch (s) {
-    case rules::Severity::kCritical: return Tone::kRed;
-    case rules::Severity::kWarning: return Tone::kYellow;
-    case rules::Severity::kInfo: return Tone::kCyan;
+    case Severity::kCritical: return Tone::kRed;
+    case Severity::kWarning: return Tone::kYellow;
+    case Severity::kInfo: return Tone::kCyan;
   }
   return Tone::kCyan;
 }
 
-Tone stat_tone(timeline::StatSeverity s) {
+Tone stat_tone(Severity s) {
   switch (s) {
-    case timeline::StatSeverity::kError: return Tone::kRed;
-    case timeline::StatSeverity::kWarning: return Tone::kYellow;
-    case timeline::StatSeverity::kInfo: return Tone::kDim;
+    case Severity::kCritical: return Tone::kRed;
+    case Severity::kWarning: return Tone::kYellow;
+    case Severity::kInfo: return Tone::kDim;
   }
   return Tone::kDim;
 }
@@ -406,7 +406,7 @@ class TextWriter {
     if (r_.import_stats.empty()) return;
     out_ << style_(Tone::kBold, "Import warnings") << '\n';
     for (const timeline::ImportStat& s : r_.import_stats) {
-      const std::string sev = stat_severity_name(s.severity);
+      const std::string sev(severity_name(s.severity));
       const std::string rest = " " + s.name + " x" + format_count(s.count) + ": ";
       wrapped("  " + style_(stat_tone(s.severity), sev) + rest, "  " + sev + rest, s.description,
               4);

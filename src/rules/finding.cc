@@ -18,13 +18,4 @@ const char* category_name(Category c) {
   return "unknown";
 }
 
-const char* severity_name(Severity s) {
-  switch (s) {
-    case Severity::kCritical: return "critical";
-    case Severity::kWarning: return "warning";
-    case Severity::kInfo: return "info";
-  }
-  return "info";
-}
-
 }  // namespace chokepoint::rules

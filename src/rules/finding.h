@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "base/severity.h"
+
 namespace chokepoint::rules {
 
 // Bottleneck categories (DESIGN.md "Report contract").
@@ -13,8 +15,6 @@ enum class Category { kInput, kHost, kSync, kTransfer, kCompute, kMemory, kCommu
                       kIdle, kUnknown };
 const char* category_name(Category c);  // "input", "host", ...
 
-enum class Severity { kCritical, kWarning, kInfo };
-const char* severity_name(Severity s);  // "critical", "warning", "info"
 
 // One number that supports a finding. `threshold` is the value the rule compares against
 // (absent when the number is context only). `unit` is for humans ("%", "ms", "GB/s").

@@ -130,7 +130,7 @@ Result<Recording> read_recording(const std::string& dir) {
     const json j = json::parse(line, nullptr, false);
     const auto kind = j.is_object() ? j.find("k") : j.end();
     if (kind == j.end() || !kind->is_string()) {
-      stats.add("malformed_lines", Severity::kError, "lines of samples.jsonl that are not recording records; skipped");
+      stats.add("malformed_lines", Severity::kCritical, "lines of samples.jsonl that are not recording records; skipped");
       continue;
     }
     const std::string& k = kind->get_ref<const std::string&>();
@@ -138,7 +138,7 @@ Result<Recording> read_recording(const std::string& dir) {
       const auto t = j.find("t");
       const auto v = j.find("v");
       if (t == j.end() || !t->is_number_integer() || v == j.end() || !v->is_array()) {
-        stats.add("malformed_lines", Severity::kError, "lines of samples.jsonl that are not recording records; skipped");
+        stats.add("malformed_lines", Severity::kCritical, "lines of samples.jsonl that are not recording records; skipped");
         continue;
       }
       if (rec.ticks > 0 && t->get<int64_t>() <= last_tick_ns) {
@@ -151,7 +151,7 @@ Result<Recording> read_recording(const std::string& dir) {
       for (const json& pair : *v) {
         if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number_unsigned() ||
             pair[0].get<uint64_t>() >= series.size()) {
-          stats.add("unknown_series", Severity::kError, "tick values naming an undeclared series; skipped");
+          stats.add("unknown_series", Severity::kCritical, "tick values naming an undeclared series; skipped");
           continue;
         }
         const SeriesRef& ref = series[pair[0].get<size_t>()];
@@ -166,7 +166,7 @@ Result<Recording> read_recording(const std::string& dir) {
       const auto id_field = j.find("id");
       const size_t id = id_field != j.end() && id_field->is_number_unsigned() ? id_field->get<size_t>() : SIZE_MAX;
       if (id != series.size()) {
-        stats.add("malformed_lines", Severity::kError, "lines of samples.jsonl that are not recording records; skipped");
+        stats.add("malformed_lines", Severity::kCritical, "lines of samples.jsonl that are not recording records; skipped");
         continue;
       }
       if (!metric || !entity_ok) {
@@ -182,7 +182,7 @@ Result<Recording> read_recording(const std::string& dir) {
       const auto pid = j.find("pid");
       const auto t = j.find("t");
       if (pid == j.end() || !pid->is_number_integer() || t == j.end() || !t->is_number_integer()) {
-        stats.add("malformed_lines", Severity::kError, "lines of samples.jsonl that are not recording records; skipped");
+        stats.add("malformed_lines", Severity::kCritical, "lines of samples.jsonl that are not recording records; skipped");
         continue;
       }
       exits[pid->get<int64_t>()] = t->get<int64_t>();

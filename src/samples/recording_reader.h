@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "base/severity.h"
 #include "base/status.h"
 #include "samples/metadata.h"
 #include "samples/series.h"
 
 namespace chokepoint::samples {
 
-enum class Severity { kInfo, kWarning, kError };
 
 struct ReadStat {
   std::string name;  // stable id: "truncated_last_line", "malformed_lines" ...

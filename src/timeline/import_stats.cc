@@ -2,7 +2,7 @@
 
 namespace chokepoint::timeline {
 
-void ImportStats::add(const std::string& name, StatSeverity severity,
+void ImportStats::add(const std::string& name, Severity severity,
                       const std::string& description, int64_t n) {
   for (auto& s : stats_) {
     if (s.name == name) {
@@ -22,7 +22,7 @@ int64_t ImportStats::count(const std::string& name) const {
 
 bool ImportStats::has_errors() const {
   for (const auto& s : stats_) {
-    if (s.severity == StatSeverity::kError && s.count > 0) return true;
+    if (s.severity == Severity::kCritical && s.count > 0) return true;
   }
   return false;
 }

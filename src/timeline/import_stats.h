@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
-namespace chokepoint::timeline {
+#include "base/severity.h"
 
-enum class StatSeverity : uint8_t { kInfo, kWarning, kError };
+namespace chokepoint::timeline {
 
 struct ImportStat {
   std::string name;         // stable id, e.g. "kineto_truncated"
-  StatSeverity severity;
+  Severity severity;
   std::string description;  // one sentence for humans
   int64_t count = 0;
 };
@@ -22,7 +22,7 @@ struct ImportStat {
 class ImportStats {
  public:
   // Increments the counter `name`, creating it with `severity` and `description` first.
-  void add(const std::string& name, StatSeverity severity, const std::string& description,
+  void add(const std::string& name, Severity severity, const std::string& description,
            int64_t n = 1);
   int64_t count(const std::string& name) const;
   const std::vector<ImportStat>& all() const { return stats_; }

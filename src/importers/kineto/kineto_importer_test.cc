@@ -72,7 +72,7 @@ TEST_F(SyncHostBound, CountsEveryEventKind) {
   EXPECT_EQ(stats.count("kineto_events_ignored"), 504);
   EXPECT_FALSE(stats.has_errors());
   for (const auto& s : stats.all()) {
-    EXPECT_EQ(s.severity, timeline::StatSeverity::kInfo) << s.name;
+    EXPECT_EQ(s.severity, Severity::kInfo) << s.name;
   }
 }
 

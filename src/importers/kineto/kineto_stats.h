@@ -35,7 +35,7 @@ enum class Stat : uint8_t {
 
 struct StatInfo {
   const char* name;
-  timeline::StatSeverity severity;
+  Severity severity;
   const char* description;
 };
 

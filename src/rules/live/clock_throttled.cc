@@ -69,7 +69,7 @@ std::optional<Finding> clock_throttled(const SampleRuleContext& c) {
                        (g->sm_active && g->sm_active->mean >= kSmHeavyPct) ||
                        (!g->sm_active && g->util && g->util->mean >= kUtilHeavyPct);
     Finding f = new_finding("clock-throttled", Category::kCompute, 100 * share, speedup);
-    if (fault) f.severity = std::min(f.severity, Severity::kWarning);  // a fault: at least a warning
+    if (fault) f.severity = std::max(f.severity, Severity::kWarning);  // a fault: at least a warning
     else f.severity = heavy ? Severity::kInfo : Severity::kWarning;
     std::string bits;
     for (const auto& r : g->clock_reasons) bits += fmt::format("{}{} {:.0f}%", bits.empty() ? "" : ", ", r.name, 100 * r.share);

@@ -30,7 +30,7 @@ std::optional<Finding> gpu_memory_near_full(const SampleRuleContext& c) {
                          }).value_or(0);
     Finding f = new_finding("gpu-memory-near-full", Category::kMemory, 100 * share, std::nullopt);
     // A risk, not a measured loss of time: never more than a warning.
-    f.severity = std::max(f.severity, Severity::kWarning);  // enum order: critical < warning < info
+    f.severity = std::min(f.severity, Severity::kWarning);  // at most a warning (info < warning < critical)
     f.title = fmt::format("{}: device memory {:.0f}% full at peak ({:.1f} of {:.1f} GiB)", gpu_label(*g), 100 * peak,
                           *g->mem_used_max_bytes / (1 << 30), total / (1 << 30));
     f.detail = fmt::format(

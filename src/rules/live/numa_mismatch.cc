@@ -46,7 +46,7 @@ std::optional<Finding> numa_mismatch(const SampleRuleContext& c) {
     const double share = tree_cpu > 0 ? 100 * far_cpu / tree_cpu : 100.0;
     Finding f = new_finding("numa-mismatch", Category::kHost, share, std::nullopt);
     // Crossing the socket costs bandwidth and latency on copies, rarely the whole step.
-    f.severity = std::max(f.severity, Severity::kWarning);  // enum order: critical < warning < info
+    f.severity = std::min(f.severity, Severity::kWarning);  // at most a warning (info < warning < critical)
     const std::string allowed = format_cpu_list(*worst_p->meta.cpus_allowed), local = format_cpu_list(gm->local_cpus);
     f.title = fmt::format("PID {} ({}) is pinned to CPUs {} but {}'s local CPUs are {}", worst_p->meta.pid,
                           samples::role_name(worst_p->meta.role), allowed, gpu_label(*g), local);

@@ -38,7 +38,7 @@ std::optional<Finding> pcie_link_degraded(const SampleRuleContext& c) {
     const double share = busy_share.value_or(0);
     Finding f = new_finding("pcie-link-degraded", Category::kTransfer, 100 * share, std::nullopt);
     // A link below its capability is a fault to fix even when this job barely used it.
-    f.severity = std::min(f.severity, Severity::kWarning);  // enum order: critical < warning
+    f.severity = std::max(f.severity, Severity::kWarning);  // at least a warning (info < warning < critical)
     f.title = fmt::format("{}: PCIe link ran at Gen{:.0f} x{:.0f} while working, the device supports Gen{:.0f} x{:.0f}",
                           gpu_label(*g), *g->link_gen_seen, *g->link_width_seen, gen_max, width_max);
     f.detail = fmt::format(
