@@ -1,6 +1,7 @@
 #include "analyses/roofline.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -25,8 +26,86 @@ std::optional<double> peak_tflops(const machine::Ceilings& c, Precision p) {
   }
 }
 
+bool is_gemv_kernel(std::string_view n) {
+  return n.find("gemv") != std::string_view::npos || n.find("gemvx") != std::string_view::npos ||
+         n.find("GEMV") != std::string_view::npos;
+}
+
+namespace {
+
+bool is_matrix_class(KernelClass k) {
+  return k == KernelClass::kGemm || k == KernelClass::kConv || k == KernelClass::kAttention;
+}
+
+// Per-class time, known work and memory-bound share; MFU.
+void classify(const Timeline& tl, const TimelineIndex& ix, const WindowMembership& wm, const machine::Ceilings& c,
+              TimeNs analyzed_ns, RooflineStats& rs) {
+  const auto& g = tl.gpu_ops;
+  std::array<ClassRoofline, kNumKernelClasses> cls{};
+  std::array<TimeNs, 8> matrix_ns_by_precision{};
+  std::array<double, 8> matrix_flops_by_precision{};
+  for (size_t i = 0; i < g.size(); ++i) {
+    if (g.kind[i] != GpuOpKind::kKernel || wm.gpu_op[i] < 0) continue;
+    const KernelClass k = ix.kclass[i];
+    ClassRoofline& r = cls[static_cast<int>(k)];
+    const TimeNs dur = g.end[i] - g.start[i];
+    r.kclass = k;
+    ++r.kernels;
+    r.ns += dur;
+    const int32_t op = ix.op_row[i];
+    if (is_matrix_class(k)) {
+      Precision p;
+      TensorCores tc;
+      kernel_precision(tl, ix, i, &p, &tc);
+      matrix_ns_by_precision[static_cast<int>(p)] += dur;
+      const auto sh = k == KernelClass::kGemm ? gemm_shape(tl, op) : std::nullopt;
+      const double eb = element_bytes(p == Precision::kTf32 ? Precision::kFp32 : p);
+      bool memory = is_gemv_kernel(tl.strings.view(g.name[i]));
+      if (sh && eb > 0) {
+        const double flops = sh->flops(), bytes = sh->bytes(eb);
+        r.flops += flops;
+        r.ns_with_flops += dur;
+        r.bytes += bytes;
+        r.ns_with_bytes += dur;
+        matrix_flops_by_precision[static_cast<int>(p)] += flops;
+        const auto peak = peak_tflops(c, p);
+        if (peak && c.hbm_gbps) memory = flops / bytes < *peak * 1e3 / *c.hbm_gbps;  // below the ridge point
+      }
+      if (memory) {
+        r.memory_bound_ns += dur;
+        rs.matrix_memory_bound_ns += dur;
+      }
+    } else {
+      const double bytes = op_io_bytes(tl, op);
+      if (bytes > 0) {
+        r.bytes += bytes;
+        r.ns_with_bytes += dur;
+      }
+      if (k != KernelClass::kCommunication && k != KernelClass::kOther) r.memory_bound_ns += dur;
+    }
+  }
+  for (const auto& r : cls) {
+    if (r.ns > 0) rs.classes.push_back(r);
+  }
+  std::sort(rs.classes.begin(), rs.classes.end(), [](const ClassRoofline& a, const ClassRoofline& b) { return a.ns > b.ns; });
+  // MFU in the precision most matrix time ran in.
+  size_t top = 0;
+  for (size_t p = 1; p < matrix_ns_by_precision.size(); ++p) {
+    if (matrix_ns_by_precision[p] > matrix_ns_by_precision[top]) top = p;
+  }
+  double flops = 0;
+  for (double f : matrix_flops_by_precision) flops += f;
+  const auto peak = peak_tflops(c, static_cast<Precision>(top));
+  if (matrix_ns_by_precision[top] > 0 && flops > 0 && peak && analyzed_ns > 0) {
+    rs.mfu_precision = static_cast<Precision>(top);
+    rs.mfu_pct = 100.0 * flops / static_cast<double>(analyzed_ns) / 1e3 / *peak;
+  }
+}
+
+}  // namespace
+
 RooflineStats compute_roofline(const Timeline& tl, const TimelineIndex& ix, const WindowMembership& wm,
-                               const machine::Ceilings& c) {
+                               const machine::Ceilings& c, TimeNs analyzed_ns) {
   RooflineStats rs;
   const auto& g = tl.gpu_ops;
   const auto& cpu = tl.cpu_ranges;
@@ -78,6 +157,7 @@ RooflineStats compute_roofline(const Timeline& tl, const TimelineIndex& ix, cons
   }
   std::sort(rs.rows.begin(), rs.rows.end(),
             [](const RooflineRow& a, const RooflineRow& b) { return a.gpu_ns > b.gpu_ns; });
+  classify(tl, ix, wm, c, analyzed_ns, rs);
   return rs;
 }
 

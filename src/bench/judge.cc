@@ -19,7 +19,7 @@ std::string join(const std::vector<std::string>& v) {
 }
 
 machine::Ceilings published_for(const machine::GpuProfile& g) {
-  timeline::Device d;
+  machine::DeviceSpec d;
   d.name = g.name;
   d.cc_major = g.cc_major;
   d.cc_minor = g.cc_minor;

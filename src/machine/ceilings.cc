@@ -30,6 +30,11 @@ constexpr Published kPublished[] = {
     {"t4", "T4", 0.32, 8.1, 0, 65, 0, 3, 130},
 };
 
+// Share of the dense peak a large cuBLAS GEMM sustains: bench on the H200 (2026-11-29,
+// docs/VALIDATION.md): FP32 47 of 67, TF32 340 of 495, BF16 674 of 989, FP8 1328 of 1979
+// TFLOP/s, all ~0.69 (the power cap holds the SM clock near 1.45 GHz under GEMMs).
+constexpr double kGemmEfficiency = 0.69;
+
 // Theoretical per-direction PCIe x16 bandwidth by generation, GB/s (REFERENCE.md 9).
 double pcie_x16_gbps(int gen) {
   switch (gen) {
@@ -93,6 +98,10 @@ Ceilings apply_profile(Ceilings c, const Profile& profile, const std::string& gp
   take(c.bf16_tflops, first_of(median_of(gpus, "gemm_bf16"), median_of(gpus, "gemm_fp16")));
   take(c.fp8_tflops, median_of(gpus, "gemm_fp8"));
   take(c.int8_tops, median_of(gpus, "gemm_int8"));
+  take(c.fp32_gemm_tflops, median_of(gpus, "gemm_fp32"));
+  take(c.tf32_gemm_tflops, median_of(gpus, "gemm_tf32"));
+  take(c.bf16_gemm_tflops, first_of(median_of(gpus, "gemm_bf16"), median_of(gpus, "gemm_fp16")));
+  take(c.fp8_gemm_tflops, median_of(gpus, "gemm_fp8"));
   if (!used) return c;
   if (c.gpu.empty()) c.gpu = gpus.front()->name;
   if (c.num_sms < 0) c.num_sms = gpus.front()->num_sms;
@@ -100,7 +109,7 @@ Ceilings apply_profile(Ceilings c, const Profile& profile, const std::string& gp
   return c;
 }
 
-Ceilings ceilings_for(const timeline::Device& d) {
+Ceilings ceilings_for(const DeviceSpec& d) {
   Ceilings c = published_ceilings_for(d);
   if (d.name.empty()) return c;
   auto path = profile_path_for(d.name);
@@ -112,7 +121,7 @@ Ceilings ceilings_for(const timeline::Device& d) {
   return apply_profile(std::move(c), profile.value(), d.name, *path);
 }
 
-Ceilings published_ceilings_for(const timeline::Device& d) {
+Ceilings published_ceilings_for(const DeviceSpec& d) {
   Ceilings c;
   c.num_sms = d.num_sms;
   c.has_tensor_cores = d.cc_major >= 7;
@@ -134,6 +143,10 @@ Ceilings published_ceilings_for(const timeline::Device& d) {
     c.pcie_theoretical_gbps = pcie_x16_gbps(p.pcie_gen);
     c.pcie_gbps = *c.pcie_theoretical_gbps * kPinnedEfficiency;
     c.pageable_gbps = *c.pcie_gbps * kPageableFraction;
+    c.fp32_gemm_tflops = p.fp32 * kGemmEfficiency;
+    if (p.tf32 > 0) c.tf32_gemm_tflops = p.tf32 * kGemmEfficiency;
+    if (p.bf16 > 0) c.bf16_gemm_tflops = p.bf16 * kGemmEfficiency;
+    if (p.fp8 > 0) c.fp8_gemm_tflops = p.fp8 * kGemmEfficiency;
     if (d.cc_major < 0) {  // no compute capability recorded: trust the table
       c.has_tensor_cores = p.bf16 > 0;
       c.has_tf32 = p.tf32 > 0;

@@ -4,13 +4,22 @@
 // (REFERENCE.md section 9), else unknown. A missing ceiling is nullopt, never 0.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
 #include "machine/profile.h"
-#include "timeline/model.h"
 
 namespace chokepoint::machine {
+
+// What the ceilings are looked up by: a GPU as a trace, NVML or bench describes it.
+// Fields not known stay -1 / "".
+struct DeviceSpec {
+  std::string name;                      // "NVIDIA H200"
+  int32_t num_sms = -1;
+  int32_t cc_major = -1, cc_minor = -1;
+  int64_t memory_bytes = -1;
+};
 
 struct Ceilings {
   std::string gpu;                       // matched GPU, e.g. "H200 SXM"
@@ -27,6 +36,10 @@ struct Ceilings {
   std::optional<double> bf16_tflops;     // dense tensor-core BF16/FP16
   std::optional<double> fp8_tflops;      // dense tensor-core FP8
   std::optional<double> int8_tops;       // dense tensor-core INT8, TOP/s
+  // What a large dense GEMM reaches in each precision (what-ifs rescale matrix work by
+  // these): measured by `bench` when a profile exists, else the peak times the share
+  // bench measured on the H200 (see kGemmEfficiency).
+  std::optional<double> fp32_gemm_tflops, tf32_gemm_tflops, bf16_gemm_tflops, fp8_gemm_tflops;
   bool has_tensor_cores = false;         // any tensor cores (cc >= 7.0)
   bool has_tf32 = false;                 // TF32 tensor cores (cc >= 8.0)
   int num_sms = -1;
@@ -35,12 +48,12 @@ struct Ceilings {
 // Ceilings for a device described in a trace: the published figures (below), replaced
 // by the measured ones of a saved `chokepoint bench` profile for that GPU model when one
 // exists (profile_store.h says where; $CHOKEPOINT_PROFILE=none turns that off).
-Ceilings ceilings_for(const timeline::Device& d);
+Ceilings ceilings_for(const DeviceSpec& d);
 
 // The published figures only: matches the name against the published table; fills
 // num_sms and the tensor-core flags from the compute capability. bench compares its
 // measurements with these, never with an earlier profile.
-Ceilings published_ceilings_for(const timeline::Device& d);
+Ceilings published_ceilings_for(const DeviceSpec& d);
 
 // Replaces the ceilings that `profile` measured for GPUs named gpu_name (the median
 // over such GPUs): pinned H2D/D2H -> pcie_gbps (the faster direction: a ceiling is what

@@ -15,8 +15,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-timeline::Device h200() {
-  timeline::Device d;
+DeviceSpec h200() {
+  DeviceSpec d;
   d.name = "NVIDIA H200";
   d.cc_major = 9;
   d.cc_minor = 0;
@@ -98,7 +98,7 @@ TEST(Ceilings, PublishedH200) {
 
 TEST(Ceilings, UnknownGpuHasNoCeilings) {
   ScopedEnv off(kProfileEnvVar, "none");
-  timeline::Device d;
+  DeviceSpec d;
   d.name = "Mystery Accelerator";
   const Ceilings c = ceilings_for(d);
   EXPECT_EQ(c.source, "unknown");
@@ -162,7 +162,7 @@ TEST(Ceilings, ProfileGivesCeilingsToAnUnpublishedGpu) {
   GpuProfile g = measured_h200();
   g.name = "NVIDIA Future GPU";
   p.gpus.push_back(g);
-  timeline::Device d;
+  DeviceSpec d;
   d.name = "NVIDIA Future GPU";
   const Ceilings c = apply_profile(published_ceilings_for(d), p, d.name, "p.json");
   EXPECT_EQ(c.gpu, "NVIDIA Future GPU");
@@ -189,7 +189,7 @@ TEST(Ceilings, CeilingsForPrefersTheSavedProfile) {
     EXPECT_EQ(ceilings_for(h200()).source, "published:H200 SXM");
   }
   // Another model finds no profile of its own.
-  timeline::Device a100;
+  DeviceSpec a100;
   a100.name = "NVIDIA A100-SXM4-80GB";
   EXPECT_EQ(ceilings_for(a100).source, "published:A100 SXM 80GB");
 }

@@ -1,30 +1,69 @@
 #include "pipeline/analyze_pipeline.h"
 
 #include <chrono>
+#include <optional>
 
 #include "analyses/analysis.h"
+#include "analyses/live/live_analysis.h"
 #include "pipeline/build_report.h"
 #include "pipeline/live_report.h"
 #include "rules/diagnose.h"
 
 namespace chokepoint::pipeline {
 
-Result<report::Report> analyze_paths(const std::vector<std::string>& paths,
-                                     const importers::ImportOptions& opts) {
+Result<report::Report> analyze_paths(const std::vector<std::string>& paths, const importers::ImportOptions& io,
+                                     const AnalyzeOptions& ao) {
   const auto t0 = std::chrono::steady_clock::now();
-  auto in = load_inputs(paths, opts);
+  auto in = load_inputs(paths, io);
   if (!in.ok()) return in.status();
-  report::Report r = analyze_inputs(in.value());
-  r.analysis_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  auto r = analyze_inputs(in.value(), ao);
+  if (!r.ok()) return r.status();
+  r->analysis_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
 
-report::Report analyze_inputs(const Inputs& in) {
-  // A live recording is analyzed from its samples (and its traces); traces from their events.
-  if (in.recording) return recording_report(in);
-  const analyses::Analysis a = analyses::analyze(in.tl);
-  const rules::Diagnosis d = rules::diagnose(in.tl, a);
-  return build_report(in.tl, a, d, in.stats);
+Result<report::Report> analyze_inputs(const Inputs& in, const AnalyzeOptions& ao) {
+  auto ctx = resolve_machine_context(analyses::device_specs(in.tl), ao.ceilings);
+  if (!ctx.ok()) return ctx.status();
+  std::optional<analyses::live::LiveAnalysis> la;
+  if (in.recording) {
+    la = analyses::live::analyze_recording(*in.recording);
+    ctx->cpus = la->host.cpu_count;
+    int workers = 0;
+    for (const auto& p : la->processes) workers += p.meta.role == samples::ProcessRole::kDataLoaderWorker;
+    if (!la->processes.empty()) ctx->loader_workers = workers;
+  }
+  // A recording is judged from its traces too when `run --trace` left any that read.
+  const bool trace = !in.recording || (in.trace_status.ok() && in.tl.gpu_ops.size() > 0);
+  std::optional<analyses::Analysis> a;
+  if (trace) a = analyses::analyze(in.tl, ctx.value());
+
+  std::optional<rules::TraceEvidence> te;
+  std::optional<rules::SampleEvidence> se;
+  rules::EvidenceSet ev;
+  if (a) ev.trace = &te.emplace(rules::TraceEvidence{in.tl, *a, &in.stats});
+  if (la) ev.samples = &se.emplace(rules::SampleEvidence{*in.recording, *la});
+  const rules::Diagnosis d = rules::diagnose(ev);
+
+  if (!la) return build_report(in.tl, *a, d, in.stats);
+  report::Report live = build_live_report(in.recording_dir, *in.recording, *la, d);
+  if (!a) {
+    // Nothing traced (another CUPTI client held every process, or no CUDA work): the
+    // samples' report stands, with what the trace files say about why.
+    for (const auto& st : in.stats.all()) {
+      if (st.count > 0) live.import_stats.push_back(st);
+    }
+    if (!in.trace_status.ok()) {
+      live.import_stats.push_back({"trace_unreadable", Severity::kWarning, in.trace_status.message(), 1});
+    }
+    return live;
+  }
+  // `run --trace`: the trace's figures, the samples' section and stats, one diagnosis.
+  report::Report r = build_report(in.tl, *a, d, in.stats);
+  r.inputs.insert(r.inputs.begin(), live.inputs.front());
+  for (auto& st : live.import_stats) r.import_stats.push_back(std::move(st));
+  r.live = std::move(live.live);
+  return r;
 }
 
 }  // namespace chokepoint::pipeline

@@ -75,7 +75,9 @@ report::Report build_report(const timeline::Timeline& tl, const analyses::Analys
     di.num_sms = dv.num_sms;
     di.memory_bytes = dv.total_memory_bytes;
     if (dv.cc_major >= 0) di.compute_capability = std::to_string(dv.cc_major) + "." + std::to_string(dv.cc_minor);
-    di.ceilings = ceilings(static_cast<int>(i) == a.primary_device ? a.ceilings : machine::ceilings_for(dv));
+    di.ceilings = ceilings(static_cast<int>(i) == a.primary_device ? a.ceilings
+                           : i < a.device_ceilings.size()     ? a.device_ceilings[i]
+                                                               : machine::published_ceilings_for(analyses::device_specs(tl)[i]));
     r.devices.push_back(di);
   }
 
@@ -114,7 +116,9 @@ report::Report build_report(const timeline::Timeline& tl, const analyses::Analys
   r.verdict.bound = d.bound;
   r.verdict.confidence = d.confidence;
   r.verdict.summary = d.summary;
+  r.verdict.unknown_reason = d.unknown_reason;
   r.findings = d.findings;
+  r.remedies = d.remedies;
 
   const double busy_kernels = static_cast<double>(std::max<timeline::TimeNs>(1, a.kernels.kernel_ns));
   for (size_t i = 0; i < std::min(kTopKernels, a.kernels.kernels.size()); ++i) {
@@ -128,6 +132,55 @@ report::Report build_report(const timeline::Timeline& tl, const analyses::Analys
     row.total_ms = static_cast<double>(k.total_ns) / 1e6;
     row.pct_of_busy = 100.0 * static_cast<double>(k.total_ns) / busy_kernels;
     r.top_kernels.push_back(row);
+  }
+  // The roofline of each kernel class against this machine's ceilings.
+  const auto& c = a.ceilings;
+  for (const auto& cl : a.roofline.classes) {
+    report::RooflineClass row;
+    row.kernel_class = analyses::kernel_class_name(cl.kclass);
+    row.kernels = cl.kernels;
+    row.ms_per_step = a.ms_per_step(cl.ns);
+    row.pct_of_step = a.pct(cl.ns);
+    row.achieved_tflops = cl.achieved_tflops();
+    row.achieved_gbps = cl.achieved_gbps();
+    if (row.achieved_gbps && c.hbm_gbps) row.pct_of_hbm = 100 * *row.achieved_gbps / *c.hbm_gbps;
+    if (row.achieved_tflops && a.roofline.mfu_precision != analyses::Precision::kUnknown) {
+      if (const auto peak = analyses::peak_tflops(c, a.roofline.mfu_precision)) row.pct_of_peak = 100 * *row.achieved_tflops / *peak;
+    }
+    const double mem = cl.ns > 0 ? static_cast<double>(cl.memory_bound_ns) / static_cast<double>(cl.ns) : 0;
+    row.bound = cl.kclass == KernelClass::kOther || cl.kclass == KernelClass::kCommunication ? ""
+                : mem >= 0.9                                                              ? "memory"
+                : mem <= 0.1                                                              ? "compute"
+                                                                                          : "mixed";
+    r.roofline.push_back(std::move(row));
+  }
+  for (const auto& e : a.remedies) {
+    rules::RemedyAdvice w;
+    const rules::RemedyInfo* info = rules::find_remedy(e.remedy);
+    w.id = analyses::whatif::remedy_id(e.remedy);
+    if (info != nullptr) {
+      w.title = info->title;
+      w.change = info->change;
+      w.changes_training = info->changes_training;
+    }
+    w.estimated_speedup = e.speedup;
+    w.estimate_from = "trace what-if";
+    w.step_ms_before = e.step_ms_before;
+    w.step_ms_after = e.step_ms_after;
+    w.what_changes = e.change;
+    w.assumptions = e.assumptions;
+    r.what_ifs.push_back(std::move(w));
+  }
+  r.mfu_pct = a.roofline.mfu_pct;
+  r.mfu_precision = analyses::precision_name(a.roofline.mfu_precision);
+  if (a.replay.available) {
+    report::Replay rp;
+    rp.steps = a.replay.steps;
+    rp.recorded_step_ms = a.replay.recorded_step_ms;
+    rp.replayed_step_ms = a.replay.replayed_step_ms;
+    rp.plain_step_ms = a.replay.plain_step_ms;
+    rp.recorder = a.replay.recorder;
+    r.replay = rp;
   }
   for (const auto& s : stats.all()) {
     if (s.count > 0) r.import_stats.push_back(s);

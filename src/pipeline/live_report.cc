@@ -6,6 +6,7 @@
 
 #include "analyses/analysis.h"
 #include "base/version.h"
+#include "pipeline/analyze_pipeline.h"
 #include "pipeline/build_report.h"
 #include "samples/recording_writer.h"
 
@@ -25,47 +26,13 @@ std::optional<report::LiveStat> live_stat(const std::optional<Stat>& s, double s
 
 }  // namespace
 
-Result<report::Report> analyze_recording_dir(const std::string& dir) {
+Result<report::Report> analyze_recording_dir(const std::string& dir, const AnalyzeOptions& ao) {
   const auto t0 = std::chrono::steady_clock::now();
   auto in = load_recording(dir);
   if (!in.ok()) return in.status();
-  report::Report r = recording_report(in.value());
-  r.analysis_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return r;
-}
-
-report::Report recording_report(const Inputs& in) {
-  const samples::Recording& rec = *in.recording;
-  const analyses::live::LiveAnalysis la = analyses::live::analyze_recording(rec);
-  const rules::Diagnosis d = rules::diagnose_samples(rec, la);
-  report::Report r = build_live_report(in.recording_dir, rec, la, d);
-
-  // `run --trace`: the CUDA trace gives the verdict and the trace findings; the samples
-  // add their section and the findings only they can make.
-  if (in.trace_files.empty()) return r;
-  const timeline::Timeline& tl = in.tl;
-  if (in.trace_status.ok() && tl.gpu_ops.size() > 0) {
-    const analyses::Analysis a = analyses::analyze(tl);
-    const rules::Diagnosis td = rules::diagnose(tl, a);
-    report::Report tr = build_report(tl, a, td, in.stats);
-    for (const rules::Finding& f : r.findings) {
-      const bool dup = std::any_of(tr.findings.begin(), tr.findings.end(),
-                                   [&](const rules::Finding& x) { return x.id == f.id; });
-      if (!dup) tr.findings.push_back(f);
-    }
-    tr.inputs.insert(tr.inputs.begin(), r.inputs.front());
-    for (const auto& st : r.import_stats) tr.import_stats.push_back(st);
-    tr.live = std::move(r.live);
-    return tr;
-  }
-  // Nothing traced (another CUPTI client held every process, or no CUDA work): the
-  // samples' report stands, with what the trace files say about why.
-  for (const auto& st : in.stats.all()) {
-    if (st.count > 0) r.import_stats.push_back(st);
-  }
-  if (!in.trace_status.ok()) {
-    r.import_stats.push_back({"trace_unreadable", Severity::kWarning, in.trace_status.message(), 1});
-  }
+  auto r = analyze_inputs(in.value(), ao);
+  if (!r.ok()) return r.status();
+  r->analysis_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
 
@@ -101,7 +68,9 @@ report::Report build_live_report(const std::string& dir, const samples::Recordin
   r.verdict.bound = d.bound;
   r.verdict.confidence = d.confidence;
   r.verdict.summary = d.summary;
+  r.verdict.unknown_reason = d.unknown_reason;
   r.findings = d.findings;
+  r.remedies = d.remedies;
   for (const auto& c : d.costs) r.breakdown.category_costs.push_back({rules::category_name(c.category), c.pct, 0});
 
   report::LiveSummary s;

@@ -7,6 +7,7 @@
 
 #include "analyses/live/live_analysis.h"
 #include "base/status.h"
+#include "pipeline/analyze_pipeline.h"
 #include "pipeline/inputs.h"
 #include "report/report.h"
 #include "rules/diagnose.h"
@@ -14,10 +15,10 @@
 
 namespace chokepoint::pipeline {
 
-Result<report::Report> analyze_recording_dir(const std::string& dir);
+// Reads recording `dir` (and the traces `run --trace` left in it) and analyzes it.
+Result<report::Report> analyze_recording_dir(const std::string& dir, const AnalyzeOptions& ao = {});
 
-// The report of loaded inputs that are a recording (`in.recording` set).
-report::Report recording_report(const Inputs& in);
+// The report's live section and the samples' verdict (build_report.h does the trace's).
 
 report::Report build_live_report(const std::string& dir, const samples::Recording& rec,
                                  const analyses::live::LiveAnalysis& la, const rules::Diagnosis& d);

@@ -105,7 +105,37 @@ Json finding_json(const rules::Finding& f) {
   j["recommendation"] = str_or_null(f.recommendation);
   j["estimated_speedup"] = num(f.estimated_speedup);
   j["time_share_pct"] = num(f.time_share_pct);
+  j["remedies"] = f.remedies;
+  j["sources"] = f.sources;
   return j;
+}
+
+Json remedy_json(const rules::RemedyAdvice& r) {
+  Json j;
+  j["id"] = r.id;
+  j["title"] = r.title;
+  j["change"] = r.change;
+  j["estimated_speedup"] = num(r.estimated_speedup);
+  j["estimate_from"] = str_or_null(r.estimate_from);
+  j["step_ms_before"] = r.estimate_from == "trace what-if" ? num(r.step_ms_before) : Json(nullptr);
+  j["step_ms_after"] = r.estimate_from == "trace what-if" ? num(r.step_ms_after) : Json(nullptr);
+  j["what_changes"] = str_or_null(r.what_changes);
+  j["assumptions"] = r.assumptions;
+  j["findings"] = r.findings;
+  j["changes_training"] = r.changes_training;
+  return j;
+}
+
+Json roofline_json(const RooflineClass& c) {
+  return Json{{"class", c.kernel_class},
+              {"kernels", c.kernels},
+              {"ms_per_step", num(c.ms_per_step)},
+              {"pct_of_step", num(c.pct_of_step)},
+              {"achieved_tflops", num(c.achieved_tflops)},
+              {"pct_of_peak", num(c.pct_of_peak)},
+              {"achieved_gbps", num(c.achieved_gbps)},
+              {"pct_of_hbm", num(c.pct_of_hbm)},
+              {"bound", str_or_null(c.bound)}};
 }
 
 Json kernel_json(const KernelRow& k) {
@@ -218,15 +248,40 @@ Json report_to_json(const Report& r) {
   j["breakdown"] = breakdown_json(r.breakdown);
   j["verdict"] = Json{{"bound", rules::category_name(r.verdict.bound)},
                       {"confidence", num(r.verdict.confidence)},
-                      {"summary", r.verdict.summary}};
+                      {"summary", r.verdict.summary},
+                      {"unknown_reason", str_or_null(r.verdict.unknown_reason)}};
 
   Json findings = Json::array();
   for (const rules::Finding& f : r.findings) findings.push_back(finding_json(f));
   j["findings"] = std::move(findings);
+  Json remedies = Json::array();
+  for (const rules::RemedyAdvice& a : r.remedies) remedies.push_back(remedy_json(a));
+  j["remedies"] = std::move(remedies);
+  Json what_ifs = Json::array();
+  for (const rules::RemedyAdvice& a : r.what_ifs) {
+    what_ifs.push_back(Json{{"id", a.id},
+                            {"estimated_speedup", num(a.estimated_speedup)},
+                            {"step_ms_before", num(a.step_ms_before)},
+                            {"step_ms_after", num(a.step_ms_after)},
+                            {"what_changes", str_or_null(a.what_changes)}});
+  }
+  j["what_ifs"] = std::move(what_ifs);
 
   Json kernels = Json::array();
   for (const KernelRow& k : r.top_kernels) kernels.push_back(kernel_json(k));
   j["top_kernels"] = std::move(kernels);
+  Json roof = Json::array();
+  for (const RooflineClass& c : r.roofline) roof.push_back(roofline_json(c));
+  j["roofline"] = std::move(roof);
+  j["mfu_pct"] = num(r.mfu_pct);
+  j["mfu_precision"] = str_or_null(r.mfu_precision);
+  if (r.replay) {
+    j["replay"] = Json{{"steps", r.replay->steps},
+                       {"recorded_step_ms", num(r.replay->recorded_step_ms)},
+                       {"replayed_step_ms", num(r.replay->replayed_step_ms)},
+                       {"plain_step_ms", num(r.replay->plain_step_ms)},
+                       {"recorder", str_or_null(r.replay->recorder)}};
+  }
 
   Json stats = Json::array();
   for (const timeline::ImportStat& s : r.import_stats) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "rules/finding.h"
+#include "rules/remedies.h"
 #include "timeline/import_stats.h"
 
 namespace chokepoint::report {
@@ -81,8 +82,31 @@ struct KernelRow {
 
 struct Verdict {
   rules::Category bound = rules::Category::kUnknown;
-  double confidence = 0;                 // 0..1
+  double confidence = 0;                 // 0..1 (rules/diagnose.h says what it means)
   std::string summary;                   // one sentence
+  std::string unknown_reason;            // why the bound is unknown, when it is
+};
+
+// One kernel class on this machine's roofline: what it achieved against the ceilings.
+struct RooflineClass {
+  std::string kernel_class;              // "gemm", "elementwise", ...
+  int64_t kernels = 0;
+  double ms_per_step = 0;
+  double pct_of_step = 0;
+  std::optional<double> achieved_tflops; // where the ops recorded shapes
+  std::optional<double> pct_of_peak;     // of the peak of the precision it ran in
+  std::optional<double> achieved_gbps;
+  std::optional<double> pct_of_hbm;
+  std::string bound;                     // "compute", "memory", "mixed", "" unknown
+};
+
+// How well the recorded steps replay, and what the what-ifs start from.
+struct Replay {
+  int64_t steps = 0;
+  double recorded_step_ms = 0;           // as recorded (the profiler's cost included)
+  double replayed_step_ms = 0;           // replayed as recorded: the replay's own error
+  double plain_step_ms = 0;              // replayed without the recorder's cost
+  std::string recorder;                  // whose cost was taken out, "" none known
 };
 
 // What a live recording (`run` / `watch`) saw, for reports built from samples. Means and
@@ -144,8 +168,16 @@ struct Report {
   Window window;
   Breakdown breakdown;
   Verdict verdict;
-  std::vector<rules::Finding> findings;  // ranked: most step time first
+  std::vector<rules::Finding> findings;  // ranked: the headline remedy's first
+  std::vector<rules::RemedyAdvice> remedies;  // ranked: the headline first
+  // Every remedy the trace was replayed with, whether a finding asked for it or not (a
+  // what-if that gains nothing is worth knowing too), largest gain first.
+  std::vector<rules::RemedyAdvice> what_ifs;
   std::vector<KernelRow> top_kernels;
+  std::vector<RooflineClass> roofline;   // per kernel class, most time first
+  std::optional<double> mfu_pct;         // model FLOPs utilization (recorded GEMM FLOPs)
+  std::string mfu_precision;
+  std::optional<Replay> replay;
   std::vector<timeline::ImportStat> import_stats;  // non-zero ones
   double analysis_seconds = 0;           // wall time of import + analysis
   std::optional<LiveSummary> live;       // set for reports built from live samples

@@ -12,7 +12,7 @@ namespace {
 constexpr double kMinCallsPerStep = 1.0;
 }  // namespace
 
-std::optional<Finding> allocator_churn(const RuleContext& c) {
+std::optional<Finding> allocator_churn(const TraceEvidence& c) {
   using analyses::IdleCause;
   const auto& api = c.a.api;
   if (api.steady_windows == 0) return std::nullopt;
@@ -27,6 +27,7 @@ std::optional<Finding> allocator_churn(const RuleContext& c) {
   const double speedup = analyses::projected_speedup(t.duration, idle, 0);
 
   Finding f = new_finding("allocator-churn", Category::kHost, share, speedup);
+  f.remedies = {"no-empty-cache"};
   f.title = fmt::format("{:.0f} cudaMalloc/cudaFree calls per step after warm-up ({:.2f} ms per step)",
                         per_step, api_ms);
   f.detail = fmt::format(

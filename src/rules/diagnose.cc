@@ -1,147 +1,233 @@
 #include "rules/diagnose.h"
 
 #include <algorithm>
-#include <array>
+#include <map>
 
 #include <fmt/format.h>
 
-namespace chokepoint::rules {
+#include "rules/verdict.h"
 
-using analyses::IdleCause;
-using analyses::KernelClass;
+namespace chokepoint::rules {
 
 namespace {
 
-Category idle_category(IdleCause c) {
-  switch (c) {
-    case IdleCause::kInput: return Category::kInput;
-    case IdleCause::kSync: return Category::kSync;
-    case IdleCause::kAllocator:
-    case IdleCause::kLaunchOverhead:
-    case IdleCause::kHostWork: return Category::kHost;
-    case IdleCause::kGpuWait:
-    case IdleCause::kNothingQueued: return Category::kIdle;
-    case IdleCause::kUnknown: return Category::kUnknown;
+// A remedy that gains less than this is not worth leading with (issue 10; the same bar as
+// a finding worth a warning is 1.1x, rule.h's severity_for).
+constexpr double kMinHeadlineGain = 1.05;
+
+// One finding from what a rule's evaluators found: the trace's (exact attribution) leads,
+// the samples that agree add their evidence, the machine's its assessment.
+Finding merge(std::optional<Finding> t, std::optional<Finding> s, std::optional<Finding> m) {
+  Finding f;
+  if (t) {
+    f = std::move(*t);
+    f.sources = {"trace"};
+    if (s) {
+      f.detail += " The live samples agree: " + s->title + ".";
+      for (auto& e : s->evidence) f.evidence.push_back(std::move(e));
+      f.sources.push_back("samples");
+    }
+  } else if (s) {
+    f = std::move(*s);
+    f.sources = {"samples"};
+  } else {
+    f = std::move(*m);
+    f.sources = {"machine"};
+    return f;
   }
-  return Category::kUnknown;
-}
-
-Category busy_category(KernelClass c) {
-  switch (c) {
-    case KernelClass::kGemm:
-    case KernelClass::kConv:
-    case KernelClass::kAttention:
-    case KernelClass::kOther: return Category::kCompute;
-    case KernelClass::kElementwise:
-    case KernelClass::kReduction:
-    case KernelClass::kNormalization:
-    case KernelClass::kCopy: return Category::kMemory;
-    case KernelClass::kCommunication: return Category::kCommunication;
+  if (m) {
+    f.detail += " The machine check agrees: " + m->title + ".";
+    f.sources.push_back("machine");
   }
-  return Category::kCompute;
+  return f;
 }
 
-// Categories that name why the GPU was idle (the others name what kept it busy).
-bool from_idle(Category c) {
-  return c == Category::kInput || c == Category::kHost || c == Category::kSync ||
-         c == Category::kIdle || c == Category::kUnknown;
-}
-
-double saved_ns(const Finding& f, TimeNs total) {
-  if (!f.estimated_speedup || *f.estimated_speedup <= 0) return 0;
-  return static_cast<double>(total) * (1.0 - 1.0 / *f.estimated_speedup);
-}
-
-// One sentence a person reads first.
-std::string summarize(const analyses::Analysis& a, const std::vector<CategoryCost>& costs,
-                      const std::vector<Finding>& findings) {
-  const auto& t = a.total();
-  const double step_ms = a.ms_per_step(t.duration);
-  if (costs.empty() || t.duration == 0) return "Nothing ran in the analyzed window.";
-  const CategoryCost& top = costs.front();
-  std::string lead;
-  switch (top.category) {
-    case Category::kInput: lead = fmt::format("The GPU waits for input data {:.0f}% of each {:.2f} ms step", top.pct, step_ms); break;
-    case Category::kHost: lead = fmt::format("The CPU cannot feed the GPU: it is idle {:.0f}% of each {:.2f} ms step waiting for host work and launches", top.pct, step_ms); break;
-    case Category::kSync: lead = fmt::format("Host-device synchronizations leave the GPU idle {:.0f}% of each {:.2f} ms step", top.pct, step_ms); break;
-    case Category::kTransfer: lead = fmt::format("Host<->device copies take {:.0f}% of each {:.2f} ms step", top.pct, step_ms); break;
-    case Category::kCompute: lead = fmt::format("The GPU is busy computing {:.0f}% of each {:.2f} ms step", top.pct, step_ms); break;
-    case Category::kMemory: lead = fmt::format("Memory-bound kernels take {:.0f}% of each {:.2f} ms step", top.pct, step_ms); break;
-    case Category::kCommunication: lead = fmt::format("Collectives take {:.0f}% of each {:.2f} ms step", top.pct, step_ms); break;
-    default: lead = fmt::format("The GPU is idle {:.0f}% of each {:.2f} ms step with no work queued", top.pct, step_ms); break;
+// The machine finding of a rule: its most severe assessment that found something.
+std::optional<Finding> machine_finding(const Rule& r, const MachineEvidence& m) {
+  std::optional<Finding> out;
+  for (const Assessment& a : r.machine(m)) {
+    if (a.outcome != Assessment::Outcome::kFinding) continue;
+    if (out && out->severity >= a.severity) continue;
+    Finding f;
+    f.id = a.id;
+    f.category = r.category;
+    f.severity = a.severity;
+    f.title = a.gpu >= 0 ? fmt::format("GPU {}: {}: {}", a.gpu, a.title, a.observed) : a.title + ": " + a.observed;
+    f.detail = a.observed + (a.expected.empty() ? "" : " (expected: " + a.expected + ")");
+    f.recommendation = a.advice;
+    out = std::move(f);
   }
-  const Finding* best = nullptr;
-  for (const auto& f : findings) {
-    if (f.category == top.category) {
-      best = &f;
-      break;
+  return out;
+}
+
+double gain(const RemedyAdvice& r) { return r.estimated_speedup.value_or(0); }
+
+// Remedies of the findings, with their estimates.
+std::vector<RemedyAdvice> remedies_of(const std::vector<Finding>& findings, const EvidenceSet& ev) {
+  std::vector<RemedyAdvice> out;
+  std::map<std::string, size_t> index;
+  for (const Finding& f : findings) {
+    for (size_t k = 0; k < f.remedies.size(); ++k) {
+      const RemedyInfo* info = find_remedy(f.remedies[k]);
+      if (info == nullptr) continue;
+      auto [it, fresh] = index.emplace(std::string(info->id), out.size());
+      if (fresh) {
+        RemedyAdvice a;
+        a.id = info->id;
+        a.title = info->title;
+        a.change = info->change;
+        a.changes_training = info->changes_training;
+        if (info->what_if && ev.trace != nullptr) {
+          if (const auto* e = analyses::estimate_of(ev.trace->a, *info->what_if)) {
+            a.estimated_speedup = e->speedup;
+            a.estimate_from = "trace what-if";
+            a.step_ms_before = e->step_ms_before;
+            a.step_ms_after = e->step_ms_after;
+            a.what_changes = e->change;
+            a.assumptions = e->assumptions;
+          }
+        }
+        out.push_back(std::move(a));
+      }
+      RemedyAdvice& a = out[it->second];
+      a.findings.push_back(f.id);
+      // Without a trace what-if, a finding may carry its own estimate for its first remedy:
+      // the fed rate of a starved GPU (live/starvation.h), or a bound (host-work).
+      if (!a.estimated_speedup && k == 0 && f.estimated_speedup) {
+        a.estimated_speedup = f.estimated_speedup;
+        a.estimate_from = info->upper_bound ? "upper bound" : f.sources.front();
+      }
     }
   }
-  if (best == nullptr && !findings.empty() && findings.front().severity != Severity::kInfo) best = &findings.front();
-  if (best != nullptr && best->estimated_speedup) {
-    return fmt::format("{}; fixing {} should give about {:.2f}x.", lead, best->id, *best->estimated_speedup);
-  }
-  if (top.category == Category::kCompute) return lead + "; no bottleneck outside the kernels themselves was found.";
-  return lead + ".";
+  // Largest gain first; the headline is the best remedy that keeps the training as it is,
+  // unless only a training change gains enough.
+  std::stable_sort(out.begin(), out.end(), [](const RemedyAdvice& a, const RemedyAdvice& b) { return gain(a) > gain(b); });
+  auto pick = [&](bool training_too) {
+    return std::find_if(out.begin(), out.end(), [&](const RemedyAdvice& r) {
+      return (training_too || !r.changes_training) && r.estimate_from != "upper bound" && gain(r) >= kMinHeadlineGain;
+    });
+  };
+  auto head = pick(false);
+  if (head == out.end()) head = pick(true);
+  if (head != out.end()) std::rotate(out.begin(), head, head + 1);
+  return out;
 }
 
 }  // namespace
 
-std::vector<CategoryCost> category_costs(const analyses::Analysis& a) {
-  const auto& t = a.total();
-  std::array<TimeNs, 10> ns{};
-  auto add = [&](Category c, TimeNs v) { ns[static_cast<size_t>(c)] += v; };
-  for (int c = 0; c < analyses::kNumIdleCauses; ++c) add(idle_category(static_cast<IdleCause>(c)), t.idle[c]);
-  for (int c = 0; c < analyses::kNumKernelClasses; ++c) {
-    const auto kc = static_cast<KernelClass>(c);
-    TimeNs v = t.busy_by_class[c];
-    if (kc == KernelClass::kCopy) {  // host<->device copies are transfer, the rest memory
-      add(Category::kTransfer, t.transfer_busy);
-      v -= t.transfer_busy;
+Diagnosis diagnose(const EvidenceSet& ev) {
+  Diagnosis d;
+  const bool trace = ev.trace != nullptr && ev.trace->a.total().duration > 0;
+  for (const Rule& r : all_rules()) {
+    std::optional<Finding> t, s, m;
+    if (trace && r.trace != nullptr) t = r.trace(*ev.trace);
+    if (ev.samples != nullptr && r.samples != nullptr) s = r.samples(*ev.samples);
+    if (ev.machine != nullptr && r.machine != nullptr) m = machine_finding(r, *ev.machine);
+    // A trace with the host's ops and annotations (torch.profiler) attributes every gap:
+    // what its evaluator did not find, samples of the same run do not contradict. The
+    // CUPTI tracer's trace sees no DataLoader or Python, so samples keep their say there.
+    if (trace && r.trace != nullptr && !t && ev.trace->tl.cpu_ranges.size() > 0) s.reset();
+    if (!t && !s && !m) continue;
+    d.findings.push_back(merge(std::move(t), std::move(s), std::move(m)));
+  }
+
+  // The verdict: from the trace when it holds GPU work, else from the samples.
+  Verdict v;
+  if (trace || (ev.trace != nullptr && ev.samples == nullptr)) {
+    v = trace_verdict(*ev.trace);
+  } else if (ev.samples != nullptr) {
+    v = sample_verdict(*ev.samples, d.findings);
+  } else {
+    v.unknown_reason = "no trace and no samples to judge";
+    v.lead = "Nothing to judge";
+  }
+  // Host time a CUPTI trace cannot explain, while the samples show DataLoader workers
+  // saturated: the host was waiting for batches.
+  if (trace && v.bound == Category::kHost && ev.samples != nullptr && ev.trace->tl.cpu_ranges.size() == 0) {
+    const bool loading = std::any_of(d.findings.begin(), d.findings.end(), [](const Finding& f) {
+      return f.id == "input-pipeline-stall" && f.sources == std::vector<std::string>{"samples"};
+    });
+    if (loading) {
+      v.bound = Category::kInput;
+      v.lead += " (while the samples show the DataLoader workers saturated: the host waits for batches)";
     }
-    add(busy_category(kc), v);
   }
-  std::vector<CategoryCost> out;
-  for (size_t c = 0; c < ns.size(); ++c) {
-    if (ns[c] > 0) out.push_back({static_cast<Category>(c), ns[c], a.pct(ns[c])});
+  d.bound = v.bound;
+  d.confidence = v.bound == Category::kUnknown ? 0 : v.confidence;
+  d.costs = std::move(v.costs);
+  d.unknown_reason = v.unknown_reason;
+
+  // Remedies, and each finding's estimate from its best remedy.
+  d.remedies = remedies_of(d.findings, ev);
+  for (Finding& f : d.findings) {
+    std::optional<double> best;
+    for (const RemedyAdvice& r : d.remedies) {
+      if (std::find(f.remedies.begin(), f.remedies.end(), r.id) == f.remedies.end() || !r.estimated_speedup) continue;
+      if (!best || *r.estimated_speedup > *best) best = r.estimated_speedup;
+    }
+    if (best) {
+      f.estimated_speedup = best;
+      if (f.severity != Severity::kInfo || *best >= kMinHeadlineGain) f.severity = severity_for(f.time_share_pct, *best);
+    }
   }
-  std::sort(out.begin(), out.end(), [](const CategoryCost& x, const CategoryCost& y) { return x.ns > y.ns; });
-  return out;
+  auto rank = [&](const Finding& f) {
+    for (size_t i = 0; i < d.remedies.size(); ++i) {
+      if (std::find(f.remedies.begin(), f.remedies.end(), d.remedies[i].id) != f.remedies.end()) return i;
+    }
+    return d.remedies.size();
+  };
+  std::stable_sort(d.findings.begin(), d.findings.end(), [&](const Finding& x, const Finding& y) {
+    if (x.severity != y.severity) return x.severity > y.severity;
+    const size_t rx = rank(x), ry = rank(y);
+    if (rx != ry) return rx < ry;
+    return x.time_share_pct > y.time_share_pct;
+  });
+
+  // One sentence.
+  const RemedyAdvice* head = nullptr;
+  if (!d.remedies.empty() && gain(d.remedies.front()) >= kMinHeadlineGain &&
+      d.remedies.front().estimate_from != "upper bound") {
+    head = &d.remedies.front();
+  }
+  std::string s = d.bound == Category::kUnknown && !d.unknown_reason.empty()
+                      ? fmt::format("{}: the verdict is unknown ({})", v.lead, d.unknown_reason)
+                      : v.lead;
+  if (head != nullptr) {
+    s += fmt::format("; {} ({}) should give about {:.2f}x{}.", head->title, head->id, *head->estimated_speedup,
+                     head->id == "bigger-batch" ? " in samples per second" : "");
+  } else if (!d.remedies.empty() && gain(d.remedies.front()) >= kMinHeadlineGain) {
+    s += fmt::format("; {} ({}) would give up to {:.2f}x if all of that work left the critical path.",
+                     d.remedies.front().title, d.remedies.front().id, *d.remedies.front().estimated_speedup);
+  } else if (d.bound == Category::kCompute || d.bound == Category::kMemory) {
+    s += "; no remedy outside the kernels themselves is estimated to gain 1.05x or more.";
+  } else {
+    s += ".";
+  }
+  d.summary = std::move(s);
+  return d;
 }
 
 Diagnosis diagnose(const timeline::Timeline& tl, const analyses::Analysis& a) {
-  Diagnosis d;
-  RuleContext ctx{tl, a};
-  if (a.total().duration > 0) {
-    for (const auto& r : all_rules()) {
-      if (r.evaluate == nullptr) continue;
-      if (auto f = r.evaluate(ctx)) d.findings.push_back(std::move(*f));
-    }
+  const TraceEvidence t{tl, a};
+  EvidenceSet ev;
+  ev.trace = &t;
+  return diagnose(ev);
+}
+
+Diagnosis diagnose_samples(const samples::Recording& rec, const analyses::live::LiveAnalysis& la) {
+  const SampleEvidence s{rec, la};
+  EvidenceSet ev;
+  ev.samples = &s;
+  return diagnose(ev);
+}
+
+std::vector<Assessment> assess_machine(const MachineEvidence& m) {
+  std::vector<Assessment> out;
+  for (const Rule& r : all_rules()) {
+    if (r.machine == nullptr) continue;
+    for (Assessment& a : r.machine(m)) out.push_back(std::move(a));
   }
-  const TimeNs total = a.total().duration;
-  std::stable_sort(d.findings.begin(), d.findings.end(), [&](const Finding& x, const Finding& y) {
-    const double sx = saved_ns(x, total), sy = saved_ns(y, total);
-    if (sx != sy) return sx > sy;
-    return x.time_share_pct > y.time_share_pct;
-  });
-  d.costs = category_costs(a);
-  // The GPU's own work is the bottleneck only when the GPU is busy most of the step;
-  // otherwise the largest reason it sits idle is (the TensorBoard plugin's "GPU
-  // utilization below 50%" test). A serialized host+GPU pipeline thus reads "sync", not
-  // "compute", even when its sync cost and its compute time are close.
-  const bool idle_majority = a.total().idle_total() > a.total().busy;
-  auto top = std::find_if(d.costs.begin(), d.costs.end(),
-                          [&](const CategoryCost& c) { return from_idle(c.category) == idle_majority; });
-  if (top != d.costs.end()) {
-    std::rotate(d.costs.begin(), top, top + 1);  // the verdict's category first
-    d.bound = d.costs.front().category;
-    const double first = static_cast<double>(d.costs.front().ns);
-    double second = 0;
-    for (size_t i = 1; i < d.costs.size(); ++i) second = std::max(second, static_cast<double>(d.costs[i].ns));
-    d.confidence = first / (first + second);
-  }
-  d.summary = summarize(a, d.costs, d.findings);
-  return d;
+  return out;
 }
 
 }  // namespace chokepoint::rules

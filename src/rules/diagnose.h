@@ -1,13 +1,22 @@
-// Diagnosis: run every rule, rank the findings, and name the verdict: the bottleneck
-// category that costs the most step time (idle time by cause, busy time by kernel class),
-// taken among the idle causes when the GPU is idle most of the step and among the busy
-// classes otherwise.
+// The diagnosis engine: every rule runs once over all the evidence present (a trace, live
+// samples, machine facts); what a rule's evaluators found is one finding, resting on the
+// evidence that agrees with it. Findings name remedies; the remedies carry the estimates
+// (a trace's what-ifs, else the samples'), ranked by gain: the headline is the remedy
+// that gains the most, never one under 1.05x. The verdict names the bottleneck category
+// that costs the most time (verdict.cc says how for a trace and for samples alone), or
+// `unknown` with the reason when the evidence cannot say.
+//
+// Confidence (0..1) is the share of the explained time the verdict's category holds
+// against the runner-up, top / (top + second), scaled down for weaker evidence: samples
+// alone (x0.7; x0.7 again for a busy GPU without GPM), a trace cut off mid-file (x0.8),
+// the host alone (0.4). 0.9 means the runner-up is a ninth of the verdict's cost.
 #pragma once
 
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "rules/remedies.h"
 #include "rules/rule.h"
 
 namespace chokepoint::rules {
@@ -19,20 +28,27 @@ struct CategoryCost {
 };
 
 struct Diagnosis {
-  std::vector<Finding> findings;        // ranked: largest projected saving first
+  std::vector<Finding> findings;        // ranked: the findings of the best remedy first
+  std::vector<RemedyAdvice> remedies;   // ranked: the headline first
   std::vector<CategoryCost> costs;      // every category with a cost: the verdict's first, then largest first
   Category bound = Category::kUnknown;
-  double confidence = 0;                // top cost / (top + runner-up)
+  double confidence = 0;
   std::string summary;                  // one sentence
+  std::string unknown_reason;           // why bound is unknown, when it is
 };
 
-// Costs of step time per category, from the breakdown.
+// Costs of step time per category, from the breakdown; matrix kernels below the ridge
+// point count as memory (analyses/roofline.h).
 std::vector<CategoryCost> category_costs(const analyses::Analysis& a);
 
-Diagnosis diagnose(const timeline::Timeline& tl, const analyses::Analysis& a);
+// The one diagnosis over all the evidence present.
+Diagnosis diagnose(const EvidenceSet& ev);
 
-// The diagnosis of a live recording: every rule with a sample evaluator, ranked, and a
-// verdict from the samples (diagnose_samples.cc says how).
+// Shorthands: a trace alone, live samples alone.
+Diagnosis diagnose(const timeline::Timeline& tl, const analyses::Analysis& a);
 Diagnosis diagnose_samples(const samples::Recording& rec, const analyses::live::LiveAnalysis& la);
+
+// Every machine assessment (doctor's list): each rule with a machine evaluator, in order.
+std::vector<Assessment> assess_machine(const MachineEvidence& m);
 
 }  // namespace chokepoint::rules

@@ -105,9 +105,12 @@ TEST(DiagnoseSamples, IdleGpuNothingOnTheHost) {
   b.process(kPid, ProcessRole::kLaunched);
   b.series(MetricId::kProcCpuPct, Entity::process(kPid), every(20));
   const Diagnosis d = run_diagnosis(b.rec());
-  EXPECT_EQ(d.bound, Category::kIdle);
+  // Idle time nothing explains is no verdict: unknown, with the reason (issue 10).
+  EXPECT_EQ(d.bound, Category::kUnknown);
+  EXPECT_EQ(d.confidence, 0.0);
   EXPECT_NEAR(d.costs.front().pct, 90.0, 1e-9);
   EXPECT_TRUE(contains(d.summary, "nothing on the host explains"));
+  EXPECT_TRUE(contains(d.unknown_reason, "busy 10%"));
 }
 
 // GIL contention in a process whose GPU is busy 95% of the time does not limit the run.
@@ -132,10 +135,11 @@ TEST(DiagnoseSamples, HostFindingsAreContextWhenTheGpuIsBusy) {
 
 TEST(DiagnoseSamples, EverySampleRuleIsRegisteredOnce) {
   int n = 0;
-  for (const auto& r : all_rules()) n += r.evaluate_samples != nullptr;
-  // The 12 of DESIGN.md's live list plus launch-overhead and pageable-memcpy, which
-  // samples can tell from input stalls (rules/live/starvation.h).
-  EXPECT_EQ(n, 14);
+  for (const auto& r : all_rules()) n += r.samples != nullptr;
+  // The 12 of DESIGN.md's live list plus launch-overhead, pageable-memcpy and host-work,
+  // which samples tell from input stalls (rules/live/starvation.h), and no-tensor-cores
+  // (GPM: busy SMs, idle tensor pipes).
+  EXPECT_EQ(n, 16);
 }
 
 }  // namespace

@@ -35,6 +35,8 @@ struct Finding {
   std::string recommendation;     // the concrete change (PyTorch setting or code)
   std::optional<double> estimated_speedup;  // whole-step speedup if fixed (>= 1), from a what-if
   double time_share_pct = 0;      // share of step time this finding accounts for
+  std::vector<std::string> remedies;  // remedy ids (rules/remedies.h) that remove it, best first
+  std::vector<std::string> sources;   // evidence it rests on: "trace", "samples", "machine"
 };
 
 }  // namespace chokepoint::rules

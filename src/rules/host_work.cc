@@ -2,6 +2,8 @@
 // preprocessing, logging) while the GPU idles.
 #include <fmt/format.h>
 
+#include "rules/live/live_util.h"
+#include "rules/live/starvation.h"
 #include "rules/rule.h"
 
 namespace chokepoint::rules {
@@ -11,7 +13,7 @@ namespace {
 constexpr double kMinSharePct = 10.0;
 }  // namespace
 
-std::optional<Finding> host_work(const RuleContext& c) {
+std::optional<Finding> host_work(const TraceEvidence& c) {
   using analyses::IdleCause;
   const auto& t = c.a.total();
   const TimeNs idle = t.idle_of(IdleCause::kHostWork);
@@ -21,6 +23,7 @@ std::optional<Finding> host_work(const RuleContext& c) {
   // Upper bound: all of it moved off the critical path (overlapped or removed).
   const double speedup = analyses::projected_speedup(t.duration, idle, 0);
   Finding f = new_finding("host-work", Category::kHost, share, speedup);
+  f.remedies = {"move-host-work"};
   f.title = fmt::format("GPU idles {:.1f} ms per step ({:.0f}%) while the CPU runs Python/host code",
                         c.a.ms_per_step(idle), share);
   f.detail = fmt::format(
@@ -37,6 +40,47 @@ std::optional<Finding> host_work(const RuleContext& c) {
       "computation off the loop (every N steps, or in a background thread), vectorize it, or do "
       "it on the GPU; move CPU preprocessing into DataLoader workers.";
   return f;
+}
+
+}  // namespace chokepoint::rules
+
+// From live samples: the GPU is starved while the main process is CPU-saturated and
+// shows no sign of loading data (no busy DataLoader workers, no reads from storage) nor
+// of staging copies or launching tiny kernels (live/starvation.h): the process's own
+// Python, framework overhead or per-step synchronizations hold the GPU back.
+namespace chokepoint::rules {
+
+std::optional<Finding> host_work_samples(const SampleEvidence& c) {
+  using live::StarveCause;
+  std::optional<Finding> worst;
+  for (const auto* g : c.la.judged_gpus()) {
+    const live::Starvation all = live::starvation(c, *g);
+    const double share = all.share(StarveCause::kHost);
+    if (share < live::kMinStarvedShare) continue;
+    const auto& k = all.of(StarveCause::kHost);
+    const double busy = k.busy / static_cast<double>(k.ticks);
+    // No estimate: which of its work would go, samples cannot say.
+    Finding f = new_finding("host-work", Category::kHost, 100 * share, std::nullopt);
+    f.remedies = {"move-host-work"};
+    f.title = fmt::format("{} starved in {:.0f}% of its active time while the main process was CPU-saturated",
+                          live::gpu_label(*g), 100 * share);
+    f.detail = fmt::format(
+        "In {} of {} sampled ticks of the {:.1f} s active window the GPU was busy only {:.0f}% on average while the "
+        "main process used >= {:.0f}% of a core, with no DataLoader worker busy and nothing read from storage: its "
+        "own Python (per-step bookkeeping, .item() and other syncs, Python threads sharing its GIL) or framework "
+        "overhead sets the pace. Samples cannot say which line: `chokepoint run --trace` or py-spy can.",
+        k.ticks, all.measured, g->active_s(), busy, live::kSaturatedCpuPct);
+    f.evidence = {evidence("host_bound_ticks_pct", 100 * share, "%", 100 * live::kMinStarvedShare),
+                  evidence("gpu_busy_in_those_ticks_pct", busy, "%", live::kStarvedBelowPct),
+                  evidence("main_process_cpu_pct", live::kSaturatedCpuPct, "%", live::kSaturatedCpuPct)};
+    f.recommendation =
+        "Find what the main process does between launches (chokepoint run --trace, py-spy record --pid PID), then "
+        "take per-step Python off the loop: values read with .item() every N steps, metrics and logging in a "
+        "background process, CPU preprocessing in DataLoader workers; launch-bound loops gain from CUDA Graphs "
+        "or torch.compile.";
+    if (!worst || f.time_share_pct > worst->time_share_pct) worst = std::move(f);
+  }
+  return worst;
 }
 
 }  // namespace chokepoint::rules

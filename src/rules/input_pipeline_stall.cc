@@ -22,12 +22,12 @@ constexpr int kMinWorkers = 2, kMaxWorkers = 16;
 // Without a CPU count, the workers of pytorch/examples imagenet (-j 4).
 constexpr int kDefaultWorkers = 4;
 
-std::optional<Finding> stall_on(const SampleRuleContext& c, const analyses::live::GpuLive& g) {
+std::optional<Finding> stall_on(const SampleEvidence& c, const analyses::live::GpuLive& g) {
   using live::StarveCause;
   const live::Starvation all = live::starvation(c, g);
   const live::Starvation::Cause& k = all.of(StarveCause::kInput);
   const double share = all.share(StarveCause::kInput);
-  if (share < live::kMinStarvedShare) return std::nullopt;
+  if (share < live::kMinStarvedShare) return std::nullopt;  // (starvation.h: loading evidence required)
   const std::optional<double> speedup = all.speedup_without(StarveCause::kInput);
   struct {
     int64_t measured, stalled, by_workers, fed;
@@ -45,6 +45,7 @@ std::optional<Finding> stall_on(const SampleRuleContext& c, const analyses::live
   }
 
   Finding f = new_finding("input-pipeline-stall", Category::kInput, 100 * share, speedup);
+  f.remedies = {"dataloader-workers"};
   f.title = fmt::format("{} starved in {:.0f}% of its active time while the {} was CPU-saturated",
                         live::gpu_label(g), 100 * share, by_workers ? "DataLoader" : "main process");
   f.detail = fmt::format(
@@ -54,11 +55,7 @@ std::optional<Finding> stall_on(const SampleRuleContext& c, const analyses::live
       by_workers ? fmt::format("a DataLoader worker (of {})", workers) : std::string("the main process"),
       live::kSaturatedCpuPct, n.fed > 0 ? fmt::format("; when fed it runs at {:.0f}%", fed_pct) : std::string());
   if (!by_workers) {
-    f.detail += workers == 0 ? " No DataLoader workers were seen: loading runs in the main process, or the main "
-                               "process is limited by framework overhead (Python, kernel launches) instead."
-                             : " The workers have slack: the main process itself is the limit (collate, host "
-                               "copies, or framework overhead).";
-    f.detail += " `chokepoint run --trace` or a torch.profiler trace separates the two.";
+    f.detail += " The main process read its data from storage meanwhile: it loads the batches itself.";
   }
   f.evidence = {evidence("stalled_ticks_pct", 100 * share, "%", 100 * live::kMinStarvedShare),
                 evidence("gpu_busy_in_stalled_ticks_pct", stalled_pct, "%", live::kStarvedBelowPct),
@@ -80,7 +77,7 @@ std::optional<Finding> stall_on(const SampleRuleContext& c, const analyses::live
 }
 }  // namespace
 
-std::optional<Finding> input_pipeline_stall(const RuleContext& c) {
+std::optional<Finding> input_pipeline_stall(const TraceEvidence& c) {
   using analyses::IdleCause;
   const auto& t = c.a.total();
   const TimeNs idle = t.idle_of(IdleCause::kInput);
@@ -93,13 +90,13 @@ std::optional<Finding> input_pipeline_stall(const RuleContext& c) {
     if (const auto* th = c.a.index.thread(w.pid, w.tid)) loader += th->dataloader.overlap(w.start, w.end);
   }
   const TimeNs rest = t.duration - idle;
-  const double speedup = analyses::projected_speedup(t.duration, idle, 0);
   // Enough workers that each has (loader time / time left per step) steps to make a batch.
   const double per_step_rest = std::max(1.0, static_cast<double>(rest));
   const int workers = std::clamp(static_cast<int>(std::ceil(static_cast<double>(loader) / per_step_rest)) + 1,
                                  kMinWorkers, kMaxWorkers);
 
-  Finding f = new_finding("input-pipeline-stall", Category::kInput, share, speedup);
+  Finding f = new_finding("input-pipeline-stall", Category::kInput, share, std::nullopt);
+  f.remedies = {"dataloader-workers"};
   f.title = fmt::format("GPU waits {:.1f} ms per step for the DataLoader ({:.0f}% of the step)",
                         c.a.ms_per_step(idle), share);
   f.detail = fmt::format(
@@ -121,7 +118,7 @@ std::optional<Finding> input_pipeline_stall(const RuleContext& c) {
   return f;
 }
 
-std::optional<Finding> input_pipeline_stall_samples(const SampleRuleContext& c) {
+std::optional<Finding> input_pipeline_stall_samples(const SampleEvidence& c) {
   std::optional<Finding> worst;
   for (const auto* g : c.la.judged_gpus()) {
     auto f = stall_on(c, *g);

@@ -10,11 +10,9 @@ namespace {
 // Idle time spent launching that is worth a change of code (10% of the step; HTA flags
 // launch-bound work on the same order through its critical-path "launch overhead").
 constexpr double kMinSharePct = 10.0;
-// A CUDA Graph replays a kernel node in ~0.5 us on the H200 (REFERENCE.md section 1).
-constexpr TimeNs kGraphNodeNs = 500;
 }  // namespace
 
-std::optional<Finding> launch_overhead(const RuleContext& c) {
+std::optional<Finding> launch_overhead(const TraceEvidence& c) {
   using analyses::IdleCause;
   const auto& t = c.a.total();
   const auto& api = c.a.api;
@@ -22,16 +20,14 @@ std::optional<Finding> launch_overhead(const RuleContext& c) {
   const double share = c.a.pct(idle);
   if (share < kMinSharePct || api.kernels == 0) return std::nullopt;
 
-  // With the step captured in a CUDA Graph, launch gaps shrink to the per-node cost.
-  const TimeNs graph_cost = kGraphNodeNs * api.kernels;
-  const double speedup = analyses::projected_speedup(t.duration, idle - graph_cost, 0);
   const double per_step = c.a.per_step(api.kernels);
   const double short_pct = 100.0 * static_cast<double>(api.short_kernels) / static_cast<double>(api.kernels);
   const double api_us = api.launches + api.graph_launches > 0
                             ? static_cast<double>(api.launch_api_ns) / 1e3 / static_cast<double>(api.launches + api.graph_launches)
                             : 0.0;
 
-  Finding f = new_finding("launch-overhead", Category::kHost, share, speedup);
+  Finding f = new_finding("launch-overhead", Category::kHost, share, std::nullopt);
+  f.remedies = {"cuda-graphs", "bigger-batch"};
   f.title = fmt::format("GPU idles {:.0f}% of the step between kernel launches ({:.0f} kernels/step, median {:.1f} us)",
                         share, per_step, api.kernel_p50_us);
   f.detail = fmt::format(
@@ -59,7 +55,7 @@ std::optional<Finding> launch_overhead(const RuleContext& c) {
 // the little GPU time there is goes to kernels that fill almost no SM (starvation.h).
 namespace chokepoint::rules {
 
-std::optional<Finding> launch_overhead_samples(const SampleRuleContext& c) {
+std::optional<Finding> launch_overhead_samples(const SampleEvidence& c) {
   using live::StarveCause;
   std::optional<Finding> worst;
   for (const auto* g : c.la.judged_gpus()) {
@@ -70,6 +66,7 @@ std::optional<Finding> launch_overhead_samples(const SampleRuleContext& c) {
     const double busy = k.busy / static_cast<double>(k.ticks);
     const double sm = k.sm_ticks > 0 ? k.sm / static_cast<double>(k.sm_ticks) : 0;
     Finding f = new_finding("launch-overhead", Category::kHost, 100 * share, all.speedup_without(StarveCause::kLaunch));
+    f.remedies = {"cuda-graphs", "bigger-batch"};
     f.title = fmt::format("{}: kernels run {:.0f}% of the time but fill {:.1f}% of the SMs while the main process is "
                           "CPU-bound: launch overhead", live::gpu_label(*g), busy, sm);
     f.detail = fmt::format(

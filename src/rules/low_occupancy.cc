@@ -10,7 +10,7 @@ namespace {
 constexpr double kMinSharePct = 5.0;
 }  // namespace
 
-std::optional<Finding> low_occupancy(const RuleContext& c) {
+std::optional<Finding> low_occupancy(const TraceEvidence& c) {
   const auto& k = c.a.kernels;
   const double share = c.a.pct(k.small_grid_ns);
   if (k.num_sms <= 0 || share < kMinSharePct) return std::nullopt;
@@ -28,6 +28,7 @@ std::optional<Finding> low_occupancy(const RuleContext& c) {
     }
   }
   Finding f = new_finding("low-occupancy", Category::kCompute, share, speedup);
+  f.remedies = {"full-grid", "bigger-batch"};
   f.title = fmt::format("{:.0f}% of the step runs kernels with fewer blocks than the {} SMs", share, k.num_sms);
   f.detail = fmt::format(
       "{:.0f} launches per step use less than one wave of blocks{}; the idle SMs cannot help. Spread "

@@ -12,7 +12,7 @@ namespace {
 constexpr double kMinSharePct = 20.0;
 }  // namespace
 
-std::optional<Finding> memory_bound_elementwise(const RuleContext& c) {
+std::optional<Finding> memory_bound_elementwise(const TraceEvidence& c) {
   const auto& fu = c.a.fusion;
   const double share = c.a.pct(fu.fusible_ns);
   if (share < kMinSharePct || fu.chains == 0) return std::nullopt;
@@ -23,6 +23,7 @@ std::optional<Finding> memory_bound_elementwise(const RuleContext& c) {
   const double per_step = c.a.per_step(fu.fusible_kernels);
 
   Finding f = new_finding("memory-bound-elementwise", Category::kMemory, share, speedup);
+  f.remedies = {"torch-compile"};
   f.title = fmt::format("Unfused elementwise/normalization kernels take {:.0f}% of the step ({:.0f} per step)",
                         share, per_step);
   std::string bw;

@@ -10,7 +10,7 @@ namespace {
 constexpr double kMinSharePct = 5.0;
 }  // namespace
 
-std::optional<Finding> no_tensor_cores(const RuleContext& c) {
+std::optional<Finding> no_tensor_cores(const TraceEvidence& c) {
   const auto& k = c.a.kernels;
   const auto& ceil = c.a.ceilings;
   if (!ceil.has_tensor_cores) return std::nullopt;
@@ -35,6 +35,7 @@ std::optional<Finding> no_tensor_cores(const RuleContext& c) {
     }
   }
   Finding f = new_finding("no-tensor-cores", Category::kCompute, share, speedup);
+  f.remedies = {"autocast-bf16", "tf32"};
   f.title = fmt::format("{:.0f}% of the step runs FP32 matrix kernels without tensor cores", share);
   f.detail = fmt::format(
       "{:.1f} ms per step of GEMM/conv kernels take FP32 inputs and run on the FP32 SIMT units "
@@ -55,6 +56,46 @@ std::optional<Finding> no_tensor_cores(const RuleContext& c) {
       : "Use mixed precision: with torch.autocast(\"cuda\", dtype=torch.float16) and a "
         "torch.amp.GradScaler; keep GEMM dimensions multiples of 8.";
   return f;
+}
+
+}  // namespace chokepoint::rules
+
+// From live samples: the SMs are busy but the tensor cores idle (GPM), and DRAM is not
+// what keeps the SMs busy: arithmetic on the FP32 units, the signature of FP32 matrix
+// work without TF32 or mixed precision. (fp32 training on the H200: SM 78-92%, tensor
+// 0-1%, against 93% tensor in bf16; a ResNet-50 in fp32 whose convolutions cuDNN already
+// runs in TF32 shows ~9% tensor: no finding.)
+namespace chokepoint::rules {
+namespace {
+constexpr double kBusySmPct = 50.0;
+constexpr double kIdleTensorPct = 3.0;
+constexpr double kDramHeavyPct = 60.0;
+}  // namespace
+
+std::optional<Finding> no_tensor_cores_samples(const SampleEvidence& c) {
+  std::optional<Finding> worst;
+  for (const auto* g : c.la.judged_gpus()) {
+    if (!g->sm_active || !g->tensor_active) continue;
+    const double sm = g->sm_active->mean, tensor = g->tensor_active->mean;
+    const double dram = g->dram_active ? g->dram_active->mean : 0;
+    if (sm < kBusySmPct || tensor > kIdleTensorPct || dram >= kDramHeavyPct) continue;
+    Finding f = new_finding("no-tensor-cores", Category::kCompute, sm, std::nullopt);
+    f.remedies = {"autocast-bf16", "tf32"};
+    f.title = fmt::format("GPU {}: SMs {:.0f}% active but tensor cores {:.1f}%: arithmetic runs on the FP32 units",
+                          g->index, sm, tensor);
+    f.detail = fmt::format(
+        "Over the {:.1f} s active window GPM shows the SMs busy {:.0f}% of the time, the tensor pipes {:.1f}% and "
+        "DRAM {:.0f}%: compute that is not matrix work on tensor cores. FP32 matmuls and convolutions without "
+        "TF32 look like this. A trace (`chokepoint run --trace`) gives the kernels and the gain.",
+        g->active_s(), sm, tensor, dram);
+    f.evidence = {evidence("sm_active_pct", sm, "%", kBusySmPct), evidence("tensor_active_pct", tensor, "%", kIdleTensorPct),
+                  evidence("dram_active_pct", dram, "%", kDramHeavyPct)};
+    f.recommendation =
+        "torch.set_float32_matmul_precision(\"high\") (TF32), or better torch.autocast(\"cuda\", "
+        "dtype=torch.bfloat16) around the forward pass and loss.";
+    if (!worst || f.time_share_pct > worst->time_share_pct) worst = std::move(f);
+  }
+  return worst;
 }
 
 }  // namespace chokepoint::rules

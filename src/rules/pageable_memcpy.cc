@@ -13,7 +13,7 @@ namespace {
 constexpr double kMinSharePct = 1.0;
 }  // namespace
 
-std::optional<Finding> pageable_memcpy(const RuleContext& c) {
+std::optional<Finding> pageable_memcpy(const TraceEvidence& c) {
   const auto& tr = c.a.transfers;
   const double share = c.a.pct(tr.pageable_ns);
   if (tr.pageable_count == 0 || share < kMinSharePct) return std::nullopt;
@@ -25,6 +25,7 @@ std::optional<Finding> pageable_memcpy(const RuleContext& c) {
   const double speedup = analyses::projected_speedup(t.duration, saved, 0);
 
   Finding f = new_finding("pageable-memcpy", Category::kTransfer, share, known ? std::optional<double>(speedup) : std::nullopt);
+  f.remedies = {"pinned-copies"};
   f.title = fmt::format("{:.0f}% of the step copies pageable host memory at {:.1f} GB/s", share, achieved);
   f.detail = fmt::format(
       "{:.0f} copies per step move {:.1f} MB from/to pageable memory in {:.2f} ms per step. "
@@ -53,7 +54,7 @@ std::optional<Finding> pageable_memcpy(const RuleContext& c) {
 // copies through the driver's pinned buffer (starvation.h).
 namespace chokepoint::rules {
 
-std::optional<Finding> pageable_memcpy_samples(const SampleRuleContext& c) {
+std::optional<Finding> pageable_memcpy_samples(const SampleEvidence& c) {
   using live::StarveCause;
   std::optional<Finding> worst;
   for (const auto* g : c.la.judged_gpus()) {
@@ -66,6 +67,7 @@ std::optional<Finding> pageable_memcpy_samples(const SampleRuleContext& c) {
                             ? live::pcie_gbps_per_direction(*g->link_gen_max, *g->link_width_max)
                             : 0;
     Finding f = new_finding("pageable-memcpy", Category::kTransfer, 100 * share, all.speedup_without(StarveCause::kTransfer));
+    f.remedies = {"pinned-copies"};
     f.title = fmt::format("{}: copies at {:.1f} GB/s paced by a CPU-bound main process: pageable memory",
                           live::gpu_label(*g), gbps);
     f.detail = fmt::format(

@@ -2,17 +2,21 @@
 
 namespace chokepoint::rules {
 
-const std::vector<RuleInfo>& all_rules() {
-  static const std::vector<RuleInfo> kRules = {
+const std::vector<Rule>& all_rules() {
+  static const std::vector<Rule> kRules = {
+      // id, category, trace evaluator, sample evaluator, machine evaluator
       {"input-pipeline-stall", Category::kInput, input_pipeline_stall, input_pipeline_stall_samples},
       {"launch-overhead", Category::kHost, launch_overhead, launch_overhead_samples},
       {"host-sync", Category::kSync, host_sync},
-      {"host-work", Category::kHost, host_work},
+      {"host-work", Category::kHost, host_work, host_work_samples},
       {"allocator-churn", Category::kHost, allocator_churn},
+      {"unfused-optimizer", Category::kHost, unfused_optimizer},
       {"pageable-memcpy", Category::kTransfer, pageable_memcpy, pageable_memcpy_samples},
       {"transfer-bound", Category::kTransfer, transfer_bound},
-      {"no-tensor-cores", Category::kCompute, no_tensor_cores},
+      {"no-tensor-cores", Category::kCompute, no_tensor_cores, no_tensor_cores_samples},
       {"memory-bound-elementwise", Category::kMemory, memory_bound_elementwise},
+      {"memory-bound-matmul", Category::kMemory, memory_bound_matmul},
+      {"nchw-layout", Category::kMemory, nchw_layout},
       {"low-occupancy", Category::kCompute, low_occupancy},
       // Live samples only (rules/live/).
       {"smi-util-misleading", Category::kCompute, nullptr, smi_util_misleading},
@@ -28,6 +32,13 @@ const std::vector<RuleInfo>& all_rules() {
       {"numa-mismatch", Category::kHost, nullptr, numa_mismatch},
   };
   return kRules;
+}
+
+const Rule* find_rule(std::string_view id) {
+  for (const auto& r : all_rules()) {
+    if (r.id == id) return &r;
+  }
+  return nullptr;
 }
 
 // Severity follows the gain the fix promises: 1.5x is the thing to fix first, 1.1x is worth
@@ -57,6 +68,11 @@ Finding new_finding(std::string id, Category category, double time_share_pct,
 
 Evidence evidence(std::string metric, double value, std::string unit, std::optional<double> threshold) {
   return Evidence{std::move(metric), value, threshold, std::move(unit)};
+}
+
+std::optional<double> what_if(const TraceEvidence& c, analyses::whatif::Remedy r) {
+  const auto* e = analyses::estimate_of(c.a, r);
+  return e ? std::optional<double>(e->speedup) : std::nullopt;
 }
 
 }  // namespace chokepoint::rules

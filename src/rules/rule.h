@@ -1,6 +1,11 @@
-// Rules: one file per rule, each a function from the analyses to an optional Finding;
-// registry.cc lists them (DESIGN.md convention 5). Thresholds are named constants in the
-// rule's file with a comment saying where the number comes from.
+// Rules: one descriptor per finding id (registry.cc lists them, DESIGN.md convention 5).
+// A rule owns its id, its category, the remedies that remove what it finds, and one
+// evaluator per kind of evidence it can read: a trace (the analyses of a timeline, with
+// the remedies' what-ifs), live samples (a recording of `run`/`watch`), static machine
+// facts (what `doctor` collects). The engine (diagnose.h) runs each rule once over all
+// the evidence present and merges what its evaluators found into one finding.
+// Thresholds are named constants in the rule's file with a comment saying where the
+// number comes from.
 #pragma once
 
 #include <optional>
@@ -10,75 +15,95 @@
 #include "analyses/analysis.h"
 #include "analyses/live/live_analysis.h"
 #include "rules/finding.h"
+#include "rules/machine_evidence.h"
+#include "timeline/import_stats.h"
 #include "timeline/model.h"
 
 namespace chokepoint::rules {
 
 using timeline::TimeNs;
 
-struct RuleContext {
+// The analyses of a trace (Kineto, the CUPTI tracer), what-ifs included.
+struct TraceEvidence {
   const timeline::Timeline& tl;
   const analyses::Analysis& a;
+  const timeline::ImportStats* stats = nullptr;  // what the importers counted, when known
 };
 
-using RuleFn = std::optional<Finding> (*)(const RuleContext&);
-
 // A live recording (`run` / `watch`): the samples and their summaries.
-struct SampleRuleContext {
+struct SampleEvidence {
   const samples::Recording& rec;
   const analyses::live::LiveAnalysis& la;
 };
 
-using SampleRuleFn = std::optional<Finding> (*)(const SampleRuleContext&);
+// Everything one diagnosis reads; absent parts are null.
+struct EvidenceSet {
+  const TraceEvidence* trace = nullptr;
+  const SampleEvidence* samples = nullptr;
+  const MachineEvidence* machine = nullptr;
+};
 
-// One rule id, evaluated on whichever sources it can read: a trace (evaluate) and/or
-// live samples (evaluate_samples). Same id, same category, same file.
-struct RuleInfo {
+using TraceFn = std::optional<Finding> (*)(const TraceEvidence&);
+using SampleFn = std::optional<Finding> (*)(const SampleEvidence&);
+// Machine evaluators assess every subject they know (each GPU, the host): doctor shows
+// all of them, `run` and `analyze` only those that found something.
+using MachineFn = std::vector<Assessment> (*)(const MachineEvidence&);
+
+struct Rule {
   std::string_view id;
   Category category;
-  RuleFn evaluate = nullptr;
-  SampleRuleFn evaluate_samples = nullptr;
+  TraceFn trace = nullptr;
+  SampleFn samples = nullptr;
+  MachineFn machine = nullptr;
 };
 
 // Every rule, in a fixed order.
-const std::vector<RuleInfo>& all_rules();
+const std::vector<Rule>& all_rules();
+const Rule* find_rule(std::string_view id);
 
-// The rules (one per file).
-std::optional<Finding> input_pipeline_stall(const RuleContext& c);
-std::optional<Finding> launch_overhead(const RuleContext& c);
-std::optional<Finding> host_sync(const RuleContext& c);
-std::optional<Finding> host_work(const RuleContext& c);
-std::optional<Finding> allocator_churn(const RuleContext& c);
-std::optional<Finding> pageable_memcpy(const RuleContext& c);
-std::optional<Finding> transfer_bound(const RuleContext& c);
-std::optional<Finding> no_tensor_cores(const RuleContext& c);
-std::optional<Finding> memory_bound_elementwise(const RuleContext& c);
-std::optional<Finding> low_occupancy(const RuleContext& c);
+// The trace evaluators (one file per rule).
+std::optional<Finding> input_pipeline_stall(const TraceEvidence& c);
+std::optional<Finding> launch_overhead(const TraceEvidence& c);
+std::optional<Finding> host_sync(const TraceEvidence& c);
+std::optional<Finding> host_work(const TraceEvidence& c);
+std::optional<Finding> allocator_churn(const TraceEvidence& c);
+std::optional<Finding> pageable_memcpy(const TraceEvidence& c);
+std::optional<Finding> transfer_bound(const TraceEvidence& c);
+std::optional<Finding> no_tensor_cores(const TraceEvidence& c);
+std::optional<Finding> memory_bound_elementwise(const TraceEvidence& c);
+std::optional<Finding> memory_bound_matmul(const TraceEvidence& c);
+std::optional<Finding> low_occupancy(const TraceEvidence& c);
+std::optional<Finding> unfused_optimizer(const TraceEvidence& c);
+std::optional<Finding> nchw_layout(const TraceEvidence& c);
 
-// The sample rules (live recordings): input_pipeline_stall.cc and rules/live/.
-std::optional<Finding> input_pipeline_stall_samples(const SampleRuleContext& c);
-std::optional<Finding> launch_overhead_samples(const SampleRuleContext& c);
-std::optional<Finding> pageable_memcpy_samples(const SampleRuleContext& c);
-std::optional<Finding> smi_util_misleading(const SampleRuleContext& c);
-std::optional<Finding> pcie_saturated(const SampleRuleContext& c);
-std::optional<Finding> pcie_link_degraded(const SampleRuleContext& c);
-std::optional<Finding> clock_throttled(const SampleRuleContext& c);
-std::optional<Finding> gpu_memory_near_full(const SampleRuleContext& c);
-std::optional<Finding> host_swapping(const SampleRuleContext& c);
-std::optional<Finding> cpu_oversubscribed(const SampleRuleContext& c);
-std::optional<Finding> gil_contention(const SampleRuleContext& c);
-std::optional<Finding> io_wait(const SampleRuleContext& c);
-std::optional<Finding> cpu_steal(const SampleRuleContext& c);
-std::optional<Finding> numa_mismatch(const SampleRuleContext& c);
+// The sample evaluators (the rule's file, or rules/live/ for sample-only rules).
+std::optional<Finding> input_pipeline_stall_samples(const SampleEvidence& c);
+std::optional<Finding> launch_overhead_samples(const SampleEvidence& c);
+std::optional<Finding> host_work_samples(const SampleEvidence& c);
+std::optional<Finding> pageable_memcpy_samples(const SampleEvidence& c);
+std::optional<Finding> no_tensor_cores_samples(const SampleEvidence& c);
+std::optional<Finding> smi_util_misleading(const SampleEvidence& c);
+std::optional<Finding> pcie_saturated(const SampleEvidence& c);
+std::optional<Finding> pcie_link_degraded(const SampleEvidence& c);
+std::optional<Finding> clock_throttled(const SampleEvidence& c);
+std::optional<Finding> gpu_memory_near_full(const SampleEvidence& c);
+std::optional<Finding> host_swapping(const SampleEvidence& c);
+std::optional<Finding> cpu_oversubscribed(const SampleEvidence& c);
+std::optional<Finding> gil_contention(const SampleEvidence& c);
+std::optional<Finding> io_wait(const SampleEvidence& c);
+std::optional<Finding> cpu_steal(const SampleEvidence& c);
+std::optional<Finding> numa_mismatch(const SampleEvidence& c);
 
 // Shared by rules: severity from the speedup its fix promises (pass 0 when unknown) or,
 // without one, from the share of step time the finding accounts for.
 Severity severity_for(double time_share_pct, double speedup);
 // A finding with id, category, share, estimate and the severity they imply; the rule
-// then fills title, detail, evidence and recommendation.
+// then fills title, detail, evidence, recommendation and remedies.
 Finding new_finding(std::string id, Category category, double time_share_pct,
                     std::optional<double> estimated_speedup);
 Evidence evidence(std::string metric, double value, std::string unit,
-                  std::optional<double> threshold = std::nullopt);
+                   std::optional<double> threshold = std::nullopt);
+// The estimated whole-step speedup of a remedy's what-if on this trace, if it applied.
+std::optional<double> what_if(const TraceEvidence& c, analyses::whatif::Remedy r);
 
 }  // namespace chokepoint::rules

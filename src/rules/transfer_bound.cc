@@ -13,7 +13,7 @@ constexpr double kMinExposedPct = 20.0;
 constexpr double kSaturatedFraction = 0.8;
 }  // namespace
 
-std::optional<Finding> transfer_bound(const RuleContext& c) {
+std::optional<Finding> transfer_bound(const TraceEvidence& c) {
   const auto& tr = c.a.transfers;
   const double share = c.a.pct(tr.host_device_exposed_ns);
   if (tr.host_device_ns == 0 || share < kMinExposedPct) return std::nullopt;
@@ -29,6 +29,9 @@ std::optional<Finding> transfer_bound(const RuleContext& c) {
   const double speedup = analyses::projected_speedup(t.duration, t.duration - after, 0);
 
   Finding f = new_finding("transfer-bound", Category::kTransfer, share, speedup);
+  // Copies from pageable memory first become pinned and asynchronous (one remedy, one
+  // estimate with pageable-memcpy); pinned copies that still dominate need fewer bytes.
+  if (tr.pageable_count > 0) f.remedies = {"pinned-copies"};
   f.title = fmt::format("Host<->device copies take {:.0f}% of the step with nothing overlapping them", share);
   f.detail = fmt::format(
       "{:.1f} MB per step cross the link at {:.1f} GB/s{}; {:.2f} ms per step of copying is not "

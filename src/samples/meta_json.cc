@@ -1,5 +1,7 @@
 #include "samples/meta_json.h"
 
+#include <charconv>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -99,6 +101,11 @@ json process_to_json(const ProcessMeta& p) {
             {"exited", p.exited}};
   put_opt(j, "rank", p.rank);
   put_opt(j, "cpus_allowed", p.cpus_allowed);
+  if (!p.thread_names.empty()) {
+    json names = json::object();
+    for (const auto& [tid, name] : p.thread_names) names[std::to_string(tid)] = name;
+    j["thread_names"] = std::move(names);
+  }
   return j;
 }
 
@@ -114,6 +121,13 @@ bool process_from_json(const json& j, ProcessMeta* out) {
   p.role = parse_role(role).value_or(ProcessRole::kChild);
   get_opt(j, "rank", &p.rank);
   get_opt(j, "cpus_allowed", &p.cpus_allowed);
+  if (const auto it = j.find("thread_names"); it != j.end() && it->is_object()) {
+    for (const auto& [key, name] : it->items()) {
+      int64_t tid = 0;
+      const auto [ptr, ec] = std::from_chars(key.data(), key.data() + key.size(), tid);
+      if (ec == std::errc() && ptr == key.data() + key.size() && name.is_string()) p.thread_names[tid] = name.get<std::string>();
+    }
+  }
   get_if(j, "first_seen_ns", &p.first_seen_ns);
   get_if(j, "last_seen_ns", &p.last_seen_ns);
   get_if(j, "exited", &p.exited);

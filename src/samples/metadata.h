@@ -36,6 +36,9 @@ struct ProcessMeta {
   bool exited = false;  // seen to go away during the run
   // CPUs the scheduler may run it on (/proc/PID/status Cpus_allowed_list), when read.
   std::optional<std::vector<unsigned>> cpus_allowed;
+  // Names of the threads visited (/proc/PID/task/TID/stat comm): Python threads carry the
+  // process's name, PyTorch's own are named (pt_autograd_0 ...), CUDA's too.
+  std::map<int64_t, std::string> thread_names;
 };
 
 struct GpuMeta {

@@ -175,7 +175,9 @@ ProcessLive analyze_process(const samples::Recording& rec, const samples::Proces
   for (const Series* s : st.of_metric(MetricId::kThreadCpuPct)) {
     if (s->entity.pid != p.pid) continue;
     if (auto t = stat_of(s, start_ns, end_ns)) {
-      out.threads.push_back({s->entity.id, t->mean, t->p50, t->n});
+      const auto name = p.thread_names.find(s->entity.id);
+      out.threads.push_back({s->entity.id, name == p.thread_names.end() ? std::string() : name->second, t->mean,
+                             t->p50, t->n});
     }
   }
   std::sort(out.threads.begin(), out.threads.end(),

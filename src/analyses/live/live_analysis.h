@@ -75,6 +75,7 @@ struct GpuLive {
 
 struct ThreadLive {
   int64_t tid = 0;
+  std::string name;         // its comm when the recording has it, "" otherwise
   double cpu_pct_mean = 0;  // over its visits; 100 = one core
   double cpu_pct_p50 = 0;
   int64_t visits = 0;

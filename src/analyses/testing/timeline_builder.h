@@ -45,11 +45,12 @@ class TimelineBuilder {
     kernel_row(name, corr, start_us, dur_us, 1, -1, stream);
   }
 
-  // A memcpy launched by cudaMemcpyAsync at launch_us.
+  // A memcpy launched by cudaMemcpyAsync at launch_us, the call lasting api_us (a pageable
+  // copy's call returns when the copy is nearly done).
   void memcpy(timeline::CopyKind kind, timeline::MemKind src, timeline::MemKind dst, int64_t bytes,
-              double launch_us, double start_us, double dur_us) {
+              double launch_us, double start_us, double dur_us, double api_us = 2) {
     const int64_t corr = next_corr_++;
-    runtime("cudaMemcpyAsync", launch_us, 2, corr, -1);
+    runtime("cudaMemcpyAsync", launch_us, api_us, corr, -1);
     auto& g = tl_.gpu_ops;
     g.kind.push_back(timeline::GpuOpKind::kMemcpy);
     g.device.push_back(0);

@@ -29,7 +29,7 @@ struct ClockSplit {
   double clock_ok = 0, clock_hit = 0;
 };
 
-ClockSplit split(const SampleRuleContext& c, const GpuLive& g, uint64_t mask) {
+ClockSplit split(const SampleEvidence& c, const GpuLive& g, uint64_t mask) {
   const samples::Series* r = gpu_series(c, g, MetricId::kGpuClockEventReasons);
   const samples::Series* clk = gpu_series(c, g, MetricId::kGpuSmClockMhz);
   const int64_t age = max_age_ns(c.la);
@@ -49,7 +49,7 @@ ClockSplit split(const SampleRuleContext& c, const GpuLive& g, uint64_t mask) {
 }
 }  // namespace
 
-std::optional<Finding> clock_throttled(const SampleRuleContext& c) {
+std::optional<Finding> clock_throttled(const SampleEvidence& c) {
   std::optional<Finding> worst;
   for (const GpuLive* g : c.la.judged_gpus()) {
     const ClockSplit slow = split(c, *g, kSlowdowns), cap = split(c, *g, kPowerCap);

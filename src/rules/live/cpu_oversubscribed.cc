@@ -28,7 +28,7 @@ int runq_limit(int cpus) { return cpus + std::max(2, cpus / 4); }
 constexpr double kMinShare = 0.10;
 }  // namespace
 
-std::optional<Finding> cpu_oversubscribed(const SampleRuleContext& c) {
+std::optional<Finding> cpu_oversubscribed(const SampleEvidence& c) {
   const auto& h = c.la.host;
   const samples::Series* runq = host_series(c, MetricId::kHostProcsRunning);
   const samples::Series* psi = analyses::live::psi_series(c.rec.samples, MetricId::kHostPsiCpuSomePct, MetricId::kHostPsiCpuSomeAvg10);

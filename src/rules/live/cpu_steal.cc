@@ -14,7 +14,7 @@ constexpr double kMinStealPct = 5.0;
 constexpr double kMinShare = 0.10;
 }  // namespace
 
-std::optional<Finding> cpu_steal(const SampleRuleContext& c) {
+std::optional<Finding> cpu_steal(const SampleEvidence& c) {
   const samples::Series* steal = host_series(c, MetricId::kHostCpuStealPct);
   const int64_t age = max_age_ns(c.la);
   const std::optional<double> share = tick_share(work_ticks(c.la), [&](int64_t t) -> std::optional<bool> {

@@ -1,6 +1,10 @@
-// gil-contention: several threads of one Python process are busy, yet together they use
+// gil-contention: several Python threads of one process are busy, yet together they use
 // about one core: they take turns holding the GIL. A single busy thread is just a busy
 // thread; threads that together use several cores run native code that released the GIL.
+// Only Python threads count where the recording names them: they carry the process's
+// name, while PyTorch's own threads are named (pt_autograd_0 runs the backward pass in C++
+// while the main thread waits: a handover per step, not contention; issue 10 saw it
+// read as gil-contention on a loop calling .item() every step).
 #include <fmt/format.h>
 
 #include "rules/live/live_util.h"
@@ -28,7 +32,7 @@ constexpr double kMinSwitchesPerThreadPerS = 0.75 / kSwitchIntervalS;
 bool about_one_core(double pct) { return pct >= kOneCoreLowPct && pct <= kOneCoreHighPct; }
 }  // namespace
 
-std::optional<Finding> gil_contention(const SampleRuleContext& c) {
+std::optional<Finding> gil_contention(const SampleEvidence& c) {
   std::optional<Finding> worst;
   for (const ProcessLive& p : c.la.processes) {
     if (!p.python || !p.cpu_pct || !about_one_core(p.cpu_pct->mean)) continue;
@@ -37,6 +41,7 @@ std::optional<Finding> gil_contention(const SampleRuleContext& c) {
     size_t with_switches = 0;
     for (const auto& t : p.threads) {
       if (t.cpu_pct_mean < kNotableThreadPct) continue;
+      if (!t.name.empty() && t.name != p.meta.comm) continue;  // a native thread, not Python
       busy.push_back(&t);
       sum += t.cpu_pct_mean;
       const auto* s = c.rec.samples.find(MetricId::kThreadCtxVoluntaryPerS, samples::Entity::thread(p.meta.pid, t.tid));
@@ -55,6 +60,7 @@ std::optional<Finding> gil_contention(const SampleRuleContext& c) {
     std::string threads;
     for (const auto* t : busy) threads += fmt::format("{}{} {:.0f}%", threads.empty() ? "" : ", ", t->tid, t->cpu_pct_mean);
     Finding f = new_finding("gil-contention", Category::kHost, 100 * share, std::nullopt);
+    f.remedies = {"processes-not-threads"};
     f.title = fmt::format("{} busy Python threads of PID {} share one core ({:.0f}% together): GIL contention",
                           busy.size(), p.meta.pid, sum);
     f.detail = fmt::format(

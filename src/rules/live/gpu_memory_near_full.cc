@@ -14,7 +14,7 @@ using namespace live;
 constexpr double kNearFullFraction = 0.95;
 }  // namespace
 
-std::optional<Finding> gpu_memory_near_full(const SampleRuleContext& c) {
+std::optional<Finding> gpu_memory_near_full(const SampleEvidence& c) {
   std::optional<Finding> worst;
   for (const GpuLive* g : c.la.judged_gpus()) {
     if (!g->mem_used_max_bytes || !g->mem_total_bytes || *g->mem_total_bytes <= 0) continue;

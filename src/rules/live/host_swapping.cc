@@ -19,7 +19,7 @@ constexpr double kMinPsiMemSomePct = 10.0;
 constexpr double kMinShare = 0.05;
 }  // namespace
 
-std::optional<Finding> host_swapping(const SampleRuleContext& c) {
+std::optional<Finding> host_swapping(const SampleEvidence& c) {
   const samples::Series* in = host_series(c, MetricId::kHostSwapInPagesPerS);
   const samples::Series* out = host_series(c, MetricId::kHostSwapOutPagesPerS);
   const samples::Series* psi = analyses::live::psi_series(c.rec.samples, MetricId::kHostPsiMemorySomePct, MetricId::kHostPsiMemorySomeAvg10);

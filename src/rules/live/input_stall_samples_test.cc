@@ -47,21 +47,39 @@ TEST(InputPipelineStallSamples, WorkersSaturatedWhileTheGpuStarves) {
   EXPECT_TRUE(contains(f->recommendation, "raise num_workers to 10"));
 }
 
-TEST(InputPipelineStallSamples, MainProcessSaturatedWithoutWorkersMayBeFrameworkOverhead) {
+// A saturated main process without any sign of loading (no workers, no reads) is host
+// work, not an input stall (issue 10: a loop calling .item() every step read `input`).
+TEST(InputPipelineStallSamples, MainProcessSaturatedWithoutLoadingIsHostWork) {
   RecordingBuilder b;
   b.gpu(0);
   b.series(MetricId::kGpuUtilization, kGpu, every(10));
   b.process(kPid, ProcessRole::kLaunched);
   b.series(MetricId::kProcCpuPct, Entity::process(kPid), every(100));
+  EXPECT_FALSE(run_rule(input_pipeline_stall_samples, b.rec()));
+  const auto f = run_rule(host_work_samples, b.rec());
+  ASSERT_TRUE(f);
+  EXPECT_NEAR(f->time_share_pct, 100.0, 1e-9);
+  EXPECT_FALSE(f->estimated_speedup);  // which work would go, samples cannot say
+  EXPECT_TRUE(contains(f->title, "main process"));
+  EXPECT_TRUE(contains(f->detail, "chokepoint run --trace"));
+  const Diagnosis d = run_diagnosis(b.rec());
+  EXPECT_EQ(d.bound, Category::kHost);
+}
+
+// The same process reading its data from storage (num_workers=0 over files) is loading.
+TEST(InputPipelineStallSamples, MainProcessReadingItsDataIsAnInputStall) {
+  RecordingBuilder b;
+  b.gpu(0);
+  b.series(MetricId::kGpuUtilization, kGpu, every(10));
+  b.process(kPid, ProcessRole::kLaunched);
+  b.series(MetricId::kProcCpuPct, Entity::process(kPid), every(100));
+  b.series(MetricId::kProcReadBytesPerS, Entity::process(kPid), every(200e6));
   const auto f = run_rule(input_pipeline_stall_samples, b.rec());
   ASSERT_TRUE(f);
   EXPECT_NEAR(f->time_share_pct, 100.0, 1e-9);
-  EXPECT_FALSE(f->estimated_speedup);  // never fed: no rate to project from
-  EXPECT_EQ(ev(*f, "dataloader_workers").value, 0.0);
-  EXPECT_TRUE(contains(f->title, "main process"));
-  EXPECT_TRUE(contains(f->detail, "framework overhead"));
-  EXPECT_TRUE(contains(f->detail, "chokepoint run --trace"));
-  EXPECT_TRUE(contains(f->recommendation, "num_workers=4"));  // no CPU count: the default
+  EXPECT_TRUE(contains(f->detail, "read its data from storage"));
+  EXPECT_FALSE(run_rule(host_work_samples, b.rec()));
+  EXPECT_EQ(run_diagnosis(b.rec()).bound, Category::kInput);
 }
 
 TEST(InputPipelineStallSamples, FallsBackToSmActivityWithoutUtilization) {
@@ -142,13 +160,15 @@ TEST(StarvationCauses, CopiesPacedByTheCpuArePageableMemcpy) {
   EXPECT_EQ(run_diagnosis(rec).bound, Category::kTransfer);
 }
 
-TEST(StarvationCauses, AnIdleGpuWithoutTrafficIsAnInputStall) {
-  // input_bound on the H200: 3.8% utilization, 2.9% SM, 0.14 GB/s.
+TEST(StarvationCauses, AnIdleGpuWithoutLoadingEvidenceIsHostWork) {
+  // input_bound on the H200 (num_workers=0, batches made in memory): 3.8% utilization,
+  // 2.9% SM, 0.14 GB/s; nothing says the main process loads data rather than runs Python.
   const auto rec = main_bound(3.8, 2.9, 0.14e9).rec();
-  EXPECT_TRUE(run_rule(input_pipeline_stall_samples, rec));
+  EXPECT_FALSE(run_rule(input_pipeline_stall_samples, rec));
+  EXPECT_TRUE(run_rule(host_work_samples, rec));
   EXPECT_FALSE(run_rule(launch_overhead_samples, rec));
   EXPECT_FALSE(run_rule(pageable_memcpy_samples, rec));
-  EXPECT_EQ(run_diagnosis(rec).bound, Category::kInput);
+  EXPECT_EQ(run_diagnosis(rec).bound, Category::kHost);
 }
 
 }  // namespace

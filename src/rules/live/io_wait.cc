@@ -17,7 +17,7 @@ constexpr double kMinIowaitPct = 5.0;
 constexpr double kMinShare = 0.10;
 }  // namespace
 
-std::optional<Finding> io_wait(const SampleRuleContext& c) {
+std::optional<Finding> io_wait(const SampleEvidence& c) {
   const samples::Series* psi = analyses::live::psi_series(c.rec.samples, MetricId::kHostPsiIoSomePct, MetricId::kHostPsiIoSomeAvg10);
   const samples::Series* iowait = host_series(c, MetricId::kHostCpuIowaitPct);
   const int64_t age = max_age_ns(c.la);

@@ -18,9 +18,9 @@ using samples::Entity;
 using samples::MetricId;
 using samples::ProcessRole;
 
-inline std::optional<Finding> run_rule(SampleRuleFn fn, const samples::Recording& rec) {
+inline std::optional<Finding> run_rule(SampleFn fn, const samples::Recording& rec) {
   const analyses::live::LiveAnalysis la = analyses::live::analyze_recording(rec);
-  return fn(SampleRuleContext{rec, la});
+  return fn(SampleEvidence{rec, la});
 }
 
 inline Diagnosis run_diagnosis(const samples::Recording& rec) {

@@ -11,15 +11,15 @@ namespace chokepoint::rules::live {
 using samples::Entity;
 using samples::ProcessRole;
 
-const samples::Series* gpu_series(const SampleRuleContext& c, const GpuLive& g, MetricId m) {
+const samples::Series* gpu_series(const SampleEvidence& c, const GpuLive& g, MetricId m) {
   return c.rec.samples.find(m, Entity::gpu(g.index));
 }
 
-const samples::Series* proc_series(const SampleRuleContext& c, int64_t pid, MetricId m) {
+const samples::Series* proc_series(const SampleEvidence& c, int64_t pid, MetricId m) {
   return c.rec.samples.find(m, Entity::process(pid));
 }
 
-const samples::Series* host_series(const SampleRuleContext& c, MetricId m) {
+const samples::Series* host_series(const SampleEvidence& c, MetricId m) {
   return c.rec.samples.find(m, Entity::host());
 }
 

@@ -22,9 +22,9 @@ using samples::MetricId;
 constexpr int64_t kHeldIntervals = 2;
 inline int64_t max_age_ns(const LiveAnalysis& la) { return kHeldIntervals * la.interval_ns; }
 
-const samples::Series* gpu_series(const SampleRuleContext& c, const GpuLive& g, MetricId m);
-const samples::Series* proc_series(const SampleRuleContext& c, int64_t pid, MetricId m);
-const samples::Series* host_series(const SampleRuleContext& c, MetricId m);
+const samples::Series* gpu_series(const SampleEvidence& c, const GpuLive& g, MetricId m);
+const samples::Series* proc_series(const SampleEvidence& c, int64_t pid, MetricId m);
+const samples::Series* host_series(const SampleEvidence& c, MetricId m);
 
 // Share (0..1) of `ticks` where `pred` holds, among the ticks where it could be judged
 // (pred returns nullopt when its inputs are missing); nullopt when none could.

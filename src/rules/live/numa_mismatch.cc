@@ -17,7 +17,7 @@ using namespace live;
 constexpr double kMinLocalFraction = 0.5;
 }  // namespace
 
-std::optional<Finding> numa_mismatch(const SampleRuleContext& c) {
+std::optional<Finding> numa_mismatch(const SampleEvidence& c) {
   const auto& h = c.la.host;
   std::optional<Finding> worst;
   for (const GpuLive* g : c.la.judged_gpus()) {

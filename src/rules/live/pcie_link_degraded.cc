@@ -15,7 +15,7 @@ using namespace live;
 constexpr double kBusyLinkFraction = 0.5;
 }  // namespace
 
-std::optional<Finding> pcie_link_degraded(const SampleRuleContext& c) {
+std::optional<Finding> pcie_link_degraded(const SampleEvidence& c) {
   std::optional<Finding> worst;
   for (const GpuLive* g : c.la.judged_gpus()) {
     if (g->active_start_ns < 0 || !g->link_gen_seen || !g->link_width_seen) continue;

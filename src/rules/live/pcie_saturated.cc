@@ -16,7 +16,7 @@ using namespace live;
 constexpr double kNearCeilingFraction = 0.80;
 }  // namespace
 
-std::optional<Finding> pcie_saturated(const SampleRuleContext& c) {
+std::optional<Finding> pcie_saturated(const SampleEvidence& c) {
   std::optional<Finding> worst;
   for (const GpuLive* g : c.la.judged_gpus()) {
     // The link as it ran (it may be degraded: then that is its ceiling), else its maximum.

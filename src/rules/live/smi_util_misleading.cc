@@ -15,7 +15,7 @@ constexpr double kHighUtilPct = 80.0;
 constexpr double kLowSmActivePct = 50.0;
 }  // namespace
 
-std::optional<Finding> smi_util_misleading(const SampleRuleContext& c) {
+std::optional<Finding> smi_util_misleading(const SampleEvidence& c) {
   std::optional<Finding> worst;
   for (const GpuLive* g : c.la.judged_gpus()) {
     if (!g->util || !g->sm_active) continue;

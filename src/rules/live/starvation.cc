@@ -14,6 +14,9 @@ constexpr double kTinyKernelMaxSmPct = 10.0;
 // ... and kernels ran at least a tenth of the tick (input_bound's GPU, idle between
 // batches, read 6% at p95: no kernel stream to speak of).
 constexpr double kTinyKernelMinUtilPct = 10.0;
+// A main process reading its input from storage this fast is loading data itself
+// (num_workers=0 over files); below it, reads are checkpoints, logs or imports.
+constexpr double kLoadingReadBytesPerS = 10e6;
 // The what-if needs the GPU's rate when fed: at least this many fed ticks.
 constexpr int64_t kMinFedTicks = 3;
 }  // namespace
@@ -26,17 +29,20 @@ std::optional<double> Starvation::speedup_without(StarveCause c) const {
   return after > 0 ? std::optional<double>(static_cast<double>(measured) / after) : std::nullopt;
 }
 
-Starvation starvation(const SampleRuleContext& c, const analyses::live::GpuLive& g) {
+Starvation starvation(const SampleEvidence& c, const analyses::live::GpuLive& g) {
   using analyses::live::held;
   const samples::Series* busy = analyses::live::activity_series(c.rec.samples, g.index);
   const samples::Series* sm = gpu_series(c, g, MetricId::kGpuSmActive);
   const samples::Series* util = gpu_series(c, g, MetricId::kGpuUtilization);
   const samples::Series* rx = gpu_series(c, g, MetricId::kGpuPcieRxBytesPerS);
   const samples::Series* tx = gpu_series(c, g, MetricId::kGpuPcieTxBytesPerS);
-  std::vector<const samples::Series*> workers, mains;
+  std::vector<const samples::Series*> workers, mains, main_reads;
   for (const auto& p : c.la.processes) {
     if (is_worker(p)) workers.push_back(proc_series(c, p.meta.pid, MetricId::kProcCpuPct));
-    if (is_main(p)) mains.push_back(proc_series(c, p.meta.pid, MetricId::kProcCpuPct));
+    if (is_main(p)) {
+      mains.push_back(proc_series(c, p.meta.pid, MetricId::kProcCpuPct));
+      main_reads.push_back(proc_series(c, p.meta.pid, MetricId::kProcReadBytesPerS));
+    }
   }
   const int64_t age = max_age_ns(c.la);
   // GPM arrives once a second (default --gpm-interval): hold its values that long.
@@ -61,7 +67,10 @@ Starvation starvation(const SampleRuleContext& c, const analyses::live::GpuLive&
     const double pcie = held(rx, t, gpm_age).value_or(0) + held(tx, t, gpm_age).value_or(0);
     const std::optional<double> s = held(sm, t, gpm_age);
     const std::optional<double> k = held(util, t, age);
-    StarveCause cause = StarveCause::kInput;
+    const bool reading = std::any_of(main_reads.begin(), main_reads.end(), [&](const samples::Series* s) {
+      return held(s, t, age).value_or(0) >= kLoadingReadBytesPerS;
+    });
+    StarveCause cause = by_workers || reading ? StarveCause::kInput : StarveCause::kHost;
     if (by_main && !by_workers && pcie >= kCopyingBytesPerS) {
       cause = StarveCause::kTransfer;
     } else if (by_main && !by_workers && s && k && *s < kTinyKernelMaxSmPct && *k >= kTinyKernelMinUtilPct &&

@@ -10,7 +10,11 @@
 //   launch    kernels run most of the busy time but fill almost no SM (utilization >= 3x
 //             SM activity, SM activity < 10%): a stream of tiny kernels paced by the CPU
 //             (launch_bound: 19% utilization, 0.3% SM activity);
-//   input     anything else: the GPU has nothing queued while batches are made.
+//   input     DataLoader workers are saturated, or the main process is and reads its data
+//             from storage meanwhile (>= 10 MB/s): batches are being made;
+//   host      the main process alone is saturated with no sign of loading: its own Python,
+//             framework overhead or per-step bookkeeping (issue 10: a loop calling .item()
+//             every step, or Python threads sharing its GIL, is not an input stall).
 #pragma once
 
 #include <cstdint>
@@ -19,8 +23,8 @@
 
 namespace chokepoint::rules::live {
 
-enum class StarveCause { kInput = 0, kLaunch = 1, kTransfer = 2 };
-inline constexpr int kNumStarveCauses = 3;
+enum class StarveCause { kInput = 0, kLaunch = 1, kTransfer = 2, kHost = 3 };
+inline constexpr int kNumStarveCauses = 4;
 
 struct Starvation {
   int64_t measured = 0;  // active ticks with a GPU activity reading
@@ -44,7 +48,7 @@ struct Starvation {
   std::optional<double> speedup_without(StarveCause c) const;
 };
 
-Starvation starvation(const SampleRuleContext& c, const analyses::live::GpuLive& g);
+Starvation starvation(const SampleEvidence& c, const analyses::live::GpuLive& g);
 
 // A GPU busy less than this share of a tick is starved (the TensorBoard plugin's "GPU
 // utilization below 50%" test, also diagnose()'s idle-majority line).

@@ -259,6 +259,7 @@ void ProcessSampler::visit_thread(int64_t pid, int64_t tid, ThreadState& t, cons
     }
   }
   if (opt_.per_thread_series) out.add(MetricId::kThreadState, e, static_cast<double>(st->state));
+  if (auto h = history_.find(pid); h != history_.end()) h->second.thread_names[tid] = st->comm;
   t.state = st->state;
   t.cpu_ticks = cpu;
   if (sched) t.sched = *sched;

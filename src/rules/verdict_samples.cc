@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "rules/diagnose.h"
 #include "rules/live/live_util.h"
+#include "rules/verdict.h"
 
 namespace chokepoint::rules {
 namespace {
@@ -25,12 +25,6 @@ constexpr double kDramHeavyPct = 60.0;
 // share-based confidence is scaled down, further for a busy GPU without GPM (utilization
 // cannot tell compute from memory) and without GPU metrics at all.
 constexpr double kSampleConfidence = 0.7, kNoGpmFactor = 0.7, kHostOnlyConfidence = 0.4;
-
-// Categories whose findings explain a starved GPU (transfer: copies the CPU paces).
-bool host_side(Category c) {
-  return c == Category::kInput || c == Category::kHost || c == Category::kIo || c == Category::kSync ||
-         c == Category::kTransfer;
-}
 
 double saving(const Finding& f) {
   return f.estimated_speedup && *f.estimated_speedup > 0 ? 1.0 - 1.0 / *f.estimated_speedup : 0.0;
@@ -60,32 +54,29 @@ void add_cost(std::vector<CategoryCost>& costs, Category c, double pct, double w
 }
 }  // namespace
 
-Diagnosis diagnose_samples(const samples::Recording& rec, const LiveAnalysis& la) {
-  Diagnosis d;
-  const SampleRuleContext ctx{rec, la};
-  for (const auto& r : all_rules()) {
-    if (r.evaluate_samples == nullptr) continue;
-    if (auto f = r.evaluate_samples(ctx)) d.findings.push_back(std::move(*f));
-  }
-  std::stable_sort(d.findings.begin(), d.findings.end(), [](const Finding& x, const Finding& y) {
+Verdict sample_verdict(const SampleEvidence& ev, std::vector<Finding>& findings) {
+  const LiveAnalysis& la = ev.la;
+  Verdict d;
+  std::stable_sort(findings.begin(), findings.end(), [](const Finding& x, const Finding& y) {
     if (saving(x) != saving(y)) return saving(x) > saving(y);
     return x.time_share_pct > y.time_share_pct;
   });
   auto first_of = [&](auto pred) -> const Finding* {
-    const auto it = std::find_if(d.findings.begin(), d.findings.end(), pred);
-    return it == d.findings.end() ? nullptr : &*it;
+    const auto it = std::find_if(findings.begin(), findings.end(), pred);
+    return it == findings.end() ? nullptr : &*it;
   };
   auto find_host_top = [&] {
     return first_of([](const Finding& f) { return host_side(f.category) && f.id != "pcie-saturated"; });
   };
   const Finding* host_top = find_host_top();
-  auto fix = [](const Finding& f) {
-    return f.estimated_speedup ? fmt::format("; fixing {} should give about {:.2f}x", f.id, *f.estimated_speedup) : std::string();
-  };
 
   const auto gpus = la.judged_gpus();
   if (!la.gpu_metrics || gpus.empty()) {
     d.bound = host_top ? host_top->category : Category::kUnknown;
+    if (!host_top) {
+      d.unknown_reason = !la.gpu_metrics ? "no GPU metrics and nothing on the host stands out"
+                                         : "the workload did not use a GPU and nothing on the host stands out";
+    }
     if (host_top) add_cost(d.costs, host_top->category, host_top->time_share_pct, la.duration_s * 1e9);
     d.confidence = host_top ? kHostOnlyConfidence : 0;
     // Either no GPU could be read, or the workload never showed up on one.
@@ -93,8 +84,8 @@ Diagnosis diagnose_samples(const samples::Recording& rec, const LiveAnalysis& la
         !la.gpu_metrics ? fmt::format("GPU metrics were unavailable ({})",
                                       la.gpu_unavailable.empty() ? "no reason recorded" : la.gpu_unavailable)
                         : std::string("The workload did not use a GPU (none of its processes appeared on one)");
-    d.summary = fmt::format("{}; {}.", why,
-                            host_top ? fmt::format("from the host alone: {}{}", host_top->title, fix(*host_top))
+    d.lead = fmt::format("{}; {}", why,
+                            host_top ? fmt::format("from the host alone: {}", host_top->title)
                                      : fmt::format("nothing on the host stands out over the {:.1f} s run (the tree "
                                                    "used {:.0f}% of one core)", la.duration_s, la.tree_cpu_pct_mean));
     return d;
@@ -104,13 +95,13 @@ Diagnosis diagnose_samples(const samples::Recording& rec, const LiveAnalysis& la
   // A host-side problem does not limit a GPU that is busy most of the time: without an
   // estimate of its own, such a finding is context (info), and says why.
   if (busy >= kBusyMajorityPct) {
-    for (Finding& f : d.findings) {
+    for (Finding& f : findings) {
       if (!host_side(f.category) || f.estimated_speedup || f.severity == Severity::kInfo) continue;
       f.severity = Severity::kInfo;
       f.detail += fmt::format(" The GPU was busy {:.0f}% of its active window meanwhile, so this does not limit "
                               "the run now; it will once the GPU work gets faster.", busy);
     }
-    std::stable_sort(d.findings.begin(), d.findings.end(), [](const Finding& x, const Finding& y) {
+    std::stable_sort(findings.begin(), findings.end(), [](const Finding& x, const Finding& y) {
       return (x.severity != Severity::kInfo) > (y.severity != Severity::kInfo);
     });
     host_top = find_host_top();  // the sort moved the findings
@@ -157,26 +148,29 @@ Diagnosis diagnose_samples(const samples::Recording& rec, const LiveAnalysis& la
   }
 
   if (window_s <= 0 && busy <= 0) {
-    d.summary = fmt::format("{} ran nothing during the {:.1f} s run{}.", who, la.duration_s,
+    d.lead = fmt::format("{} ran nothing during the {:.1f} s run{}", who, la.duration_s,
                             host_top ? fmt::format("; on the host: {}", host_top->title) : std::string());
   } else if (starved) {
-    d.summary = host_top ? fmt::format("{}, so it is starved: {}{}.", lead, host_top->title, fix(*host_top))
-                         : fmt::format("{} and nothing on the host explains the idle time; `chokepoint run --trace` "
-                                       "shows where the gaps come from.", lead);
+    d.lead = host_top ? fmt::format("{}, so it is starved: {}", lead, host_top->title)
+                      : fmt::format("{} and nothing on the host explains the idle time (`chokepoint run --trace` "
+                                    "shows where the gaps come from)", lead);
   } else if (busy_cat == Category::kTransfer) {  // pcie != nullptr
-    d.summary = fmt::format("{}, limited by host<->device transfers: {}.", lead, pcie->title);
+    d.lead = fmt::format("{}, limited by host<->device transfers: {}", lead, pcie->title);
   } else if (busy_cat == Category::kMemory) {
-    d.summary = fmt::format("{}, bound by memory bandwidth (DRAM activity {:.0f}%).", lead, *dram);
+    d.lead = fmt::format("{}, bound by memory bandwidth (DRAM activity {:.0f}%)", lead, *dram);
   } else {
-    d.summary = fmt::format("{}, bound by {} own compute{}.", lead, gpus.size() == 1 ? "its" : "their",
+    d.lead = fmt::format("{}, bound by {} own compute{}", lead, gpus.size() == 1 ? "its" : "their",
                             sm ? fmt::format(" (SM activity {:.0f}%{})", *sm,
                                              tensor ? fmt::format(", tensor cores {:.0f}%", *tensor) : std::string())
                                : std::string(" (no GPM metrics: SM, tensor and DRAM activity unknown)"));
   }
-  if (!starved && !d.findings.empty() && d.findings.front().severity != Severity::kInfo &&
-      &d.findings.front() != pcie) {
-    d.summary.back() = ';';
-    d.summary += fmt::format(" see {}.", d.findings.front().id);
+  if (d.bound == Category::kIdle || d.bound == Category::kUnknown) {
+    d.unknown_reason = window_s <= 0 && busy <= 0
+                           ? "the GPU ran nothing while the workload was sampled"
+                           : fmt::format("the GPU was busy {:.0f}% of its active window and nothing the samples show "
+                                         "explains the rest",
+                                         busy);
+    d.bound = Category::kUnknown;
   }
   return d;
 }

@@ -1,0 +1,81 @@
+// torch-compile: torch.compile fuses chains of elementwise, normalization and reduction
+// kernels into one generated kernel each.
+//
+// Replay: on each stream, a run of such kernels with nothing else between them (outside
+// the optimizer, inside one step) becomes one kernel as long as its longest member (each
+// member reads and writes tensors of about the same size: one fused pass does what the
+// longest did); the calls that launched the others disappear, with the host time before
+// them. GEMMs, attention and everything else are unchanged.
+#include <fmt/format.h>
+
+#include "analyses/whatif/remedies/common.h"
+
+namespace chokepoint::analyses::whatif {
+
+namespace {
+bool fusible(const NodeInfo& n) {
+  return n.kernel && !n.in_optimizer &&
+         (n.kclass == KernelClass::kElementwise || n.kclass == KernelClass::kNormalization ||
+          n.kclass == KernelClass::kReduction);
+}
+}  // namespace
+
+std::optional<Estimate> estimate_compile_fusion(const Context& c) {
+  const auto& g = c.g;
+  Plan p = c.plain;
+  int64_t chains = 0, fused = 0;
+  TimeNs before = 0, after = 0;
+  std::vector<int32_t> launches_left(g.host.size(), 0);
+  for (const auto& n : g.gpu) {
+    if (n.launch >= 0) ++launches_left[n.launch];
+  }
+  for (const auto& lane : g.lanes) {
+    size_t i = 0;
+    while (i < lane.size()) {
+      if (!fusible(c.nodes[lane[i]])) {
+        ++i;
+        continue;
+      }
+      size_t j = i + 1;
+      const int32_t window = g.gpu[lane[i]].launch >= 0 ? g.host[g.gpu[lane[i]].launch].window : -1;
+      while (j < lane.size() && fusible(c.nodes[lane[j]]) &&
+             (g.gpu[lane[j]].launch < 0 || g.host[g.gpu[lane[j]].launch].window == window)) {
+        ++j;
+      }
+      if (j - i >= 2) {
+        TimeNs longest = 0, sum = 0;
+        for (size_t k = i; k < j; ++k) {
+          longest = std::max(longest, g.gpu[lane[k]].dur);
+          sum += g.gpu[lane[k]].dur;
+        }
+        p.node_dur[lane[i]] = longest;
+        for (size_t k = i + 1; k < j; ++k) {
+          p.node_removed[lane[k]] = 1;
+          const int32_t l = g.gpu[lane[k]].launch;
+          if (l >= 0 && --launches_left[l] == 0 && !p.waits[l]) {
+            p.gap[l] = 0;
+            p.dur[l] = 0;
+          }
+        }
+        ++chains;
+        fused += static_cast<int64_t>(j - i);
+        before += sum;
+        after += longest;
+      }
+      i = j;
+    }
+  }
+  if (chains == 0) return std::nullopt;
+  const double steps = static_cast<double>(std::max<int64_t>(1, g.steps));
+  return finish(c, Remedy::kCompileFusion, p,
+                fmt::format("{:.0f} chains per step of {:.0f} elementwise/normalization kernels become one kernel "
+                            "each: {} per step instead of {}, and their extra launches go",
+                            chains / steps, fused / steps, remedy::per_step_ms(c, after),
+                            remedy::per_step_ms(c, before)),
+                {"A fused chain costs about its longest kernel (one pass over tensors of the same size).",
+                 "Fusion follows the order kernels ran on each stream; torch.compile fuses by data flow and can "
+                 "do more (GEMM epilogues) or less (graph breaks).",
+                 "The first steps compile (seconds to minutes); shapes that change recompile."});
+}
+
+}  // namespace chokepoint::analyses::whatif

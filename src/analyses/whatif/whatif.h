@@ -1,0 +1,100 @@
+// What-ifs: the recorded steps replayed with one remedy applied (step_graph.h, replay.h),
+// against the same steps replayed as they were, both without the recording's own cost
+// (recording_cost.h). One function per remedy in remedies/, each stating what it assumes;
+// rules/ turns the estimates into advice (rules/remedies.h).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyses/index.h"
+#include "analyses/kernel_class.h"
+#include "analyses/steps.h"
+#include "analyses/whatif/recording_cost.h"
+#include "analyses/whatif/replay.h"
+#include "analyses/whatif/step_graph.h"
+#include "machine/ceilings.h"
+
+namespace chokepoint::analyses::whatif {
+
+enum class Remedy : uint8_t {
+  kCudaGraphs,       // CUDA Graphs / torch.compile(mode="reduce-overhead")
+  kAutocastBf16,     // torch.autocast("cuda", dtype=torch.bfloat16)
+  kTf32,             // torch.set_float32_matmul_precision("high")
+  kLoaderWorkers,    // DataLoader(num_workers=N, pin_memory=True, persistent_workers=True)
+  kPinnedCopies,     // pinned host memory + .to(device, non_blocking=True)
+  kDeferSyncs,       // keep values on the GPU; .item()/.cpu() every N steps
+  kCompileFusion,    // torch.compile: fused elementwise chains
+  kBiggerBatch,      // 4x the batch
+  kFusedOptimizer,   // torch.optim.AdamW(fused=True) and friends
+  kChannelsLast,     // model.to(memory_format=torch.channels_last)
+  kNoEmptyCache,     // no torch.cuda.empty_cache() / cudaFree in the loop
+  kFullGrid,         // launch at least one wave of blocks (custom kernels' grid size)
+};
+inline constexpr int kNumRemedies = 12;
+const char* remedy_id(Remedy r);  // "cuda-graphs", "autocast-bf16", ...
+
+// What the remedies read about each GPU node, computed once.
+struct NodeInfo {
+  KernelClass kclass = KernelClass::kOther;
+  Precision precision = Precision::kUnknown;
+  TensorCores tensor_cores = TensorCores::kUnknown;
+  bool kernel = false;
+  bool in_optimizer = false;     // launched by a call inside Optimizer.step
+  bool layout_transpose = false; // cuDNN's nchwToNhwc / nhwcToNchw
+  bool nchw_kernel = false;      // an ATen kernel specialised for NCHW (batch norm, pooling)
+  double bytes = 0;              // memcpy/memset bytes; kernels: bytes their op moves, 0 unknown
+  double flops = 0;              // GEMM-like ops with recorded shapes, 0 unknown
+};
+
+struct Context {
+  const timeline::Timeline& tl;
+  const TimelineIndex& ix;
+  const StepGraph& g;
+  const machine::Ceilings& ceilings;
+  std::vector<NodeInfo> nodes;
+  RecordingCost cost;
+  Plan recorded;                 // the trace as it was
+  Plan plain;                    // ... without the recording's cost
+  ReplayResult recorded_run;
+  ReplayResult plain_run;
+  int cpus = 0;                  // CPUs of the host that ran it, 0 unknown (a recording knows)
+  int loader_workers = -1;       // DataLoader workers seen by the sampler, -1 unknown
+};
+
+Context make_context(const timeline::Timeline& tl, const TimelineIndex& ix, const StepGraph& g,
+                     const machine::Ceilings& c);
+
+struct Estimate {
+  Remedy remedy = Remedy::kCudaGraphs;
+  double speedup = 1.0;          // whole-step (bigger batch: samples/s) gain
+  double step_ms_before = 0;     // per step, replayed without the recording's cost
+  double step_ms_after = 0;
+  std::string change;            // what the replay changed, in numbers
+  std::vector<std::string> assumptions;
+};
+
+// Every remedy that applies to the trace, with its estimate (largest gain first).
+std::vector<Estimate> estimate_remedies(const Context& c);
+
+// Shared by the remedies: replays `p` and fills the estimate's figures against the plain
+// baseline (samples_factor scales the gain for throughput remedies).
+Estimate finish(const Context& c, Remedy r, const Plan& p, std::string change, std::vector<std::string> assumptions);
+
+// The remedies, one file each (remedies/).
+std::optional<Estimate> estimate_cuda_graphs(const Context& c);
+std::optional<Estimate> estimate_autocast_bf16(const Context& c);
+std::optional<Estimate> estimate_tf32(const Context& c);
+std::optional<Estimate> estimate_loader_workers(const Context& c);
+std::optional<Estimate> estimate_pinned_copies(const Context& c);
+std::optional<Estimate> estimate_defer_syncs(const Context& c);
+std::optional<Estimate> estimate_compile_fusion(const Context& c);
+std::optional<Estimate> estimate_bigger_batch(const Context& c);
+std::optional<Estimate> estimate_fused_optimizer(const Context& c);
+std::optional<Estimate> estimate_channels_last(const Context& c);
+std::optional<Estimate> estimate_no_empty_cache(const Context& c);
+std::optional<Estimate> estimate_full_grid(const Context& c);
+
+}  // namespace chokepoint::analyses::whatif

@@ -1,0 +1,85 @@
+#include "rules/remedies.h"
+
+namespace chokepoint::rules {
+
+using analyses::whatif::Remedy;
+
+const std::vector<RemedyInfo>& all_remedies() {
+  static const std::vector<RemedyInfo> kAll = {
+      {"cuda-graphs", "Capture the step in CUDA Graphs",
+       "torch.compile(model, mode=\"reduce-overhead\"), or torch.cuda.make_graphed_callables(model, (x,)) / "
+       "torch.cuda.graphs with static shapes: each kernel then replays from the graph instead of a Python "
+       "launch.",
+       Remedy::kCudaGraphs},
+      {"autocast-bf16", "Train in bf16 mixed precision",
+       "with torch.autocast(\"cuda\", dtype=torch.bfloat16): around the forward pass and the loss (bf16 needs "
+       "no GradScaler); keep GEMM dimensions multiples of 8.",
+       Remedy::kAutocastBf16},
+      {"tf32", "Let FP32 matmuls use TF32 tensor cores",
+       "torch.set_float32_matmul_precision(\"high\") at start-up (convolutions already use TF32 unless "
+       "torch.backends.cudnn.allow_tf32 was turned off).",
+       Remedy::kTf32},
+      {"dataloader-workers", "Load batches in DataLoader workers",
+       "DataLoader(..., num_workers=N, pin_memory=True, persistent_workers=True, prefetch_factor=4) with N up "
+       "to the free cores, and .to(device, non_blocking=True) in the loop.",
+       Remedy::kLoaderWorkers},
+      {"pinned-copies", "Copy from pinned memory without blocking",
+       "Pin the host tensors once (x = x.pin_memory(), or DataLoader(pin_memory=True)) and copy with "
+       ".to(device, non_blocking=True).",
+       Remedy::kPinnedCopies},
+      {"defer-syncs", "Stop synchronizing every step",
+       "Keep per-step values on the GPU (accumulate loss/accuracy as tensors) and call .item()/.cpu() every N "
+       "steps; drop torch.cuda.synchronize() from the loop; torch.cuda.set_sync_debug_mode(\"warn\") shows "
+       "each sync.",
+       Remedy::kDeferSyncs},
+      {"torch-compile", "Fuse elementwise chains with torch.compile",
+       "model = torch.compile(model) (or compile the hot function); use fused blocks "
+       "(F.scaled_dot_product_attention, fused norms).",
+       Remedy::kCompileFusion},
+      {"bigger-batch", "Raise the batch size",
+       "Process 4x the samples per step (scale the learning rate, or take fewer gradient-accumulation steps); "
+       "for inference, batch requests together.",
+       Remedy::kBiggerBatch, true},
+      {"fused-optimizer", "Use the fused optimizer",
+       "torch.optim.AdamW(params, fused=True) (Adam, SGD and Adagrad have it too) instead of foreach=False or "
+       "a hand-written update loop.",
+       Remedy::kFusedOptimizer},
+      {"channels-last", "Run the convnet in channels_last",
+       "model = model.to(memory_format=torch.channels_last) and x = x.to(memory_format=torch.channels_last) "
+       "for each batch (with autocast).",
+       Remedy::kChannelsLast},
+      {"no-empty-cache", "Keep the caching allocator warm",
+       "Remove torch.cuda.empty_cache() from the loop; pad or bucket variable shapes; set "
+       "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.",
+       Remedy::kNoEmptyCache},
+      {"full-grid", "Launch at least one block per SM",
+       "Size custom kernels' grids from the problem (triton.cdiv(n, BLOCK)) or as a multiple of the SM count "
+       "with a grid-stride loop; batch skinny GEMMs (torch.bmm).",
+       Remedy::kFullGrid},
+      {"move-host-work", "Take per-step Python off the critical path",
+       "Find the hot lines (py-spy record -o profile.svg -- python train.py, or torch.profiler with "
+       "with_stack=True); log and compute metrics every N steps or in a background process; vectorize "
+       "per-sample Python.",
+       std::nullopt, false, true},
+      {"processes-not-threads", "Move CPU work from threads to processes",
+       "Run Python-heavy work in processes (DataLoader num_workers, multiprocessing) or native code that "
+       "releases the GIL; fewer Python threads beside the training loop."},
+  };
+  return kAll;
+}
+
+const RemedyInfo* find_remedy(std::string_view id) {
+  for (const auto& r : all_remedies()) {
+    if (r.id == id) return &r;
+  }
+  return nullptr;
+}
+
+const RemedyInfo* find_remedy(Remedy w) {
+  for (const auto& r : all_remedies()) {
+    if (r.what_if && *r.what_if == w) return &r;
+  }
+  return nullptr;
+}
+
+}  // namespace chokepoint::rules
