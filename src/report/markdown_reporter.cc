@@ -183,7 +183,8 @@ void finding(size_t rank, const rules::Finding& f, std::ostream& out, bool live_
   out << fmt::format("### {}. {} — {}\n\n", rank, code(f.id), escape(f.title));
   out << "**" << severity_badge(f.severity) << "** · " << rules::category_name(f.category) << " · ";
   if (f.estimated_speedup) {
-    out << "est. **" << format_speedup(*f.estimated_speedup) << "** step speedup if fixed";
+    out << "est. **" << format_speedup(*f.estimated_speedup) << "**"
+        << (f.remedies.empty() ? std::string() : " with " + code(f.remedies.front()));
   } else {
     out << "speedup not estimated";
   }
@@ -198,6 +199,52 @@ void finding(size_t rank, const rules::Finding& f, std::ostream& out, bool live_
     out << '\n';
   }
   if (!f.recommendation.empty()) out << "**Fix:** " << escape(f.recommendation) << "\n\n";
+}
+
+void remedies(const Report& r, std::ostream& out) {
+  if (r.remedies.empty()) return;
+  out << "## What to change\n\n| # | Remedy | Estimate | Removes |\n|---:|---|---|---|\n";
+  for (size_t i = 0; i < r.remedies.size(); ++i) {
+    const rules::RemedyAdvice& a = r.remedies[i];
+    std::string est = "not estimated";
+    if (a.estimated_speedup) {
+      est = (a.estimate_from == "upper bound" ? "up to " : "") + format_speedup(*a.estimated_speedup) +
+            (a.id == "bigger-batch" ? " samples/s" : "");
+      if (a.estimate_from == "trace what-if") {
+        est += " (" + format_number(a.step_ms_before) + " → " + format_number(a.step_ms_after) + " ms/step)";
+      }
+    }
+    std::string removes;
+    for (const auto& id : a.findings) removes += (removes.empty() ? "" : ", ") + code(id, true);
+    out << "| " << i + 1 << " | **" << escape(a.title, true) << "**: " << escape(a.change, true) << " | " << est
+        << " | " << removes << " |\n";
+  }
+  out << '\n';
+  for (const rules::RemedyAdvice& a : r.remedies) {
+    if (a.assumptions.empty()) continue;
+    out << "<details><summary>" << code(a.id) << ": what the estimate assumes</summary>\n\n";
+    if (!a.what_changes.empty()) out << "- Replay: " << escape(a.what_changes) << '\n';
+    for (const auto& s : a.assumptions) out << "- " << escape(s) << '\n';
+    out << "\n</details>\n\n";
+  }
+}
+
+void roofline(const Report& r, std::ostream& out) {
+  if (r.roofline.empty()) return;
+  out << "## Roofline by kernel class\n\n| Class | ms/step | % of step | TFLOP/s (% peak) | GB/s (% HBM) | Bound |\n"
+         "|---|---:|---:|---:|---:|---|\n";
+  for (const RooflineClass& c : r.roofline) {
+    const std::string tf = c.achieved_tflops ? format_number(*c.achieved_tflops) +
+                                                   (c.pct_of_peak ? " (" + format_pct(*c.pct_of_peak) + ")" : "")
+                                             : "";
+    const std::string gb = c.achieved_gbps ? format_number(*c.achieved_gbps) +
+                                                 (c.pct_of_hbm ? " (" + format_pct(*c.pct_of_hbm) + ")" : "")
+                                           : "";
+    out << "| " << c.kernel_class << " | " << format_number(c.ms_per_step) << " | " << format_pct(c.pct_of_step) << " | "
+        << tf << " | " << gb << " | " << c.bound << " |\n";
+  }
+  out << '\n';
+  if (r.mfu_pct) out << "MFU: " << format_pct(*r.mfu_pct) << " of the " << r.mfu_precision << " peak.\n\n";
 }
 
 void top_kernels(const Report& r, std::ostream& out) {
@@ -234,11 +281,10 @@ void import_stats(const Report& r, std::ostream& out) {
 
 Status MarkdownReporter::write(const Report& r, std::ostream& out, const RenderOptions&) const {
   header(r, out);
-  if (r.live) {
-    live(r, out);
-  } else {
-    breakdown(r, out);
-  }
+  remedies(r, out);
+  if (r.live) live(r, out);
+  if (!r.live || !r.breakdown.idle_by_cause.empty()) breakdown(r, out);
+  roofline(r, out);
   out << "## Findings\n\n";
   if (r.findings.empty()) out << "None: no rule fired on this input.\n\n";
   for (size_t i = 0; i < r.findings.size(); ++i) finding(i + 1, r.findings[i], out, r.live.has_value());

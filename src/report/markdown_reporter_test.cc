@@ -38,7 +38,9 @@ TEST(MarkdownReporter, ListsFindingsInRankOrder) {
   ASSERT_NE(first, std::string::npos) << md;
   ASSERT_NE(second, std::string::npos) << md;
   EXPECT_LT(first, second);
-  EXPECT_TRUE(contains(md, "est. **2.7x** step speedup if fixed")) << md;
+  EXPECT_TRUE(contains(md, "est. **2.7x** with `dataloader-workers`")) << md;
+  EXPECT_TRUE(contains(md, "## What to change")) << md;
+  EXPECT_TRUE(contains(md, "| 1 | **Load batches in DataLoader workers**: ")) << md;
   EXPECT_TRUE(contains(md, "speedup not estimated · 3.1% of step time")) << md;
   EXPECT_TRUE(contains(md, "| achieved copy rate | n/a |  |")) << md;
   EXPECT_TRUE(contains(md, "**Fix:** Load batches in parallel")) << md;

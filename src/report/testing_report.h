@@ -66,7 +66,21 @@ inline Report input_bound_report() {
       "preprocessed samples.";
   stall.estimated_speedup = 2.7149;
   stall.time_share_pct = 63.04567;
+  stall.remedies = {"dataloader-workers"};
   r.findings.push_back(stall);
+
+  rules::RemedyAdvice workers;
+  workers.id = "dataloader-workers";
+  workers.title = "Load batches in DataLoader workers";
+  workers.change = "DataLoader(..., num_workers=N, pin_memory=True, persistent_workers=True)";
+  workers.estimated_speedup = 2.7149;
+  workers.estimate_from = "trace what-if";
+  workers.step_ms_before = 412.3;
+  workers.step_ms_after = 151.9;
+  workers.what_changes = "the 259.7 ms per step the loop waited in DataLoader.__next__ shrinks to 0.15 ms";
+  workers.assumptions = {"One batch costs a worker 519 ms (2 workers were all busy).", "Second assumption."};
+  workers.findings = {"input-pipeline-stall"};
+  r.remedies.push_back(workers);
 
   rules::Finding sync;
   sync.id = "host-sync";

@@ -94,11 +94,12 @@ class TextWriter {
   void write() {
     header();
     verdict();
-    if (r_.live) {
-      live_section();
-    } else {
-      breakdown();
+    remedies();
+    if (r_.live) live_section();
+    if (!r_.live || !r_.breakdown.idle_by_cause.empty() || !r_.breakdown.busy_by_class.empty()) {
+      if (!r_.breakdown.idle_by_cause.empty() || !r_.breakdown.busy_by_class.empty() || !r_.live) breakdown();
     }
+    roofline();
     findings();
     top_kernels();
     import_stats();
@@ -250,6 +251,96 @@ class TextWriter {
     out_ << '\n';
   }
 
+  // What to change, best first: each remedy with its estimate, what it removes, the change.
+  void remedies() {
+    std::vector<const rules::RemedyAdvice*> shown;
+    for (const auto& a : r_.remedies) shown.push_back(&a);
+    if (!shown.empty()) {
+      out_ << style_(Tone::kBold, "What to change (largest gain first)") << "\n";
+      for (size_t i = 0; i < shown.size(); ++i) {
+        const rules::RemedyAdvice& a = *shown[i];
+        std::string est = "not estimated";
+        if (a.estimated_speedup) {
+          est = (a.estimate_from == "upper bound" ? "up to " : "est. ") + format_speedup(*a.estimated_speedup) +
+                (a.id == "bigger-batch" ? " samples/s" : "");
+          if (a.estimate_from == "trace what-if") {
+            est += fmt::format(" (replayed: {} -> {} ms per step)", format_number(a.step_ms_before),
+                               format_number(a.step_ms_after));
+          } else if (!a.estimate_from.empty() && a.estimate_from != "upper bound") {
+            est += " (from the " + a.estimate_from + ")";
+          }
+        }
+        const std::string lead = fmt::format("{:>2}. ", i + 1);
+        wrapped(lead, lead, a.title + " — " + est, kFindingIndent.size(), Tone::kBold);
+        const std::string ind(kFindingIndent);
+        wrapped(ind + style_(Tone::kBold, "change:") + " ", ind + "change: ", a.change, ind.size() + 8);
+        std::string removes;
+        for (const auto& id : a.findings) removes += (removes.empty() ? "" : ", ") + id;
+        if (!removes.empty()) wrapped(ind + style_(Tone::kDim, "removes:") + " ", ind + "removes: ", removes, ind.size() + 9, Tone::kDim);
+        if (!a.what_changes.empty()) {
+          wrapped(ind + style_(Tone::kDim, "replay:") + " ", ind + "replay: ", a.what_changes, ind.size() + 8, Tone::kDim);
+        }
+        if (!a.assumptions.empty()) {
+          const std::string more = a.assumptions.size() > 1 ? fmt::format(" (+{} more in --format json)", a.assumptions.size() - 1) : "";
+          wrapped(ind + style_(Tone::kDim, "assumes:") + " ", ind + "assumes: ", a.assumptions.front() + more,
+                  ind.size() + 9, Tone::kDim);
+        }
+      }
+    }
+    // Remedies the trace was replayed with that would not pay: worth knowing too.
+    std::vector<std::string> idle;
+    for (const auto& w : r_.what_ifs) {
+      const bool listed = std::any_of(r_.remedies.begin(), r_.remedies.end(), [&](const auto& a) { return a.id == w.id; });
+      if (!listed && w.estimated_speedup && *w.estimated_speedup < 1.05) {
+        idle.push_back(fmt::format("{} {}", w.id, format_speedup(*w.estimated_speedup)));
+      }
+    }
+    if (!idle.empty()) {
+      const std::string label = "  also replayed, under 1.05x:";
+      const size_t indent = label.size() + 1;
+      emit(style_(Tone::kDim, label) + " ", wrap_items(idle, room(indent), room(indent)), indent, Tone::kDim);
+    }
+    if (r_.replay) {
+      const Replay& rp = *r_.replay;
+      std::string line = fmt::format("replay of {} steps: {} ms per step recorded, {} replayed", rp.steps,
+                                     format_number(rp.recorded_step_ms), format_number(rp.replayed_step_ms));
+      if (!rp.recorder.empty()) {
+        line += fmt::format(", {} without {}'s own cost (what the estimates start from)", format_number(rp.plain_step_ms),
+                            rp.recorder);
+      }
+      wrapped("  " + style_(Tone::kDim, "") , "  ", line, 4, Tone::kDim);
+    }
+    if (!r_.remedies.empty() || !idle.empty() || r_.replay) out_ << '\n';
+  }
+
+  // Each kernel class on this machine's roofline.
+  void roofline() {
+    if (r_.roofline.empty()) return;
+    constexpr size_t kLabelW = 15, kMsW = 9, kPctW = 8, kTfW = 16, kGbW = 17, kBoundW = 9;
+    out_ << style_(Tone::kBold, pad_right("Roofline by kernel class", kLabelW + 2))
+         << style_(Tone::kDim, pad_left("ms/step", kMsW) + pad_left("% step", kPctW) + pad_left("TFLOP/s (peak)", kTfW) +
+                                   pad_left("GB/s (HBM)", kGbW) + pad_left("bound", kBoundW))
+         << '\n';
+    for (const RooflineClass& c : r_.roofline) {
+      if (c.pct_of_step < kMinSharePct) continue;
+      const std::string tf = c.achieved_tflops ? format_number(*c.achieved_tflops) +
+                                                     (c.pct_of_peak ? " (" + format_pct(*c.pct_of_peak) + ")" : "")
+                                               : "-";
+      const std::string gb = c.achieved_gbps ? format_number(*c.achieved_gbps) +
+                                                   (c.pct_of_hbm ? " (" + format_pct(*c.pct_of_hbm) + ")" : "")
+                                             : "-";
+      out_ << "  " << pad_right(c.kernel_class, kLabelW) << pad_left(format_number(c.ms_per_step), kMsW)
+           << pad_left(format_pct(c.pct_of_step), kPctW) << pad_left(tf, kTfW) << pad_left(gb, kGbW)
+           << pad_left(c.bound.empty() ? "-" : c.bound, kBoundW) << '\n';
+    }
+    if (r_.mfu_pct) {
+      out_ << "  " << style_(Tone::kDim, fmt::format("MFU {} of the {} peak (recorded GEMM FLOPs over the analyzed time)",
+                                                    format_pct(*r_.mfu_pct), r_.mfu_precision))
+           << '\n';
+    }
+    out_ << '\n';
+  }
+
   void breakdown() {
     const Breakdown& b = r_.breakdown;
     std::vector<std::pair<std::string, std::vector<Row>>> groups;
@@ -313,12 +404,12 @@ class TextWriter {
     wrapped(styled, plain, f.title, kFindingIndent.size());
 
     const std::string indent(kFindingIndent);
-    std::string gain = f.estimated_speedup
-                           ? "-> est. " +
-                                 style_(Tone::kGreen, format_speedup(*f.estimated_speedup)) +
-                                 " step speedup if fixed"
-                           : std::string("-> speedup not estimated");
-    out_ << indent << gain << " · " << format_pct(f.time_share_pct) << (r_.live ? " of the run\n" : " of step time\n");
+    std::string by;
+    if (!f.remedies.empty()) by = " with " + f.remedies.front();
+    const std::string gain = (f.estimated_speedup ? "-> est. " + format_speedup(*f.estimated_speedup) + by
+                                                  : std::string("-> speedup not estimated")) +
+                             " · " + format_pct(f.time_share_pct) + (r_.live ? " of the run" : " of step time");
+    wrapped(indent, indent, gain, indent.size() + 3);
 
     if (!f.detail.empty()) wrapped(indent, indent, f.detail, indent.size(), Tone::kDim);
 
@@ -359,7 +450,7 @@ class TextWriter {
       return;
     }
     out_ << style_(Tone::kBold,
-                   fmt::format("Findings ({}, most step time first)", r_.findings.size()))
+                   fmt::format("Findings ({}, those of the best remedy first)", r_.findings.size()))
          << "\n\n";
     for (size_t i = 0; i < r_.findings.size(); ++i) finding(i + 1, r_.findings[i]);
   }
@@ -368,7 +459,7 @@ class TextWriter {
     if (r_.top_kernels.empty()) return;
     // Rank, name, then class, precision and tensor cores (dropped when the terminal is
     // too narrow to leave the name kMinNameW columns), calls, total ms, % of busy.
-    constexpr size_t kRankW = 5, kClassW = 12, kPrecW = 6, kTcW = 4, kCallsW = 7, kTotalW = 10,
+    constexpr size_t kRankW = 5, kClassW = 14, kPrecW = 6, kTcW = 4, kCallsW = 7, kTotalW = 10,
                      kPctW = 8, kMinNameW = 24;
     constexpr size_t kKindW = kClassW + kPrecW + kTcW;
     constexpr size_t kNumbersW = kCallsW + kTotalW + kPctW;

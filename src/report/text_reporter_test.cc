@@ -41,7 +41,7 @@ TEST(TextReporter, RanksFindingsWithSpeedupEvidenceAndFix) {
   const std::string text = render(testing::input_bound_report());
   EXPECT_TRUE(contains(text, " 1. [CRITICAL] input-pipeline-stall — The GPU waits")) << text;
   EXPECT_TRUE(contains(text, " 2. [WARNING] host-sync — ")) << text;
-  EXPECT_TRUE(contains(text, "-> est. 2.7x step speedup if fixed · 63.0% of step time")) << text;
+  EXPECT_TRUE(contains(text, "-> est. 2.7x with dataloader-workers · 63.0% of step time")) << text;
   EXPECT_TRUE(contains(text, "-> speedup not estimated · 3.1% of step time")) << text;
   // Metrics padded to the longest, values right-aligned, thresholds in the same unit.
   EXPECT_TRUE(contains(text, "      gpu idle waiting for input     63.0%   threshold 10.0%\n"))
@@ -65,12 +65,23 @@ TEST(TextReporter, ShowsBreakdownBarsAndImportWarnings) {
 
 TEST(TextReporter, ShortensLongKernelNamesToFit) {
   const std::string text = render(testing::input_bound_report());
-  EXPECT_TRUE(contains(text, "vectorized_elementwise_kernel<CUDAFunctor_add> ")) << text;
+  // The class column fits "normalization" (a 13-letter class overflowed into the next).
+  EXPECT_TRUE(contains(text, "vectorized_elementwise_ke...<CUDAFunctor_add> elementwise   fp32")) << text;
   EXPECT_FALSE(contains(text, "at::detail::Array")) << text;
   EXPECT_TRUE(contains(text, "cutlass_80_simt_sgemm_128x64_8x5_nn_align1 ")) << text;
   EXPECT_TRUE(contains(text, "Memcpy HtoD (Pageable -> Device)")) << text;
   // A plain name too long for the column is cut, keeping its start.
-  EXPECT_TRUE(contains(text, "  1. sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tiles... gemm")) << text;
+  EXPECT_TRUE(contains(text, "  1. sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_til... gemm")) << text;
+}
+
+TEST(TextReporter, LeadsWithTheRemediesAndTheirEstimates) {
+  const std::string text = render(testing::input_bound_report());
+  EXPECT_TRUE(contains(text, "What to change (largest gain first)\n")) << text;
+  EXPECT_TRUE(contains(text, " 1. Load batches in DataLoader workers — est. 2.7x (replayed: 412.3 -> 151.9 ms"))
+      << text;
+  EXPECT_TRUE(contains(text, "    removes: input-pipeline-stall\n")) << text;
+  EXPECT_TRUE(contains(text, "(+1 more in --format json)")) << text;
+  EXPECT_LT(text.find("What to change"), text.find("Findings ("));
 }
 
 TEST(TextReporter, EveryLineFitsTheWidth) {

@@ -192,12 +192,16 @@ Diagnosis diagnose(const EvidenceSet& ev) {
   std::string s = d.bound == Category::kUnknown && !d.unknown_reason.empty()
                       ? fmt::format("{}: the verdict is unknown ({})", v.lead, d.unknown_reason)
                       : v.lead;
+  auto lower_first = [](std::string t) {
+    if (!t.empty() && t[0] >= 'A' && t[0] <= 'Z' && !(t.size() > 1 && t[1] >= 'A' && t[1] <= 'Z')) t[0] = static_cast<char>(t[0] - 'A' + 'a');
+    return t;
+  };
   if (head != nullptr) {
-    s += fmt::format("; {} ({}) should give about {:.2f}x{}.", head->title, head->id, *head->estimated_speedup,
-                     head->id == "bigger-batch" ? " in samples per second" : "");
+    s += fmt::format("; {} ({}) should give about {:.2f}x{}.", lower_first(head->title), head->id,
+                     *head->estimated_speedup, head->id == "bigger-batch" ? " in samples per second" : "");
   } else if (!d.remedies.empty() && gain(d.remedies.front()) >= kMinHeadlineGain) {
     s += fmt::format("; {} ({}) would give up to {:.2f}x if all of that work left the critical path.",
-                     d.remedies.front().title, d.remedies.front().id, *d.remedies.front().estimated_speedup);
+                     lower_first(d.remedies.front().title), d.remedies.front().id, *d.remedies.front().estimated_speedup);
   } else if (d.bound == Category::kCompute || d.bound == Category::kMemory) {
     s += "; no remedy outside the kernels themselves is estimated to gain 1.05x or more.";
   } else {

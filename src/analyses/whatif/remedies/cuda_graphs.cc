@@ -46,7 +46,11 @@ std::optional<Estimate> estimate_cuda_graphs(const Context& c) {
       continue;
     }
     size_t j = i + 1;
-    while (j < g.host.size() && capturable(c, j) && g.host[j].gap_loader == 0 && !user_code_before(c, j)) ++j;
+    // One graph per step at most (a step is replayed from its graph each iteration).
+    while (j < g.host.size() && capturable(c, j) && g.host[j].gap_loader == 0 && !user_code_before(c, j) &&
+           g.host[j].window == g.host[i].window) {
+      ++j;
+    }
     if (j - i >= 2) {
       ++graphs;
       captured += static_cast<int64_t>(j - i);
