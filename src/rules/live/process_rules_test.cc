@@ -55,6 +55,33 @@ TEST(GilContention, RareHandoversAreNotContention) {
   EXPECT_TRUE(run_rule(gil_contention, threads(2, 50, "python3", 150).rec()));
 }
 
+// With thread names recorded, PyTorch's own threads are not Python threads: the main thread
+// and pt_autograd_0 handing the step back and forth (a loop calling .item() every step
+// switches often) is no contention.
+TEST(GilContention, NamedNativeThreadsAreNotRivals) {
+  for (const char* second : {"pt_autograd_0", "python3"}) {
+    RecordingBuilder b;
+    b.process(kPid, ProcessRole::kLaunched).thread_names = {{kPid, "python3"}, {kPid + 1, second}};
+    b.series(MetricId::kProcCpuPct, Entity::process(kPid), every(100));
+    for (int k = 0; k < 2; ++k) {
+      b.series(MetricId::kThreadCpuPct, Entity::thread(kPid, kPid + k), every(50));
+      b.series(MetricId::kThreadCtxVoluntaryPerS, Entity::thread(kPid, kPid + k), every(300));
+    }
+    EXPECT_EQ(run_rule(gil_contention, b.rec()).has_value(), std::string(second) == "python3") << second;
+  }
+}
+
+// A saturated main thread and a helper that mostly waits in native code (a DataLoader's
+// pin-memory thread) are not taking turns: the main thread is not short of the GIL.
+TEST(GilContention, ABusiestThreadNearAFullCoreIsNotContention) {
+  RecordingBuilder b;
+  b.process(kPid, ProcessRole::kLaunched);
+  b.series(MetricId::kProcCpuPct, Entity::process(kPid), every(115));
+  b.series(MetricId::kThreadCpuPct, Entity::thread(kPid, kPid), every(90));
+  b.series(MetricId::kThreadCpuPct, Entity::thread(kPid, kPid + 1), every(25));
+  EXPECT_FALSE(run_rule(gil_contention, b.rec()));
+}
+
 TEST(GilContention, NotPythonDoesNotFire) {
   EXPECT_FALSE(run_rule(gil_contention, threads(4, 25, "server").rec()));
 }

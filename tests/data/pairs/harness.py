@@ -40,8 +40,8 @@ def sync():
         torch.cuda.synchronize()
 
 
-def autocast(enabled=True, dtype=torch.bfloat16):
-    return torch.autocast(DEV.type, dtype=dtype, enabled=enabled)
+def autocast(enabled=True, dtype=torch.bfloat16, cache_enabled=True):
+    return torch.autocast(DEV.type, dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
 
 
 def parse(description, extra=None):
@@ -71,7 +71,8 @@ def run(step, args, name, samples_per_step=1, after_warmup=None):
     one = time.perf_counter() - t
     per_block = max(1, min(100, int(0.1 / max(one, 1e-6))))
     blocks, n = [], 0
-    end = time.perf_counter() + args.seconds
+    timed_start = time.perf_counter()
+    end = timed_start + args.seconds
     while time.perf_counter() < end or len(blocks) < 5:
         t = time.perf_counter()
         for _ in range(per_block):
@@ -82,14 +83,18 @@ def run(step, args, name, samples_per_step=1, after_warmup=None):
         n += per_block
         if len(blocks) % 10 == 0:
             print(f"iter {n}: {ms:.2f} ms/iter", flush=True)
+    timed_s = time.perf_counter() - timed_start
     med = statistics.median(blocks)
+    mean = timed_s * 1e3 / n  # bursty input pipelines: the mean is the throughput
     q = statistics.quantiles(blocks, n=10) if len(blocks) >= 2 else [med] * 9
-    res = {"name": name, "fix": bool(args.fix), "median_ms": med, "p10_ms": q[0], "p90_ms": q[-1],
+    res = {"name": name, "fix": bool(args.fix), "median_ms": med, "mean_ms": mean, "p10_ms": q[0], "p90_ms": q[-1],
+           "block_ms": blocks,
            "iterations": n, "blocks": len(blocks), "iters_per_block": per_block,
            "samples_per_step": samples_per_step, "samples_per_s": samples_per_step * 1e3 / med,
+           "samples_per_s_mean": samples_per_step * 1e3 / mean,
            "warmup_s": warm_s, "torch": torch.__version__,
            "device": torch.cuda.get_device_name(0) if CUDA else "cpu"}
-    print(f"{name}{' (fixed)' if args.fix else ''}: {n} iterations, median {med:.3f} ms/iter "
+    print(f"{name}{' (fixed)' if args.fix else ''}: {n} iterations, median {med:.3f} ms/iter, mean {mean:.3f} "
           f"(p10 {q[0]:.3f}, p90 {q[-1]:.3f}), {res['samples_per_s']:.1f} samples/s", flush=True)
 
     if args.profile:
