@@ -1,6 +1,7 @@
 #include "analyses/roofline.h"
 
 #include <algorithm>
+#include <cctype>
 #include <array>
 #include <map>
 #include <tuple>
@@ -27,8 +28,32 @@ std::optional<double> peak_tflops(const machine::Ceilings& c, Precision p) {
 }
 
 bool is_gemv_kernel(std::string_view n) {
-  return n.find("gemv") != std::string_view::npos || n.find("gemvx") != std::string_view::npos ||
-         n.find("GEMV") != std::string_view::npos;
+  if (n.find("gemv") != std::string_view::npos || n.find("Gemv") != std::string_view::npos ||
+      n.find("GEMV") != std::string_view::npos) {
+    return true;
+  }
+  // The CTA tile: the first "AxB" after the kernel family's prefix.
+  size_t from = std::string_view::npos;
+  for (std::string_view key : {"tilesize", "nvjet_", "gemm_", "sgemm_", "fprop_", "dgrad_", "wgrad_"}) {
+    const size_t k = n.find(key);
+    if (k != std::string_view::npos) from = std::min(from, k + key.size());
+  }
+  if (from == std::string_view::npos) return false;
+  for (size_t i = from; i < n.size(); ++i) {
+    if (n[i] != 'x' || i == 0 || !std::isdigit(static_cast<unsigned char>(n[i - 1])) || i + 1 >= n.size() ||
+        !std::isdigit(static_cast<unsigned char>(n[i + 1]))) {
+      continue;
+    }
+    size_t a = i;
+    while (a > 0 && std::isdigit(static_cast<unsigned char>(n[a - 1]))) --a;
+    size_t b = i + 1;
+    while (b < n.size() && std::isdigit(static_cast<unsigned char>(n[b]))) ++b;
+    if (i - a > 4 || b - i - 1 > 4) return false;  // not a tile
+    const int x = std::stoi(std::string(n.substr(a, i - a)));
+    const int y = std::stoi(std::string(n.substr(i + 1, b - i - 1)));
+    return std::min(x, y) <= 16;
+  }
+  return false;
 }
 
 namespace {

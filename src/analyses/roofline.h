@@ -71,7 +71,10 @@ std::optional<double> peak_tflops(const machine::Ceilings& c, Precision p);
 RooflineStats compute_roofline(const timeline::Timeline& tl, const TimelineIndex& ix,
                                const WindowMembership& wm, const machine::Ceilings& c, TimeNs analyzed_ns);
 
-// True when a matrix kernel's name says it is a matrix-vector product (cuBLAS gemv*).
+// True when a matrix kernel's name says it multiplies a skinny matrix: a matrix-vector
+// product (cuBLAS gemv*), or a CTA tile with a side of 16 or less (nvjet's 256x8 tiles
+// for a decode GEMV, cutlass's ..._128x16_...): it streams the other operand from HBM,
+// a few FLOPs per byte. Used where the op's shapes were not recorded (CUPTI traces).
 bool is_gemv_kernel(std::string_view kernel_name);
 
 }  // namespace chokepoint::analyses

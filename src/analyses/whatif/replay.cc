@@ -22,7 +22,7 @@ class Gpu {
   // been replayed. False when k itself cannot be scheduled yet.
   bool ensure(int32_t k, int32_t limit) {
     std::vector<int32_t> stack{k};
-    lane_busy_.assign(g_.lanes.size(), 0);
+    if (lane_busy_.size() != g_.lanes.size()) lane_busy_.assign(g_.lanes.size(), 0);
     lane_busy_[g_.gpu[k].lane] = 1;
     while (!stack.empty()) {
       const int32_t top = stack.back();
@@ -32,7 +32,10 @@ class Gpu {
       while (end_[top] == kUnset) {
         const int32_t j = lane[next_[lane_id]];
         const int32_t launch = p_.node_launch[j];
-        if (launch > limit) return false;
+        if (launch > limit) {
+          for (int32_t s : stack) lane_busy_[g_.gpu[s].lane] = 0;  // leave no lane marked
+          return false;
+        }
         const int32_t dep = g_.gpu[j].dep;
         // A dependency on a lane already being scheduled below on the stack would be a
         // cycle (two ops that ended within the timestamp tolerance of each other): dropped.

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "analyses/op_shapes.h"
+#include "analyses/roofline.h"
 #include "analyses/whatif/remedies/common.h"
 
 namespace chokepoint::analyses::whatif {
@@ -63,9 +64,9 @@ std::optional<Estimate> estimate_bigger_batch(const Context& c) {
         continue;
       }
     }
-    // A GEMV (one row, no recorded shapes) streams its weights: more rows ride along.
-    if (n.kclass == KernelClass::kGemm && c.tl.strings.view(c.tl.gpu_ops.name[g.gpu[k].row]).find("gemv") !=
-                                              std::string_view::npos) {
+    // A GEMV or skinny-tile GEMM (no recorded shapes) streams its weights: 4x the rows
+    // still fit its tile and ride along.
+    if (n.kclass == KernelClass::kGemm && is_gemv_kernel(c.tl.strings.view(c.tl.gpu_ops.name[g.gpu[k].row]))) {
       continue;
     }
     const TimeNs fixed = std::min(t, kLatencyBoundNs);

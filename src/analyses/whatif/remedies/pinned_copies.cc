@@ -48,10 +48,13 @@ PinnedStats apply_pinned_copies(const Context& c, Plan& p) {
       p.dur[l] = kAsyncCopyCallNs;
     }
     // A blocking .to() also synchronizes the stream after its copy; non_blocking does not.
+    // The sync belongs to the copy's ATen op; without ops (a CUPTI trace), it is the call
+    // right after the copy.
     if (h2d && l >= 0) {
       const int32_t op = c.ix.api_op_row[g.host[l].rc_row];
-      for (size_t j = static_cast<size_t>(l) + 1; op >= 0 && j < g.host.size() && j <= static_cast<size_t>(l) + 4; ++j) {
-        if (g.host[j].api == ApiClass::kSync && c.ix.api_op_row[g.host[j].rc_row] == op) {
+      for (size_t j = static_cast<size_t>(l) + 1; j < g.host.size() && j <= static_cast<size_t>(l) + (op >= 0 ? 4 : 1); ++j) {
+        const bool same = op >= 0 ? c.ix.api_op_row[g.host[j].rc_row] == op : c.ix.api_op_row[g.host[j].rc_row] < 0;
+        if (g.host[j].api == ApiClass::kSync && same) {
           p.waits[j] = 0;
           p.dur[j] = std::min<TimeNs>(p.dur[j], 1'000);
         }

@@ -1,0 +1,160 @@
+// The replay and its graph on small timelines whose answers can be worked out by hand
+// (times in us; TimelineBuilder launches with a 3 us call unless told otherwise).
+#include <gtest/gtest.h>
+
+#include "analyses/analysis.h"
+#include "analyses/roofline.h"
+#include "analyses/testing/timeline_builder.h"
+#include "analyses/whatif/whatif.h"
+
+namespace chokepoint::analyses::whatif {
+namespace {
+
+using testing::TimelineBuilder;
+using timeline::TimeNs;
+
+constexpr TimeNs us(double v) { return static_cast<TimeNs>(v * 1000); }
+
+struct Built {
+  explicit Built(TimelineBuilder& b)
+      : tl(b.finish()), a(analyze(tl)), g(build_step_graph(tl, a.index, a.windows)) {}
+  timeline::Timeline& tl;
+  Analysis a;
+  StepGraph g;
+};
+
+// Host-bound: a launch every 10 us, each kernel 2 us; one step.
+TEST(Replay, BaselineReproducesALaunchBoundStep) {
+  TimelineBuilder b;
+  b.step(1, 0, 100);
+  for (int i = 0; i < 10; ++i) b.kernel("k", 10.0 * i, 10.0 * i + 5, 2);
+  Built x(b);
+  ASSERT_EQ(x.g.host.size(), 10u);
+  ASSERT_EQ(x.g.gpu.size(), 10u);
+  EXPECT_EQ(x.g.launch_latency, us(5));
+  EXPECT_EQ(x.g.host[1].gap, us(7));  // 10 us apart, 3 us calls
+  const ReplayResult r = replay(x.g, Plan::baseline(x.g));
+  EXPECT_EQ(r.total, us(100));        // the last kernel ends at 97, the CPU span at 100
+  EXPECT_EQ(r.gpu_busy, us(20));
+}
+
+// A synchronize that waited for a long kernel returns when it ends; the next launch
+// follows the host time after it. With the sync gone, the host runs on.
+TEST(Replay, ASyncWaitsForItsKernelAndDeferringItOverlapsTheHost) {
+  TimelineBuilder b;
+  b.step(1, 0, 1000);
+  b.kernel("gemm", 0, 5, 495);                   // 5 .. 500
+  b.runtime("cudaStreamSynchronize", 10, 491);   // 10 .. 501: waited for it
+  b.kernel("gemm", 900, 905, 95);                // 399 us of Python after the sync
+  Built x(b);
+  ASSERT_EQ(x.g.host.size(), 3u);
+  EXPECT_EQ(x.g.host[1].waits_for, 0);
+  EXPECT_EQ(x.g.host[1].after_wait, us(1));
+  const ReplayResult base = replay(x.g, Plan::baseline(x.g));
+  EXPECT_EQ(base.total, us(1000));
+  // Half the kernel: the sync returns at 252.5 + 1, the rest follows.
+  Plan p = Plan::baseline(x.g);
+  p.node_dur[0] = us(247.5);
+  EXPECT_EQ(replay(x.g, p).host_end, us(253.5 + 399 + 3 + 97));
+  p = Plan::baseline(x.g);
+  p.waits[1] = 0;
+  const ReplayResult deferred = replay(x.g, p);
+  EXPECT_EQ(deferred.total, us(595));  // the second kernel queues behind the first: 500 + 95
+}
+
+// An op that started later than its launch and its stream allowed waited for an op of
+// another stream (an event); the replay keeps that order when the first op grows.
+TEST(Replay, CrossStreamDependenciesAreKept) {
+  TimelineBuilder b;
+  b.step(1, 0, 300);
+  b.kernel("producer", 0, 5, 100, 1024, "cudaLaunchKernel", 3, -1, 7);   // stream 7: 5 .. 105
+  b.kernel("consumer", 10, 105, 50, 1024, "cudaLaunchKernel", 3, -1, 9); // stream 9: waited until 105
+  Built x(b);
+  ASSERT_EQ(x.g.gpu.size(), 2u);
+  ASSERT_NE(x.g.gpu[0].lane, x.g.gpu[1].lane);
+  const int consumer = x.tl.strings.view(x.tl.gpu_ops.name[x.g.gpu[0].row]) == "consumer" ? 0 : 1;
+  EXPECT_EQ(x.g.gpu[consumer].dep, 1 - consumer);
+  EXPECT_EQ(x.g.launch_latency, us(5));  // the waiting consumer's 95 us is not launch latency
+  Plan p = Plan::baseline(x.g);
+  p.node_dur[1 - consumer] = us(200);  // the producer now ends at 205
+  const ReplayResult r = replay(x.g, p);
+  EXPECT_EQ(r.total, us(300));         // the CPU span still ends last
+  EXPECT_EQ(r.gpu_busy, us(250));      // 5 .. 255: the consumer waited for the producer
+}
+
+// GPU work queued before the trace (no launch in it) is ready from the start: a faster
+// kernel lets everything behind it move up.
+TEST(Replay, WorkQueuedBeforeTheTraceStartsAtTheOrigin) {
+  TimelineBuilder b;
+  b.step(1, 0, 10);
+  b.kernel("old", -1, 0, 400);     // launched before the trace
+  b.kernel("new", 1, 400, 100);    // queued behind it
+  Built x(b);
+  ASSERT_EQ(x.g.gpu.size(), 2u);
+  EXPECT_TRUE(x.g.gpu[0].backlog);
+  Plan p = Plan::baseline(x.g);
+  EXPECT_EQ(replay(x.g, p).total, us(500));
+  p.node_dur[0] = us(100);
+  EXPECT_EQ(replay(x.g, p).total, us(200));
+}
+
+// The profiler's cost comes off every gap (per ATen op) and call, never below a quarter.
+TEST(RecordingCost, TakesTheProfilerCostOutOfGapsAndCalls) {
+  TimelineBuilder b;
+  b.step(1, 0, 200);
+  for (int i = 0; i < 3; ++i) b.cpu("aten::add", 20.0 + 2 * i, 1);
+  b.kernel("k", 40, 45, 5, 1024, "cudaLaunchKernel", 10);
+  b.cpu("aten::mul", 60, 1);
+  b.kernel("k", 62, 70, 5, 1024, "cudaLaunchKernel", 10);
+  Built x(b);
+  RecordingCost c;
+  c.recorder = "torch.profiler";
+  c.per_op = us(6);
+  c.per_call = us(2);
+  const Plan p = without_recording_cost(x.g, Plan::baseline(x.g), c);
+  EXPECT_EQ(p.gap[0], us(40 - 18));           // three ops: 40 - 18
+  EXPECT_EQ(p.dur[0], us(8));
+  EXPECT_EQ(p.gap[1], us(6));                 // one op: 12 - 6
+  EXPECT_EQ(p.dur[1], us(8));
+  RecordingCost heavy = c;
+  heavy.per_op = us(30);
+  EXPECT_EQ(without_recording_cost(x.g, Plan::baseline(x.g), heavy).gap[1], us(3));  // a quarter of 12 stays
+}
+
+// One graph per run of launches: a sync ends it, and so does a step boundary.
+TEST(CudaGraphs, OneGraphPerRunBetweenSyncsAndSteps) {
+  TimelineBuilder b;
+  for (int s = 0; s < 2; ++s) {
+    const double t = 200.0 * s;
+    b.step(s, t, 200);
+    for (int i = 0; i < 4; ++i) b.kernel("k", t + 10.0 * i, t + 10.0 * i + 5, 1);
+    b.runtime("cudaDeviceSynchronize", t + 45, 2);
+    for (int i = 0; i < 4; ++i) b.kernel("k", t + 100 + 10.0 * i, t + 100 + 10.0 * i + 5, 1);
+  }
+  Built x(b);
+  const Context c = make_context(x.tl, x.a.index, x.g, x.a.ceilings);
+  const auto e = estimate_cuda_graphs(c);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_NE(e->change.find("8 launches per step go into 2.0 graph(s) per step"), std::string::npos) << e->change;
+}
+
+TEST(SteadyStep, DropsTheFirstWindowFromThreeOn) {
+  ReplayResult r;
+  r.total = 100;
+  r.step_end = {40, 60, 80, 100};
+  EXPECT_DOUBLE_EQ(steady_step_ns(r), 20.0);
+  r.step_end = {60, 100};
+  EXPECT_DOUBLE_EQ(steady_step_ns(r), 50.0);
+}
+
+TEST(SkinnyGemm, NamesAndTilesOfMatrixVectorKernels) {
+  EXPECT_TRUE(is_gemv_kernel("void gemv2T_kernel_val<int, int, float, float, float, 128, 16, 4, 4, false>"));
+  EXPECT_TRUE(is_gemv_kernel("nvjet_sm90_hsh_256x8_64x6_4x1_v_bz_splitK_TNT"));
+  EXPECT_FALSE(is_gemv_kernel("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT"));
+  EXPECT_FALSE(is_gemv_kernel("sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma"));
+  EXPECT_TRUE(is_gemv_kernel("cutlass_80_tensorop_bf16_s16816gemm_bf16_128x16_64x3_nn_align8"));
+  EXPECT_FALSE(is_gemv_kernel("void at::native::vectorized_elementwise_kernel<4>"));
+}
+
+}  // namespace
+}  // namespace chokepoint::analyses::whatif

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""The validation table of docs/VALIDATION.md ("What-ifs against real fixes"): chokepoint's
+estimate of each pair's fix, from each source, against the gain the fix gave on the H200.
+
+    python3 tests/data/pairs/validate.py build/chokepoint [--json OUT.json]
+
+Sources, per pair directory (recorded by record_pairs.sh / gpu_round2.sh):
+  trace     trace.json.gz   torch.profiler, 4 steps of the broken variant (round A)
+  rerun     rerun.json.gz   the same taken again later (round C; three pairs)
+  traced    traced.rec/     `chokepoint run --trace` of the broken variant (CUPTI)
+  run       run.rec/        `chokepoint run` of the broken variant (live samples)
+Measured gain (measured.json): round A, the broken variant's median time per iteration
+from the process that recorded trace.json.gz (timed just before profiling) against the
+fixed variant's, timed in the next process; for the rerun source, the rerun process's
+own time against round C's fixed variant. round C (interleaved rounds) is shown as the
+spread the machine's host speed gives. resnet_workers is measured by its mean time
+(its 4 workers deliver batches in bursts: the median of 100 ms blocks misses the waits).
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCES = [("trace", "trace.json.gz"), ("rerun", "rerun.json.gz"), ("traced", "traced.rec"), ("run", "run.rec")]
+
+
+def analyze(cp, path):
+    p = subprocess.run([cp, "analyze", path, "-f", "json"], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"{path}: {p.stderr.strip()}")
+    return json.loads(p.stdout)
+
+
+def estimate(report, remedy):
+    for w in report.get("what_ifs", []) + report.get("remedies", []):
+        if w["id"] == remedy and w.get("estimated_speedup"):
+            return w["estimated_speedup"]
+    return None
+
+
+def measured(m, exp, source):
+    a = m["round_a"]
+    if source == "rerun":
+        return m["rerun"]["samples_per_s"] and m["round_c"]["fixed"]["samples_per_s_median_of_rounds"] / m["rerun"]["samples_per_s"]
+    if exp.get("measure") == "round_c_mean":
+        return m["round_c"]["speedup_fixed_mean"]
+    return a["fixed"]["samples_per_s"] / a["broken"]["samples_per_s"]
+
+
+def main():
+    cp = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/chokepoint")
+    out_json = sys.argv[sys.argv.index("--json") + 1] if "--json" in sys.argv else None
+    expected = json.load(open(os.path.join(HERE, "expected.json")))
+    rows, errors, checks = [], {s: [] for s, _ in SOURCES}, []
+    for name in sorted(k for k in expected if not k.startswith("_")):
+        exp = expected[name]
+        d = os.path.join(HERE, name)
+        m = json.load(open(os.path.join(d, "measured.json")))
+        remedy = exp.get("remedy")
+        row = {"pair": name, "remedy": remedy, "sources": {}}
+        if remedy and "fixed" in m["round_a"]:
+            row["measured_a"] = measured(m, {}, "trace")
+        if "round_c" in m and "speedup_fixed" in m["round_c"]:
+            row["measured_c"] = m["round_c"]["speedup_fixed"]
+            row["measured_c_mean"] = m["round_c"].get("speedup_fixed_mean")
+        if remedy:
+            row["measured"] = measured(m, exp, "trace")
+        for source, file in SOURCES:
+            path = os.path.join(d, file)
+            if not os.path.exists(path):
+                continue
+            r = analyze(cp, path)
+            est = estimate(r, remedy) if remedy else None
+            meas = measured(m, exp, source) if remedy and (source != "rerun" or "rerun" in m) else None
+            s = {"verdict": r["verdict"]["bound"], "confidence": r["verdict"]["confidence"],
+                 "first_remedy": r["remedies"][0]["id"] if r["remedies"] else None,
+                 "first_gain": r["remedies"][0].get("estimated_speedup") if r["remedies"] else None,
+                 "findings": [f["id"] for f in r["findings"]], "estimate": est, "measured": meas}
+            if est and meas:
+                s["ratio"] = est / meas
+                errors[source].append(abs(est / meas - 1))
+            row["sources"][source] = s
+            want = exp.get("verdict", {}).get(source)
+            if want:
+                checks.append((f"{name}/{source} verdict {s['verdict']}", s["verdict"] == want))
+        rows.append(row)
+
+    print("| pair | fix | measured (round A) | round C | torch.profiler | run --trace | run (samples) | verdicts (profiler / trace / samples) | first remedy |")
+    print("|---|---|---:|---:|---:|---:|---:|---|---|")
+    for row in rows:
+        def cell(src):
+            s = row["sources"].get(src)
+            if not s or not s.get("estimate"):
+                return "-"
+            return f"{s['estimate']:.2f}x ({s['ratio']:.2f})" if "ratio" in s else f"{s['estimate']:.2f}x"
+        verdicts = " / ".join(row["sources"].get(s, {}).get("verdict", "-") for s in ("trace", "traced", "run"))
+        first = row["sources"].get("trace", row["sources"].get("traced", {})).get("first_remedy") or "-"
+        mc = f"{row['measured_c']:.2f}x" if "measured_c" in row else "-"
+        if row.get("measured_c_mean") and row["pair"] == "resnet_workers":
+            mc = f"{row['measured_c']:.2f}x median, {row['measured_c_mean']:.2f}x mean"
+        ma = f"{row['measured_a']:.2f}x" if "measured_a" in row else "-"
+        print(f"| {row['pair']} | {row['remedy'] or '-'} | {ma} | {mc} | {cell('trace')} | {cell('traced')} | "
+              f"{cell('run')} | {verdicts} | {first} |")
+    reruns = [r for r in rows if "rerun" in r["sources"] and r["sources"]["rerun"].get("ratio")]
+    if reruns:
+        print("\nSecond torch.profiler trace (round C), against the same session's measurements:\n")
+        for r in reruns:
+            s = r["sources"]["rerun"]
+            print(f"- {r['pair']}: {r['remedy']} estimated {s['estimate']:.2f}x, measured {s['measured']:.2f}x "
+                  f"(ratio {s['ratio']:.2f}); first remedy {s['first_remedy']} {s['first_gain']:.2f}x")
+    print()
+    for source, e in errors.items():
+        if e:
+            print(f"- {source}: {len(e)} estimates, median error {100 * statistics.median(e):.0f}%, "
+                  f"largest {100 * max(e):.0f}%")
+    failed = [c for c, ok in checks if not ok]
+    print(f"- verdicts: {len(checks) - len(failed)} of {len(checks)} as expected" +
+          (": " + ", ".join(failed) if failed else ""))
+    if out_json:
+        with open(out_json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
