@@ -10,9 +10,9 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "doctor/doctor.h"
-#include "doctor/doctor_render.h"
 #include "doctor/nvml_dump.h"
+#include "pipeline/doctor_pipeline.h"
+#include "report/doctor_render.h"
 
 namespace chokepoint::cli {
 namespace {
@@ -26,18 +26,18 @@ struct DoctorOptions {
 
 int run_doctor_command(const DoctorOptions& o) {
   if (o.dump_nvml) return doctor::dump_nvml({}, std::cout);
-  doctor::DoctorOptions d;
+  pipeline::DoctorOptions d;
   if (!o.host_root.empty()) d.host = doctor::fixture_host_inputs(o.host_root);
-  const doctor::DoctorReport report = doctor::run_doctor(d);
+  const report::DoctorReport report = pipeline::run_doctor(d);
   if (o.json) {
-    std::cout << doctor::render_json(report) << std::flush;
+    std::cout << report::render_doctor_json(report) << std::flush;
   } else {
-    doctor::TextOptions t;
+    report::DoctorTextOptions t;
     t.color = want_color(o.color, false);
     t.width = text_width(t.width);
-    std::cout << doctor::render_text(report, t) << std::flush;
+    std::cout << report::render_doctor_text(report, t) << std::flush;
   }
-  return doctor::exit_code_for(report.checks);
+  return rules::exit_code_for(report.checks);
 }
 
 }  // namespace
@@ -48,7 +48,7 @@ RunFn add_doctor_command(CLI::App& app) {
       "doctor", "Check this machine for what slows GPU jobs before they run: driver and CUDA versions, PCIe "
                 "link, persistence mode, clocks and throttling, ECC errors, memory held by other processes, "
                 "NUMA placement, CPU governor, swap, huge pages, memlock and /dev/shm.");
-  cmd->add_flag("--json", opts->json, "Print the checks as JSON (schema chokepoint.doctor/1)");
+  cmd->add_flag("--json", opts->json, "Print the checks as JSON (schema chokepoint.doctor/2)");
   cmd->add_option("--color", opts->color, "Colour: auto (tty and no NO_COLOR), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
@@ -56,8 +56,8 @@ RunFn add_doctor_command(CLI::App& app) {
   cmd->add_option("--host-root", opts->host_root, "Read /proc and /sys under DIR (tests)")->group("");
   cmd->footer(
       "Environment: CHOKEPOINT_NVML_LIB=PATH loads that NVML library instead of libnvidia-ml.so.1.\n"
-      "Exit status: 0 no check failed (warnings and a machine without a GPU are fine), 1 a check failed, "
-      "2 usage error.");
+      "Exit status: 0 nothing critical (warnings and a machine without a GPU are fine), 1 a critical "
+      "finding, 2 usage error.");
   return [opts] { return run_doctor_command(*opts); };
 }
 

@@ -1,5 +1,7 @@
 #include "rules/rule.h"
 
+#include "rules/machine/checks.h"
+
 namespace chokepoint::rules {
 
 const std::vector<Rule>& all_rules() {
@@ -21,15 +23,27 @@ const std::vector<Rule>& all_rules() {
       // Live samples only (rules/live/).
       {"smi-util-misleading", Category::kCompute, nullptr, smi_util_misleading},
       {"pcie-saturated", Category::kTransfer, nullptr, pcie_saturated},
-      {"pcie-link-degraded", Category::kTransfer, nullptr, pcie_link_degraded},
-      {"clock-throttled", Category::kCompute, nullptr, clock_throttled},
+      {"pcie-link-degraded", Category::kTransfer, nullptr, pcie_link_degraded, machine::pcie_link_degraded},
+      {"clock-throttled", Category::kCompute, nullptr, clock_throttled, machine::clock_throttled},
       {"gpu-memory-near-full", Category::kMemory, nullptr, gpu_memory_near_full},
-      {"host-swapping", Category::kIo, nullptr, host_swapping},
+      {"host-swapping", Category::kIo, nullptr, host_swapping, machine::host_swapping},
       {"cpu-oversubscribed", Category::kHost, nullptr, cpu_oversubscribed},
       {"gil-contention", Category::kHost, nullptr, gil_contention},
       {"io-wait", Category::kIo, nullptr, io_wait},
       {"cpu-steal", Category::kHost, nullptr, cpu_steal},
-      {"numa-mismatch", Category::kHost, nullptr, numa_mismatch},
+      {"numa-mismatch", Category::kHost, nullptr, numa_mismatch, machine::numa_mismatch},
+      // Static machine facts only (rules/machine/): what `doctor` checks.
+      {"nvidia-driver", Category::kCompute, nullptr, nullptr, machine::nvidia_driver},
+      {"cuda-compat", Category::kCompute, nullptr, nullptr, machine::cuda_compat},
+      {"gpu-access", Category::kCompute, nullptr, nullptr, machine::gpu_access},
+      {"persistence-mode", Category::kCompute, nullptr, nullptr, machine::persistence_mode},
+      {"memory-errors", Category::kMemory, nullptr, nullptr, machine::memory_errors},
+      {"gpu-shared", Category::kMemory, nullptr, nullptr, machine::gpu_shared},
+      {"gpm-metrics", Category::kCompute, nullptr, nullptr, machine::gpm_metrics},
+      {"cpu-governor", Category::kHost, nullptr, nullptr, machine::cpu_governor},
+      {"transparent-hugepages", Category::kHost, nullptr, nullptr, machine::transparent_hugepages},
+      {"memlock", Category::kCommunication, nullptr, nullptr, machine::memlock},
+      {"dev-shm", Category::kInput, nullptr, nullptr, machine::dev_shm},
   };
   return kRules;
 }

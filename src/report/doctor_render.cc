@@ -1,4 +1,4 @@
-#include "doctor/doctor_render.h"
+#include "report/doctor_render.h"
 
 #include <cstdio>
 #include <sstream>
@@ -7,19 +7,30 @@
 
 #include "base/version.h"
 
-namespace chokepoint::doctor {
+namespace chokepoint::report {
 namespace {
 
 using Json = nlohmann::ordered_json;
+using doctor::NvmlFacts;
+using rules::Assessment;
 
-const char* color_of(CheckStatus s) {
-  switch (s) {
-    case CheckStatus::kOk: return "\033[32m";
-    case CheckStatus::kWarn: return "\033[33m";
-    case CheckStatus::kFail: return "\033[1;31m";
-    case CheckStatus::kSkip: return "\033[2m";
+// Columns of the counts: ok, warning, critical, skip.
+int column_of(const Assessment& a) {
+  switch (a.outcome) {
+    case Assessment::Outcome::kPass: return 0;
+    case Assessment::Outcome::kSkipped: return 3;
+    case Assessment::Outcome::kFinding: return a.severity == Severity::kCritical ? 2 : 1;
   }
-  return "";
+  return 3;
+}
+
+const char* color_of(const Assessment& a) {
+  switch (column_of(a)) {
+    case 0: return "\033[32m";
+    case 1: return "\033[33m";
+    case 2: return "\033[1;31m";
+    default: return "\033[2m";
+  }
 }
 
 // Greedy word wrap; every line gets `indent` spaces. A `command in backticks` is kept
@@ -44,22 +55,23 @@ void wrap(std::ostringstream& out, const std::string& text, size_t indent, size_
   if (!line.empty()) out << std::string(indent, ' ') << line << '\n';
 }
 
-void render_check(std::ostringstream& out, const Check& c, const TextOptions& o) {
+void render_check(std::ostringstream& out, const Assessment& c, const DoctorTextOptions& o) {
+  constexpr size_t kTagWidth = 10;  // "critical" and two spaces
   constexpr size_t kTitleWidth = 34;
   constexpr size_t kIndent = 8;
-  const std::string tag(status_name(c.status));
-  std::string padded_tag = tag + std::string(tag.size() < 6 ? 6 - tag.size() : 1, ' ');
-  if (o.color) padded_tag = color_of(c.status) + tag + "\033[0m" + std::string(tag.size() < 6 ? 6 - tag.size() : 1, ' ');
+  const std::string tag(rules::verdict_of(c));
+  const std::string pad(tag.size() < kTagWidth ? kTagWidth - tag.size() : 1, ' ');
+  const std::string padded_tag = (o.color ? color_of(c) + tag + "\033[0m" : tag) + pad;
   std::string title = c.title;
   if (title.size() < kTitleWidth) title += std::string(kTitleWidth - title.size(), ' ');
   out << "  " << padded_tag << title << ' ';
   // First line of the observation continues after the title; the rest wraps under it.
   std::ostringstream obs;
-  wrap(obs, c.observed.empty() ? "-" : c.observed, 2 + 6 + kTitleWidth + 1, static_cast<size_t>(o.width));
+  wrap(obs, c.observed.empty() ? "-" : c.observed, 2 + kTagWidth + kTitleWidth + 1, static_cast<size_t>(o.width));
   std::string obs_text = obs.str();
   const size_t first = obs_text.find_first_not_of(' ');
   out << (first == std::string::npos ? "\n" : obs_text.substr(first));
-  if (c.status == CheckStatus::kWarn || c.status == CheckStatus::kFail) {
+  if (c.outcome == Assessment::Outcome::kFinding) {
     wrap(out, "expected: " + c.expected, kIndent, static_cast<size_t>(o.width));
   }
   if (!c.advice.empty()) wrap(out, c.advice, kIndent, static_cast<size_t>(o.width));
@@ -69,7 +81,7 @@ Json json_or_null(bool valid, const Json& v) { return valid ? v : Json(nullptr);
 
 }  // namespace
 
-std::string render_text(const DoctorReport& r, const TextOptions& o) {
+std::string render_doctor_text(const DoctorReport& r, const DoctorTextOptions& o) {
   std::ostringstream out;
   const NvmlFacts& n = r.nvml;
   out << "chokepoint doctor: ";
@@ -84,9 +96,13 @@ std::string render_text(const DoctorReport& r, const TextOptions& o) {
     out << "\n";
   }
   // Sections in check order: system (driver), each GPU, host.
-  auto section_of = [](const Check& c) {
-    if (c.gpu >= 0) return c.gpu;
-    return c.id == "nvidia-driver" || c.id == "cuda-compat" ? -1 : -2;
+  auto section_of = [](const Assessment& c) {
+    switch (c.scope) {
+      case Assessment::Scope::kSystem: return -1;
+      case Assessment::Scope::kGpu: return c.gpu;
+      case Assessment::Scope::kHost: return -2;
+    }
+    return -2;
   };
   int section = -3;
   for (const auto& c : r.checks) {
@@ -109,16 +125,16 @@ std::string render_text(const DoctorReport& r, const TextOptions& o) {
     render_check(out, c, o);
   }
   int counts[4] = {0, 0, 0, 0};
-  for (const auto& c : r.checks) ++counts[static_cast<int>(c.status)];
+  for (const auto& c : r.checks) ++counts[column_of(c)];
   char summary[160];
-  std::snprintf(summary, sizeof summary, "\n%d ok, %d warning%s, %d failure%s, %d skipped (%.2f s)\n", counts[0],
-                counts[1], counts[1] == 1 ? "" : "s", counts[2], counts[2] == 1 ? "" : "s", counts[3],
+  std::snprintf(summary, sizeof summary, "\n%d ok, %d warning%s, %d critical, %d skipped (%.2f s)\n", counts[0],
+                counts[1], counts[1] == 1 ? "" : "s", counts[2], counts[3],
                 r.elapsed_ms / 1000.0);
   out << summary;
   return out.str();
 }
 
-std::string render_json(const DoctorReport& r) {
+std::string render_doctor_json(const DoctorReport& r) {
   const NvmlFacts& n = r.nvml;
   Json j;
   j["schema"] = kDoctorSchema;
@@ -147,22 +163,22 @@ std::string render_json(const DoctorReport& r) {
   Json checks = Json::array();
   int counts[4] = {0, 0, 0, 0};
   for (const auto& c : r.checks) {
-    ++counts[static_cast<int>(c.status)];
+    ++counts[column_of(c)];
     Json cj;
     cj["id"] = c.id;
     cj["title"] = c.title;
     cj["gpu"] = c.gpu >= 0 ? Json(c.gpu) : Json(nullptr);
-    cj["status"] = std::string(status_name(c.status));
+    cj["status"] = std::string(rules::verdict_of(c));
     cj["observed"] = c.observed;
     cj["expected"] = c.expected;
     cj["advice"] = c.advice.empty() ? Json(nullptr) : Json(c.advice);
     checks.push_back(cj);
   }
   j["checks"] = checks;
-  j["summary"] = {{"ok", counts[0]}, {"warn", counts[1]}, {"fail", counts[2]}, {"skip", counts[3]}};
-  j["exit_code"] = exit_code_for(r.checks);
+  j["summary"] = {{"ok", counts[0]}, {"warning", counts[1]}, {"critical", counts[2]}, {"skip", counts[3]}};
+  j["exit_code"] = rules::exit_code_for(r.checks);
   j["elapsed_ms"] = r.elapsed_ms;
   return j.dump(2) + "\n";
 }
 
-}  // namespace chokepoint::doctor
+}  // namespace chokepoint::report

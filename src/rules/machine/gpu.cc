@@ -1,4 +1,4 @@
-#include "doctor/gpu_checks.h"
+#include "rules/machine/checks.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -8,7 +8,9 @@
 #include "doctor/format.h"
 #include "sampler/nvml/clock_reasons.h"
 
-namespace chokepoint::doctor {
+namespace chokepoint::rules::machine {
+
+using namespace doctor;
 namespace {
 
 // An enforced power limit below this share of the board default means someone lowered
@@ -24,19 +26,8 @@ constexpr double kHiddenMemoryMinFraction = 0.02;
 // health check flags 60 and more as a replacement candidate.
 constexpr unsigned kRetiredPagesLimit = 60;
 
-int rank(CheckStatus s) {
-  switch (s) {
-    case CheckStatus::kSkip: return 0;
-    case CheckStatus::kOk: return 1;
-    case CheckStatus::kWarn: return 2;
-    case CheckStatus::kFail: return 3;
-  }
-  return 0;
-}
-
-// Raises the status to at least `s` and appends a sentence of advice.
-void raise(Check& c, CheckStatus s, const std::string& advice = "") {
-  if (rank(s) > rank(c.status)) c.status = s;
+// Appends a sentence of advice without changing the outcome.
+void note(Assessment& c, const std::string& advice) {
   if (!advice.empty()) c.advice += (c.advice.empty() ? "" : " ") + advice;
 }
 
@@ -53,25 +44,14 @@ bool gpu_idle(const GpuFacts& g) {
   return g.utilization.valid && g.utilization->gpu_pct == 0;
 }
 
-Check make(const char* id, const char* title, const GpuFacts& g) {
-  Check c;
-  c.id = id;
-  c.title = title;
-  c.gpu = static_cast<int>(g.index);
-  c.status = CheckStatus::kOk;
-  return c;
-}
-
-Check skipped(Check c, std::string why) {
-  c.status = CheckStatus::kSkip;
-  c.observed = std::move(why);
-  return c;
+Assessment make(const char* id, const char* title, const GpuFacts& g) {
+  return pass(id, title, Assessment::Scope::kGpu, static_cast<int>(g.index));
 }
 
 }  // namespace
 
-Check check_pcie_link(const GpuFacts& g, const NvmlFacts& n) {
-  Check c = make("pcie-link", "PCIe link", g);
+Assessment check_pcie_link(const GpuFacts& g, const NvmlFacts& n) {
+  Assessment c = make("pcie-link-degraded", "PCIe link", g);
   if (!g.link_gen.valid || !g.link_width.valid) {
     return skipped(c, "link not reported: " + describe_error(n, g.link_gen.valid ? g.link_width.error : g.link_gen.error));
   }
@@ -85,25 +65,25 @@ Check check_pcie_link(const GpuFacts& g, const NvmlFacts& n) {
   c.expected = "Gen" + std::to_string(gpu_gen) + " x" + std::to_string(max_width) + " under load (" +
                gbps(pcie_gbps_per_direction(gpu_gen, max_width)) + " per direction)";
   if (width < max_width) {
-    raise(c, CheckStatus::kWarn,
+    raise(c, Severity::kWarning,
           "The link trained at x" + std::to_string(width) + " of x" + std::to_string(max_width) +
               ": host<->GPU copies get that share of the bandwidth. Width, unlike speed, does not drop to "
               "save power: reseat the card, check the slot or riser, or ask the provider.");
   }
   if (gpu_gen > max_gen) {
-    raise(c, CheckStatus::kWarn,
+    raise(c, Severity::kWarning,
           "The slot or host limits the link to Gen" + std::to_string(max_gen) + " while the GPU supports Gen" +
               std::to_string(gpu_gen) + ": use a Gen" + std::to_string(gpu_gen) +
               " slot, or check the BIOS PCIe speed setting and any riser or switch in between.");
   }
   if (gen < max_gen) {
     if (gpu_idle(g)) {
-      raise(c, CheckStatus::kOk,
+      note(c,
             "Gen" + std::to_string(gen) + " now because the GPU is idle: GPUs lower the link speed to save "
             "power and raise it within microseconds when work arrives, so an idle reading says nothing. "
             "`chokepoint run` samples the link under load (or watch nvidia-smi -q -d PCIE during a job).");
     } else {
-      raise(c, CheckStatus::kWarn,
+      raise(c, Severity::kWarning,
             "The GPU is busy, yet the link runs at Gen" + std::to_string(gen) + " of Gen" + std::to_string(max_gen) +
                 ": check the slot, riser and BIOS PCIe settings; a link that retrains low under load "
                 "can also mean signal-integrity errors (see the PCIe replay counter in nvidia-smi -q).");
@@ -112,13 +92,13 @@ Check check_pcie_link(const GpuFacts& g, const NvmlFacts& n) {
   return c;
 }
 
-Check check_persistence_mode(const GpuFacts& g, const NvmlFacts& n) {
-  Check c = make("persistence-mode", "Persistence mode", g);
+Assessment check_persistence_mode(const GpuFacts& g, const NvmlFacts& n) {
+  Assessment c = make("persistence-mode", "Persistence mode", g);
   c.expected = "enabled";
   if (!g.persistence.valid) return skipped(c, "not readable: " + describe_error(n, g.persistence.error));
   c.observed = *g.persistence ? "enabled" : "disabled";
   if (!*g.persistence) {
-    raise(c, CheckStatus::kWarn,
+    raise(c, Severity::kWarning,
           "Without it the driver tears the GPU state down when the last CUDA process exits and rebuilds it "
           "for the next one (a second or more per start, longer with many GPUs), and settings made with "
           "nvidia-smi can be lost. Run the nvidia-persistenced service, or `sudo nvidia-smi -pm 1`.");
@@ -126,8 +106,8 @@ Check check_persistence_mode(const GpuFacts& g, const NvmlFacts& n) {
   return c;
 }
 
-Check check_clocks(const GpuFacts& g, const NvmlFacts& n) {
-  Check c = make("clocks", "Clocks and throttling", g);
+Assessment check_clocks(const GpuFacts& g, const NvmlFacts& n) {
+  Assessment c = make("clock-throttled", "Clocks and throttling", g);
   c.expected = "no thermal, hardware-slowdown or power-brake reasons (idle, and the power cap under load, are normal)";
   std::string obs = "SM " + mhz(g.sm_clock) + "/" + mhz(g.sm_clock_max) + " MHz, memory " + mhz(g.mem_clock) +
                     "/" + mhz(g.mem_clock_max) + " MHz";
@@ -139,7 +119,7 @@ Check check_clocks(const GpuFacts& g, const NvmlFacts& n) {
   }
   if (!g.clock_reasons.valid) {
     c.observed = obs;
-    c.status = CheckStatus::kSkip;
+    c.outcome = Assessment::Outcome::kSkipped;
     c.advice = "Clock event reasons not readable: " + describe_error(n, g.clock_reasons.error) + ".";
     return c;
   }
@@ -151,41 +131,41 @@ Check check_clocks(const GpuFacts& g, const NvmlFacts& n) {
   constexpr uint64_t kHardware =
       nvml::kReasonHwSlowdown | nvml::kReasonHwThermalSlowdown | nvml::kReasonHwPowerBrakeSlowdown;
   if (r & kHardware) {
-    raise(c, CheckStatus::kFail,
+    raise(c, Severity::kCritical,
           "Hardware slowdown is active: clocks are cut hard to protect the GPU. HW thermal means it is too hot "
           "(fans, airflow, inlet temperature); power brake means the chassis or power supply asked it to slow "
           "down; HW slowdown covers both and power-supply faults. `nvidia-smi -q -d PERFORMANCE` shows the "
           "same flags; look for Xid messages in `dmesg`.");
   }
   if (r & nvml::kReasonSwThermalSlowdown) {
-    raise(c, CheckStatus::kWarn,
+    raise(c, Severity::kWarning,
           "The driver lowers clocks to keep the GPU under its temperature target: improve cooling or airflow.");
   }
   if (g.power_limit_mw.valid && g.power_default_limit_mw.valid &&
       *g.power_limit_mw < kPowerLimitLoweredFraction * *g.power_default_limit_mw) {
-    raise(c, CheckStatus::kWarn,
+    raise(c, Severity::kWarning,
           "The power limit is " + std::to_string(*g.power_limit_mw / 1000) + " W, below the board default of " +
               std::to_string(*g.power_default_limit_mw / 1000) +
               " W: clocks drop earlier under load. Restore it with `sudo nvidia-smi -pl " +
               std::to_string(*g.power_default_limit_mw / 1000) + "` unless the cap is intended.");
   }
   if (r & nvml::kReasonSwPowerCap) {
-    raise(c, CheckStatus::kOk,
+    note(c,
           "Clocks are at the power limit: normal while heavy work runs (the driver trades clock for watts).");
   }
   if (r & nvml::kReasonApplicationsClocksSetting) {
-    raise(c, CheckStatus::kOk,
+    note(c,
           "Clocks are held at the applications clocks setting (`nvidia-smi -q -d CLOCK` shows it; "
           "`sudo nvidia-smi -rac` resets it).");
   }
-  if ((r & nvml::kReasonGpuIdle) && c.status == CheckStatus::kOk && c.advice.empty()) {
+  if ((r & nvml::kReasonGpuIdle) && c.outcome == Assessment::Outcome::kPass && c.advice.empty()) {
     c.advice = "Idle: clocks are low to save power and rise when work arrives.";
   }
   return c;
 }
 
-Check check_memory_errors(const GpuFacts& g, const NvmlFacts& n) {
-  Check c = make("memory-errors", "ECC and memory errors", g);
+Assessment check_memory_errors(const GpuFacts& g, const NvmlFacts& n) {
+  Assessment c = make("memory-errors", "ECC and memory errors", g);
   c.expected = "ECC on; no uncorrectable errors; no pending or failed row remapping / page retirement";
   std::vector<std::string> parts;
   bool any = false;
@@ -194,12 +174,12 @@ Check check_memory_errors(const GpuFacts& g, const NvmlFacts& n) {
     parts.push_back(std::string("ECC ") + (g.ecc_mode->current ? "on" : "off") +
                     (g.ecc_mode->pending != g.ecc_mode->current ? (g.ecc_mode->pending ? " (on after reset)" : " (off after reset)") : ""));
     if (!g.ecc_mode->current) {
-      raise(c, CheckStatus::kWarn,
+      raise(c, Severity::kWarning,
             "ECC is off: bit errors in GPU memory go undetected and silently corrupt results. Datacenter GPUs "
             "ship with it on; `sudo nvidia-smi -e 1` and a reboot turn it back on.");
     }
     if (g.ecc_mode->pending != g.ecc_mode->current) {
-      raise(c, CheckStatus::kWarn, "An ECC mode change is pending: it takes effect after a reboot or GPU reset.");
+      raise(c, Severity::kWarning, "An ECC mode change is pending: it takes effect after a reboot or GPU reset.");
     }
   }
   if (g.ecc_volatile_uncorrected.valid || g.ecc_aggregate_uncorrected.valid) {
@@ -208,11 +188,11 @@ Check check_memory_errors(const GpuFacts& g, const NvmlFacts& n) {
     parts.push_back("uncorrectable errors " + num(g.ecc_volatile_uncorrected) + " since driver load, " +
                     num(g.ecc_aggregate_uncorrected) + " lifetime");
     if (g.ecc_volatile_uncorrected.valid && *g.ecc_volatile_uncorrected > 0) {
-      raise(c, CheckStatus::kFail,
+      raise(c, Severity::kCritical,
             "Uncorrectable memory errors since the driver loaded: results computed since may be wrong. Reset the "
             "GPU (`sudo nvidia-smi -r`) or reboot; if errors return, drain the GPU and have it checked.");
     } else if (g.ecc_aggregate_uncorrected.valid && *g.ecc_aggregate_uncorrected > 0) {
-      raise(c, CheckStatus::kWarn,
+      raise(c, Severity::kWarning,
             "This board has had uncorrectable memory errors in its lifetime: watch for new ones.");
     }
   }
@@ -224,12 +204,12 @@ Check check_memory_errors(const GpuFacts& g, const NvmlFacts& n) {
                     (r.failure_occurred ? ", FAILED" : ""));
     // NVIDIA "GPU Memory Error Management": a set row-remapping failure flag is the RMA criterion.
     if (r.failure_occurred) {
-      raise(c, CheckStatus::kFail,
+      raise(c, Severity::kCritical,
             "Row remapping failed: this GPU has run out of spare memory rows, which is NVIDIA's replacement "
             "(RMA) criterion. Drain it and run the NVIDIA field diagnostic.");
     }
     if (r.pending) {
-      raise(c, CheckStatus::kWarn,
+      raise(c, Severity::kWarning,
             "Row remappings are pending: until a GPU reset (`sudo nvidia-smi -r` or reboot) the bad rows stay in use.");
     }
   }
@@ -239,10 +219,10 @@ Check check_memory_errors(const GpuFacts& g, const NvmlFacts& n) {
     parts.push_back("retired pages " + std::to_string(total) +
                     (g.retired_pending.valid && *g.retired_pending ? " (retirement pending)" : ""));
     if (g.retired_pending.valid && *g.retired_pending) {
-      raise(c, CheckStatus::kWarn, "Pages are pending retirement: reboot or reload the driver to retire them.");
+      raise(c, Severity::kWarning, "Pages are pending retirement: reboot or reload the driver to retire them.");
     }
     if (total >= kRetiredPagesLimit) {
-      raise(c, CheckStatus::kWarn,
+      raise(c, Severity::kWarning,
             std::to_string(total) + " pages retired of the 64 a board can hold: plan to replace this GPU.");
     }
   }
@@ -251,8 +231,8 @@ Check check_memory_errors(const GpuFacts& g, const NvmlFacts& n) {
   return c;
 }
 
-Check check_other_processes(const GpuFacts& g, const NvmlFacts& n) {
-  Check c = make("other-processes", "Memory held by other processes", g);
+Assessment check_other_processes(const GpuFacts& g, const NvmlFacts& n) {
+  Assessment c = make("gpu-shared", "Memory held by other processes", g);
   c.expected = "no other process on the GPU";
   std::string mem;
   if (g.memory.valid) mem = format_bytes(g.memory->used) + " of " + format_bytes(g.memory->total) + " used";
@@ -273,7 +253,7 @@ Check check_other_processes(const GpuFacts& g, const NvmlFacts& n) {
     }
     c.observed = std::to_string(g.processes->size()) + " process" + (g.processes->size() > 1 ? "es" : "") +
                  " hold " + format_bytes(held) + ": " + list + (mem.empty() ? "" : "; " + mem);
-    raise(c, CheckStatus::kWarn,
+    raise(c, Severity::kWarning,
           "A job started now shares this GPU's memory and SMs with them: less memory (OOM sooner) and slower "
           "kernels. Stop them, or pick a free GPU with CUDA_VISIBLE_DEVICES.");
     return c;
@@ -287,7 +267,7 @@ Check check_other_processes(const GpuFacts& g, const NvmlFacts& n) {
       kHiddenMemoryMinBytes, static_cast<uint64_t>(kHiddenMemoryMinFraction * static_cast<double>(g.memory->total)));
   c.observed = (g.processes.valid ? "no compute process; " : "process list not readable; ") + mem;
   if (g.memory->used > threshold) {
-    raise(c, CheckStatus::kWarn,
+    raise(c, Severity::kWarning,
           format_bytes(g.memory->used) + " is in use but no process is listed: processes in another container or "
           "PID namespace hold it (NVML names only processes it can see from here). A job started now gets "
           "that much less memory.");
@@ -295,8 +275,8 @@ Check check_other_processes(const GpuFacts& g, const NvmlFacts& n) {
   return c;
 }
 
-Check check_numa_affinity(const GpuFacts& g, const HostFacts& h) {
-  Check c = make("numa-affinity", "NUMA: GPU vs this process's CPUs", g);
+Assessment check_numa_affinity(const GpuFacts& g, const HostFacts& h) {
+  Assessment c = make("numa-mismatch", "NUMA: GPU vs this process's CPUs", g);
   c.expected = "this process may run only on CPUs of the GPU's NUMA node";
   if (!h.allowed_cpus) return skipped(c, "the CPU affinity of this process is not readable");
   const std::string allowed = format_cpu_list(*h.allowed_cpus);
@@ -322,12 +302,12 @@ Check check_numa_affinity(const GpuFacts& g, const HostFacts& h) {
   const auto both = intersect_cpus(*h.allowed_cpus, local);
   c.observed = "GPU on " + node_text + " (CPUs " + format_cpu_list(local) + "); this process may use CPUs " + allowed;
   if (both.empty()) {
-    raise(c, CheckStatus::kWarn,
+    raise(c, Severity::kWarning,
           "None of the CPUs this process may use is on the GPU's node: every copy and launch crosses the socket "
           "interconnect (lower pinned-copy bandwidth, higher launch latency). Bind the job to the GPU's node: `" +
               bind + " -- python train.py`, one binding per rank.");
   } else if (both.size() < h.allowed_cpus->size()) {
-    raise(c, CheckStatus::kOk,
+    note(c,
           std::to_string(both.size()) + " of the " + std::to_string(h.allowed_cpus->size()) +
               " CPUs this process may use are on the GPU's node. A shell usually may use all CPUs; for a GPU job, "
               "bind each rank to its GPU's node (`" + bind + "`).");
@@ -335,8 +315,8 @@ Check check_numa_affinity(const GpuFacts& g, const HostFacts& h) {
   return c;
 }
 
-Check check_gpm(const GpuFacts& g, const NvmlFacts& n) {
-  Check c = make("gpm-metrics", "GPU performance metrics (GPM)", g);
+Assessment check_gpm(const GpuFacts& g, const NvmlFacts& n) {
+  Assessment c = make("gpm-metrics", "GPU performance metrics (GPM)", g);
   c.expected = "supported (Hopper and newer)";
   if (!g.gpm_supported.valid) return skipped(c, "GPM not available: " + describe_error(n, g.gpm_supported.error));
   if (!*g.gpm_supported) {
@@ -347,23 +327,15 @@ Check check_gpm(const GpuFacts& g, const NvmlFacts& n) {
   return c;
 }
 
-std::vector<Check> gpu_checks(const GpuFacts& g, const NvmlFacts& n, const HostFacts& h) {
-  if (g.handle_error != 0) {
-    Check c;
-    c.id = "gpu-access";
-    c.title = "GPU access";
-    c.gpu = static_cast<int>(g.index);
-    c.observed = "NVML cannot open this GPU: " + describe_error(n, g.handle_error);
-    c.expected = "the GPU answers";
-    const bool lost = g.handle_error == 15;  // NVML_ERROR_GPU_IS_LOST
-    c.status = g.handle_error == 4 ? CheckStatus::kWarn : CheckStatus::kFail;
-    c.advice = lost ? "The GPU has fallen off the bus: check `dmesg` for Xid 79, then reset or reboot the node."
-                    : "Check `nvidia-smi`; permissions on /dev/nvidia* decide what a non-root user may read.";
-    return {c};
-  }
-  return {check_pcie_link(g, n),       check_persistence_mode(g, n), check_clocks(g, n),
-          check_memory_errors(g, n),   check_other_processes(g, n),  check_numa_affinity(g, h),
-          check_gpm(g, n)};
+Assessment check_gpu_access(const GpuFacts& g, const NvmlFacts& n) {
+  Assessment c = make("gpu-access", "GPU access", g);
+  c.observed = "NVML cannot open this GPU: " + describe_error(n, g.handle_error);
+  c.expected = "the GPU answers";
+  const bool lost = g.handle_error == 15;  // NVML_ERROR_GPU_IS_LOST
+  raise(c, g.handle_error == 4 ? Severity::kWarning : Severity::kCritical);  // 4: NVML_ERROR_NO_PERMISSION
+  c.advice = lost ? "The GPU has fallen off the bus: check `dmesg` for Xid 79, then reset or reboot the node."
+                  : "Check `nvidia-smi`; permissions on /dev/nvidia* decide what a non-root user may read.";
+  return c;
 }
 
-}  // namespace chokepoint::doctor
+}  // namespace chokepoint::rules::machine

@@ -4,9 +4,11 @@
 #include <optional>
 #include <string>
 
-#include "doctor/gpu_checks.h"
+#include "rules/machine/checks.h"
 
-namespace chokepoint::doctor {
+namespace chokepoint::rules::machine {
+
+using namespace doctor;
 namespace {
 
 struct MajorMinor {
@@ -20,20 +22,22 @@ std::optional<MajorMinor> parse_major_minor(const std::string& s) {
   return v;
 }
 
-Check driver_check(const NvmlFacts& n) {
-  Check c;
+}  // namespace
+
+Assessment check_nvidia_driver(const NvmlFacts& n) {
+  Assessment c;
   c.id = "nvidia-driver";
   c.title = "NVIDIA driver";
   c.expected = "an NVIDIA driver and at least one GPU visible to this process";
   if (!n.available) {
-    c.status = CheckStatus::kSkip;
+    c.outcome = Assessment::Outcome::kSkipped;
     c.observed = "no usable NVIDIA driver: " + n.error;
     c.advice = "GPU checks skipped. On a GPU machine: install the NVIDIA driver, or run where the GPU is visible "
                "(containers need --gpus all / the NVIDIA container toolkit).";
     return c;
   }
   if (!n.device_count.valid) {
-    c.status = CheckStatus::kFail;
+    raise(c, Severity::kCritical);
     c.observed = "NVML started but cannot count GPUs: " + describe_error(n, n.device_count.error);
     c.advice = "Check `nvidia-smi` and `dmesg` for driver errors.";
     return c;
@@ -42,25 +46,25 @@ Check driver_check(const NvmlFacts& n) {
   if (n.cuda_driver_version.valid) text += " (runs CUDA up to " + nvml::format_cuda_version(*n.cuda_driver_version) + ")";
   const unsigned count = *n.device_count;
   if (count == 0) {
-    c.status = CheckStatus::kSkip;
+    c.outcome = Assessment::Outcome::kSkipped;
     c.observed = text + ", but no GPU is visible";
     c.advice = "GPU checks skipped. The driver is loaded yet lists no GPU: check `nvidia-smi`, the container's "
                "--gpus flag, or NVIDIA_VISIBLE_DEVICES.";
     return c;
   }
-  c.status = CheckStatus::kOk;
+  c.outcome = Assessment::Outcome::kPass;
   text += ", " + std::to_string(count) + " GPU" + (count > 1 ? "s" : "");
   if (!n.gpus.empty() && n.gpus[0].name.valid) text += ": " + *n.gpus[0].name;
   c.observed = text;
   return c;
 }
 
-Check cuda_compat_check(const NvmlFacts& n, const HostFacts& h) {
-  Check c;
+Assessment check_cuda_compat(const NvmlFacts& n, const HostFacts& h) {
+  Assessment c;
   c.id = "cuda-compat";
   c.title = "PyTorch CUDA vs driver";
   c.expected = "PyTorch's CUDA version no newer than the driver's";
-  c.status = CheckStatus::kSkip;
+  c.outcome = Assessment::Outcome::kSkipped;
   if (!n.available || !n.cuda_driver_version.valid) {
     c.observed = "driver CUDA version unknown";
     return c;
@@ -74,7 +78,7 @@ Check cuda_compat_check(const NvmlFacts& n, const HostFacts& h) {
   }
   const TorchInstall& t = *h.torch;
   if (!t.cuda) {
-    c.status = CheckStatus::kWarn;
+    raise(c, Severity::kWarning);
     c.observed = "PyTorch " + t.version + " at " + t.path + " is a CPU-only build";
     c.advice = "It will not use the GPU. Install a CUDA build (a wheel whose version ends in +cuXXX, for CUDA " +
                drv_text + " or older).";
@@ -84,9 +88,9 @@ Check cuda_compat_check(const NvmlFacts& n, const HostFacts& h) {
   c.observed = "PyTorch " + t.version + " built for CUDA " + *t.cuda + "; driver runs CUDA up to " + drv_text;
   if (!tv) return c;
   const int torch_cuda = tv->major * 1000 + tv->minor * 10;
-  c.status = CheckStatus::kOk;
+  c.outcome = Assessment::Outcome::kPass;
   if (tv->major > drv / 1000) {
-    c.status = CheckStatus::kWarn;
+    raise(c, Severity::kWarning);
     c.advice = "The driver is older than the CUDA major version PyTorch needs: torch.cuda.is_available() will be "
                "False (\"driver too old\"). Update the driver, or install a PyTorch build for CUDA " +
                std::to_string(drv / 1000) + ".x.";
@@ -97,12 +101,4 @@ Check cuda_compat_check(const NvmlFacts& n, const HostFacts& h) {
   return c;
 }
 
-}  // namespace
-
-std::vector<Check> driver_checks(const NvmlFacts& nvml, const HostFacts& host) {
-  // Without a driver, say so once: the CUDA comparison would only repeat it.
-  if (!nvml.available) return {driver_check(nvml)};
-  return {driver_check(nvml), cuda_compat_check(nvml, host)};
-}
-
-}  // namespace chokepoint::doctor
+}  // namespace chokepoint::rules::machine

@@ -1,10 +1,12 @@
-#include "doctor/host_checks.h"
+#include "rules/machine/checks.h"
 
 #include <string>
 
 #include "doctor/format.h"
 
-namespace chokepoint::doctor {
+namespace chokepoint::rules::machine {
+
+using namespace doctor;
 namespace {
 
 // /dev/shm: PyTorch DataLoader workers hand every batch to the main process through
@@ -26,24 +28,10 @@ constexpr uint64_t kMemlockMinBytes = 1ull << 30;
 // and swap; data loading slows and the OOM killer is near.
 constexpr double kLowMemAvailableFraction = 0.10;
 
-Check make(const char* id, const char* title) {
-  Check c;
-  c.id = id;
-  c.title = title;
-  c.status = CheckStatus::kOk;
-  return c;
-}
-
-Check skipped(Check c, std::string why) {
-  c.status = CheckStatus::kSkip;
-  c.observed = std::move(why);
-  return c;
-}
-
 }  // namespace
 
-Check check_cpu_governor(const HostFacts& f) {
-  Check c = make("cpu-governor", "CPU frequency governor");
+Assessment check_cpu_governor(const HostFacts& f) {
+  Assessment c = pass("cpu-governor", "CPU frequency governor", Assessment::Scope::kHost);
   c.expected = "performance";
   if (f.governors.empty()) {
     return skipped(c, "no cpufreq interface (usual in VMs and many containers: the hypervisor or firmware sets CPU "
@@ -58,7 +46,7 @@ Check check_cpu_governor(const HostFacts& f) {
   }
   c.observed = list;
   if (performance < total) {
-    c.status = CheckStatus::kWarn;
+    raise(c, Severity::kWarning);
     c.advice = "CPUs that idle between short bursts clock down, and ramping back up delays kernel launches, "
                "Python overhead and data loading. `sudo cpupower frequency-set -g performance` (or the tuned "
                "profile throughput-performance) for training hosts.";
@@ -66,8 +54,8 @@ Check check_cpu_governor(const HostFacts& f) {
   return c;
 }
 
-Check check_swap(const HostFacts& f) {
-  Check c = make("swap", "Swap and memory pressure");
+Assessment check_swap(const HostFacts& f) {
+  Assessment c = pass("host-swapping", "Swap and memory pressure", Assessment::Scope::kHost);
   c.expected = "no swap use and no swap-in/out since boot";
   if (!f.meminfo) return skipped(c, "/proc/meminfo not readable");
   const MemInfo& m = *f.meminfo;
@@ -81,13 +69,13 @@ Check check_swap(const HostFacts& f) {
   c.observed = obs;
   const bool swapped = used_kb > 0 || (f.swap_activity && (f.swap_activity->pswpin + f.swap_activity->pswpout) > 0);
   if (swapped) {
-    c.status = CheckStatus::kWarn;
+    raise(c, Severity::kWarning);
     c.advice = "This host has swapped: a training process whose pages were swapped out stalls on every fault, "
                "and pinned staging buffers cannot be swapped at all, so others are. Use fewer DataLoader workers "
                "or smaller prefetch, add RAM, or lower vm.swappiness.";
   }
   if (m.available_kb && static_cast<double>(*m.available_kb) < kLowMemAvailableFraction * static_cast<double>(m.total_kb)) {
-    c.status = CheckStatus::kWarn;
+    raise(c, Severity::kWarning);
     c.advice += std::string(c.advice.empty() ? "" : " ") +
                 "Less than 10% of RAM is available: page cache is being squeezed out (slower data loading) and "
                 "the OOM killer is close.";
@@ -95,13 +83,13 @@ Check check_swap(const HostFacts& f) {
   return c;
 }
 
-Check check_transparent_hugepages(const HostFacts& f) {
-  Check c = make("transparent-hugepages", "Transparent huge pages");
+Assessment check_transparent_hugepages(const HostFacts& f) {
+  Assessment c = pass("transparent-hugepages", "Transparent huge pages", Assessment::Scope::kHost);
   c.expected = "enabled = always or madvise, defrag not 'always'";
   if (!f.thp_enabled) return skipped(c, "/sys/kernel/mm/transparent_hugepage not readable (kernel without THP?)");
   c.observed = "enabled = " + *f.thp_enabled + (f.thp_defrag ? ", defrag = " + *f.thp_defrag : "");
   if (*f.thp_enabled == "always" && f.thp_defrag && *f.thp_defrag == "always") {
-    c.status = CheckStatus::kWarn;
+    raise(c, Severity::kWarning);
     c.advice = "With defrag = always, a thread that touches new memory stalls while the kernel compacts memory "
                "(kernel admin guide, transhuge.rst): latency spikes in data loading. "
                "`echo defer+madvise | sudo tee /sys/kernel/mm/transparent_hugepage/defrag`.";
@@ -112,15 +100,15 @@ Check check_transparent_hugepages(const HostFacts& f) {
   return c;
 }
 
-Check check_memlock(const HostFacts& f) {
-  Check c = make("memlock", "Locked-memory limit (ulimit -l)");
+Assessment check_memlock(const HostFacts& f) {
+  Assessment c = pass("memlock", "Locked-memory limit (ulimit -l)", Assessment::Scope::kHost);
   c.expected = "unlimited (or at least 1 GiB) for multi-GPU / multi-node jobs";
   if (!f.memlock) return skipped(c, "RLIMIT_MEMLOCK not readable");
   const MemlockLimit& m = *f.memlock;
   auto text = [](bool unlimited, uint64_t bytes) { return unlimited ? std::string("unlimited") : format_bytes(bytes); };
   c.observed = "soft " + text(m.soft_unlimited, m.soft_bytes) + ", hard " + text(m.hard_unlimited, m.hard_bytes);
   if (!m.soft_unlimited && m.soft_bytes < kMemlockMinBytes) {
-    c.status = CheckStatus::kWarn;
+    raise(c, Severity::kWarning);
     c.advice = "RDMA (NCCL over InfiniBand/RoCE, GPUDirect RDMA, GPUDirect Storage) pins its buffers against this "
                "limit and fails to register them when it is small; single-node jobs are not affected "
                "(cudaHostAlloc/pin_memory do not count against it). Raise it: `ulimit -l unlimited`, "
@@ -129,8 +117,8 @@ Check check_memlock(const HostFacts& f) {
   return c;
 }
 
-Check check_dev_shm(const HostFacts& f) {
-  Check c = make("dev-shm", "Shared memory (/dev/shm)");
+Assessment check_dev_shm(const HostFacts& f) {
+  Assessment c = pass("dev-shm", "Shared memory (/dev/shm)", Assessment::Scope::kHost);
   c.expected = "at least 1 GiB, mostly free";
   if (!f.dev_shm) return skipped(c, "/dev/shm is not mounted or not readable");
   const FsSpace& s = *f.dev_shm;
@@ -140,11 +128,11 @@ Check check_dev_shm(const HostFacts& f) {
       "DataLoader workers (num_workers > 0) pass every batch through /dev/shm; when it is too small they die with "
       "\"Bus error\" or \"insufficient shared memory\".";
   if (s.total_bytes < kShmMinBytes) {
-    c.status = CheckStatus::kWarn;
+    raise(c, Severity::kWarning);
     c.advice = std::string(why) + " Containers: `docker run --shm-size=16g` (or --ipc=host); Kubernetes: mount an "
                "emptyDir with medium: Memory at /dev/shm.";
   } else if (s.available_bytes < kShmMinFreeBytes) {
-    c.status = CheckStatus::kWarn;
+    raise(c, Severity::kWarning);
     c.advice = std::string(why) + " It is nearly full: killed workers leave segments behind; "
                "look at `ls -la /dev/shm` and remove stale torch_* files.";
   } else if (f.meminfo && static_cast<double>(s.total_bytes) < kShmNoteFractionOfRam * static_cast<double>(f.meminfo->total_kb << 10)) {
@@ -154,8 +142,4 @@ Check check_dev_shm(const HostFacts& f) {
   return c;
 }
 
-std::vector<Check> host_checks(const HostFacts& f) {
-  return {check_cpu_governor(f), check_swap(f), check_transparent_hugepages(f), check_memlock(f), check_dev_shm(f)};
-}
-
-}  // namespace chokepoint::doctor
+}  // namespace chokepoint::rules::machine

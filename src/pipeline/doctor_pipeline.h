@@ -1,0 +1,20 @@
+// `chokepoint doctor`: collect the machine's static facts (the driver and each GPU over
+// NVML, the host's /proc and /sys; doctor/) and assess them with the machine rules of the
+// one engine (rules/machine/), in well under two seconds (no sampling windows, no CUDA
+// context). The CLI renders the report (report/doctor_render.h).
+#pragma once
+
+#include "doctor/host_inputs.h"
+#include "report/doctor_render.h"
+#include "sampler/nvml/nvml.h"
+
+namespace chokepoint::pipeline {
+
+struct DoctorOptions {
+  nvml::OpenOptions nvml;
+  doctor::HostInputs host = doctor::live_host_inputs();
+};
+
+report::DoctorReport run_doctor(const DoctorOptions& options);
+
+}  // namespace chokepoint::pipeline
