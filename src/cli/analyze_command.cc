@@ -23,6 +23,8 @@ struct AnalyzeOptions {
   std::string output;        // empty: stdout
   std::string color = "auto";
   bool quiet = false;
+  std::string ceilings;          // --ceilings FILE
+  bool no_saved_profile = false;
 };
 
 // Progress on stderr for long imports, only where a person watches.
@@ -95,7 +97,10 @@ int run_analyze(const AnalyzeOptions& o) {
   io.progress = &Progress::report;
   io.progress_ctx = &progress;
   if (trace) return export_trace(o, io, progress);
-  auto result = pipeline::analyze_paths(o.inputs, io);
+  pipeline::AnalyzeOptions ao;
+  ao.ceilings.file = o.ceilings;
+  ao.ceilings.saved_profiles = !o.no_saved_profile;
+  auto result = pipeline::analyze_paths(o.inputs, io, ao);
   progress.finish();
   if (!result.ok()) {
     std::fprintf(stderr, "chokepoint analyze: %s\n", result.status().message().c_str());
@@ -115,6 +120,15 @@ int run_analyze(const AnalyzeOptions& o) {
 
 }  // namespace
 
+void add_ceilings_options(CLI::App* cmd, std::string* file, bool* no_saved_profile) {
+  cmd->add_option("--ceilings", *file,
+                  "Judge against the ceilings in FILE (a profile written by `chokepoint bench --json` or "
+                  "`bench --save`) instead of the saved profile or published figures")
+      ->check(CLI::ExistingFile);
+  cmd->add_flag("--no-saved-profile", *no_saved_profile,
+                "Ignore profiles saved by `bench --save` (and $CHOKEPOINT_PROFILE): published ceilings only");
+}
+
 RunFn add_analyze_command(CLI::App& app) {
   auto opts = std::make_shared<AnalyzeOptions>();
   auto* cmd = app.add_subcommand(
@@ -133,6 +147,7 @@ RunFn add_analyze_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
   cmd->add_flag("-q,--quiet", opts->quiet, "No progress or notes on stderr");
+  add_ceilings_options(cmd, &opts->ceilings, &opts->no_saved_profile);
   cmd->footer(
       "Examples:\n  chokepoint analyze run/trace.json.gz\n"
       "  chokepoint analyze run/ --format json -o report.json\n"

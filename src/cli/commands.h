@@ -1,8 +1,9 @@
 // Subcommands of the chokepoint CLI: each one registers its options on the CLI11 app and
-// returns the function that runs it (one file per subcommand, DESIGN.md).
+// returns the function that runs it (one file per subcommand).
 #pragma once
 
 #include <functional>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -15,5 +16,8 @@ RunFn add_watch_command(CLI::App& app);
 RunFn add_analyze_command(CLI::App& app);
 RunFn add_doctor_command(CLI::App& app);
 RunFn add_bench_command(CLI::App& app);
+
+// --ceilings FILE and --no-saved-profile, shared by analyze, run and watch (analyze_command.cc).
+void add_ceilings_options(CLI::App* cmd, std::string* file, bool* no_saved_profile);
 
 }  // namespace chokepoint::cli

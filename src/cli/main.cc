@@ -21,7 +21,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version exit 0; every usage error 2, as each command's help says
+    // (CLI11's own codes, 105-115, would read as the wrapped command's exit status).
+    return app.exit(e) == 0 ? 0 : 2;
   }
   try {
     if (app.got_subcommand("run")) return run();

@@ -32,6 +32,8 @@ struct LiveOptions {
   std::string output;  // recording directory
   std::string report_file, format = "text", color = "auto", view = "auto";
   bool no_gpu = false, quiet = false, trace = false;
+  std::string ceilings;  // --ceilings FILE
+  bool no_saved_profile = false;
 };
 
 // The CUPTI injection library: $CHOKEPOINT_TRACER_LIB, else next to this executable
@@ -76,6 +78,15 @@ int run_live(const char* cmd, const LiveOptions& o) {
     std::fprintf(stderr, "chokepoint %s: unknown format '%s' (use %s)\n", cmd, o.format.c_str(), report::reporter_formats());
     return 2;
   }
+  pipeline::AnalyzeOptions ao;
+  ao.ceilings.file = o.ceilings;
+  ao.ceilings.saved_profiles = !o.no_saved_profile;
+  if (!o.ceilings.empty()) {  // an unreadable profile is a usage error, said before the job starts
+    if (auto c = pipeline::resolve_machine_context({}, ao.ceilings); !c.ok()) {
+      std::fprintf(stderr, "chokepoint %s: %s\n", cmd, c.status().message().c_str());
+      return 2;
+    }
+  }
   live::MonitorOptions mo;
   if (!parse_interval(cmd, "--interval", o.interval, 10'000'000, &mo.session.interval_ns) ||
       !parse_interval(cmd, "--gpu-interval", o.gpu_interval, 10'000'000, &mo.session.gpu_interval_ns) ||
@@ -109,7 +120,7 @@ int run_live(const char* cmd, const LiveOptions& o) {
   const int exit_code = m.exit_code.value_or(0);
 
   // The report, from the recording as saved: the same as `chokepoint analyze DIR`.
-  auto rep = pipeline::analyze_recording_dir(m.dir);
+  auto rep = pipeline::analyze_recording_dir(m.dir, ao);
   if (!rep.ok()) {
     std::fprintf(stderr, "chokepoint %s: cannot analyze %s: %s\n", cmd, m.dir.c_str(), rep.status().message().c_str());
     return o.command.empty() ? 1 : exit_code;
@@ -156,6 +167,7 @@ void add_common(CLI::App* c, LiveOptions* o) {
       ->capture_default_str();
   c->add_flag("--no-gpu", o->no_gpu, "Do not load NVML: host and process signals only");
   c->add_flag("-q,--quiet", o->quiet, "No live view, notes or report on stderr (the recording and --report still happen)");
+  add_ceilings_options(c, &o->ceilings, &o->no_saved_profile);
 }
 
 }  // namespace

@@ -10,7 +10,7 @@ Result<machine::MachineContext> resolve_machine_context(const std::vector<machin
   std::optional<machine::Profile> named;
   if (!o.file.empty()) {
     auto p = machine::load_profile(o.file);
-    if (!p.ok()) return Status::Error("--ceilings " + o.file + ": " + p.status().message());
+    if (!p.ok()) return Status::Error("--ceilings: " + p.status().message());  // the message names the file
     named = std::move(p).value();
   }
   for (const auto& d : devices) {

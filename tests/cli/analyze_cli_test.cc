@@ -148,3 +148,37 @@ TEST(AnalyzeCli, UnknownFormatNamesChromeToo) {
 }
 
 }  // namespace
+
+// --ceilings FILE: the analysis judges against a bench profile named on the command line,
+// and the report says where its ceilings came from.
+TEST(AnalyzeCli, CeilingsFromANamedProfile) {
+  const std::string file = ::testing::TempDir() + "/ceilings_" + std::to_string(getpid()) + ".json";
+  {
+    std::ofstream out(file);
+    out << R"({"schema": "chokepoint.profile/1", "gpus": [{"name": "NVIDIA H200", "results": [
+      {"key": "gemm_bf16", "status": "ok", "value": 620.0},
+      {"key": "h2d_pinned", "status": "ok", "value": 52.0}]}]})";
+  }
+  Output o = run("analyze --format json -q --ceilings " + file + " " + kData + "small_grid.json.gz");
+  ASSERT_EQ(o.rc, 0) << o.out;
+  const auto j = nlohmann::json::parse(o.out);
+  const auto& c = j.at("device").at("ceilings");
+  EXPECT_EQ(c.at("source"), "profile:" + file);
+  EXPECT_EQ(c.at("bf16_tflops"), 620.0);
+  EXPECT_EQ(c.at("pcie_gbps"), 52.0);
+  EXPECT_EQ(c.at("hbm_gbps"), 4800.0) << "what the profile did not measure stays published";
+
+  Output plain = run("analyze --format json -q --no-saved-profile " + kData + "small_grid.json.gz");
+  ASSERT_EQ(plain.rc, 0);
+  EXPECT_EQ(nlohmann::json::parse(plain.out).at("device").at("ceilings").at("source"), "published:H200 SXM");
+
+  {
+    std::ofstream out(file);
+    out << R"({"schema": "chokepoint.report/1"})";
+  }
+  Output bad = run("analyze -q --ceilings " + file + " " + kData + "small_grid.json.gz");
+  EXPECT_EQ(bad.rc, 1);
+  EXPECT_NE(bad.out.find("--ceilings: " + file + ": profile schema"), std::string::npos) << bad.out;
+  EXPECT_EQ(run("analyze -q --ceilings /nonexistent/p.json " + kData + "small_grid.json.gz").rc, 2);
+  std::filesystem::remove(file);
+}
