@@ -1,10 +1,12 @@
-// The diagnosis of a live recording. Findings come from every rule with a sample
-// evaluator, ranked like diagnose(). The verdict: a GPU busy less than half of its active
-// window is starved, and the highest-ranked host-side finding (input, host, io, sync, or
-// transfer paced by the CPU) says
-// why (else idle, or unknown without process data); a busy GPU is bound by transfers when
-// PCIe is saturated, by memory when DRAM activity is high, else by compute. Without GPU
-// metrics the host findings alone decide. Costs are shares of the active window.
+// The verdict of live samples alone (diagnose() calls it when there is no trace). The
+// findings of the sample evaluators are ranked by the saving they promise. A GPU busy less
+// than half of its active window is starved: the top host-side finding (input, host, io,
+// sync, or transfer paced by the CPU) takes the idle time it explains, and is the verdict
+// (else idle, or unknown without process data). A busy GPU is bound by transfers when PCIe
+// is saturated, by memory when GPM DRAM activity is high, else by compute; host-side
+// findings without an estimate of their own are then context. Without GPU metrics, or
+// when the workload never used a GPU, the host findings alone decide, at low confidence.
+// Costs are shares of the active window.
 #include <algorithm>
 
 #include <fmt/format.h>
