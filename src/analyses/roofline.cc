@@ -62,69 +62,92 @@ bool is_matrix_class(KernelClass k) {
   return k == KernelClass::kGemm || k == KernelClass::kConv || k == KernelClass::kAttention;
 }
 
+// Matrix time and FLOPs per precision, for MFU.
+struct MatrixTotals {
+  std::array<TimeNs, 8> ns{};
+  std::array<double, 8> flops{};
+};
+
+// One GEMM/conv/attention kernel: its work from the GEMM's recorded shapes, memory-bound
+// when below the ridge point of its precision (or, without shapes, a GEMV by its tile).
+void add_matrix_kernel(const Timeline& tl, const TimelineIndex& ix, size_t i, const machine::Ceilings& c,
+                       ClassRoofline& r, MatrixTotals& m, RooflineStats& rs) {
+  const auto& g = tl.gpu_ops;
+  const TimeNs dur = g.end[i] - g.start[i];
+  Precision p;
+  TensorCores tc;
+  kernel_precision(tl, ix, i, &p, &tc);
+  m.ns[static_cast<int>(p)] += dur;
+  const auto sh = r.kclass == KernelClass::kGemm ? gemm_shape(tl, ix.op_row[i]) : std::nullopt;
+  const double eb = element_bytes(p == Precision::kTf32 ? Precision::kFp32 : p);
+  bool memory = is_gemv_kernel(tl.strings.view(g.name[i]));
+  if (sh && eb > 0) {
+    const double flops = sh->flops(), bytes = sh->bytes(eb);
+    r.flops += flops;
+    r.ns_with_flops += dur;
+    r.bytes += bytes;
+    r.ns_with_bytes += dur;
+    m.flops[static_cast<int>(p)] += flops;
+    const auto peak = peak_tflops(c, p);
+    if (peak && c.hbm_gbps) memory = flops / bytes < *peak * 1e3 / *c.hbm_gbps;  // below the ridge point
+  }
+  if (memory) {
+    r.memory_bound_ns += dur;
+    rs.matrix_memory_bound_ns += dur;
+  }
+}
+
+// Any other kernel: the bytes of its op when shapes were recorded; memory-bound unless
+// it is communication or unclassified.
+void add_other_kernel(const Timeline& tl, const TimelineIndex& ix, size_t i, ClassRoofline& r) {
+  const TimeNs dur = tl.gpu_ops.end[i] - tl.gpu_ops.start[i];
+  const double bytes = op_io_bytes(tl, ix.op_row[i]);
+  if (bytes > 0) {
+    r.bytes += bytes;
+    r.ns_with_bytes += dur;
+  }
+  if (r.kclass != KernelClass::kCommunication && r.kclass != KernelClass::kOther) r.memory_bound_ns += dur;
+}
+
+// MFU in the precision most matrix time ran in.
+void set_mfu(const MatrixTotals& m, const machine::Ceilings& c, TimeNs analyzed_ns, RooflineStats& rs) {
+  size_t top = 0;
+  for (size_t p = 1; p < m.ns.size(); ++p) {
+    if (m.ns[p] > m.ns[top]) top = p;
+  }
+  double flops = 0;
+  for (double f : m.flops) flops += f;
+  const auto peak = peak_tflops(c, static_cast<Precision>(top));
+  if (m.ns[top] > 0 && flops > 0 && peak && analyzed_ns > 0) {
+    rs.mfu_precision = static_cast<Precision>(top);
+    rs.mfu_pct = 100.0 * flops / static_cast<double>(analyzed_ns) / 1e3 / *peak;
+  }
+}
+
 // Per-class time, known work and memory-bound share; MFU.
 void classify(const Timeline& tl, const TimelineIndex& ix, const WindowMembership& wm, const machine::Ceilings& c,
               TimeNs analyzed_ns, RooflineStats& rs) {
   const auto& g = tl.gpu_ops;
   std::array<ClassRoofline, kNumKernelClasses> cls{};
-  std::array<TimeNs, 8> matrix_ns_by_precision{};
-  std::array<double, 8> matrix_flops_by_precision{};
+  MatrixTotals matrix;
   for (size_t i = 0; i < g.size(); ++i) {
     if (g.kind[i] != GpuOpKind::kKernel || wm.gpu_op[i] < 0) continue;
     const KernelClass k = ix.kclass[i];
     ClassRoofline& r = cls[static_cast<int>(k)];
-    const TimeNs dur = g.end[i] - g.start[i];
     r.kclass = k;
     ++r.kernels;
-    r.ns += dur;
-    const int32_t op = ix.op_row[i];
+    r.ns += g.end[i] - g.start[i];
     if (is_matrix_class(k)) {
-      Precision p;
-      TensorCores tc;
-      kernel_precision(tl, ix, i, &p, &tc);
-      matrix_ns_by_precision[static_cast<int>(p)] += dur;
-      const auto sh = k == KernelClass::kGemm ? gemm_shape(tl, op) : std::nullopt;
-      const double eb = element_bytes(p == Precision::kTf32 ? Precision::kFp32 : p);
-      bool memory = is_gemv_kernel(tl.strings.view(g.name[i]));
-      if (sh && eb > 0) {
-        const double flops = sh->flops(), bytes = sh->bytes(eb);
-        r.flops += flops;
-        r.ns_with_flops += dur;
-        r.bytes += bytes;
-        r.ns_with_bytes += dur;
-        matrix_flops_by_precision[static_cast<int>(p)] += flops;
-        const auto peak = peak_tflops(c, p);
-        if (peak && c.hbm_gbps) memory = flops / bytes < *peak * 1e3 / *c.hbm_gbps;  // below the ridge point
-      }
-      if (memory) {
-        r.memory_bound_ns += dur;
-        rs.matrix_memory_bound_ns += dur;
-      }
+      add_matrix_kernel(tl, ix, i, c, r, matrix, rs);
     } else {
-      const double bytes = op_io_bytes(tl, op);
-      if (bytes > 0) {
-        r.bytes += bytes;
-        r.ns_with_bytes += dur;
-      }
-      if (k != KernelClass::kCommunication && k != KernelClass::kOther) r.memory_bound_ns += dur;
+      add_other_kernel(tl, ix, i, r);
     }
   }
   for (const auto& r : cls) {
     if (r.ns > 0) rs.classes.push_back(r);
   }
   std::sort(rs.classes.begin(), rs.classes.end(), [](const ClassRoofline& a, const ClassRoofline& b) { return a.ns > b.ns; });
-  // MFU in the precision most matrix time ran in.
-  size_t top = 0;
-  for (size_t p = 1; p < matrix_ns_by_precision.size(); ++p) {
-    if (matrix_ns_by_precision[p] > matrix_ns_by_precision[top]) top = p;
-  }
-  double flops = 0;
-  for (double f : matrix_flops_by_precision) flops += f;
-  const auto peak = peak_tflops(c, static_cast<Precision>(top));
-  if (matrix_ns_by_precision[top] > 0 && flops > 0 && peak && analyzed_ns > 0) {
-    rs.mfu_precision = static_cast<Precision>(top);
-    rs.mfu_pct = 100.0 * flops / static_cast<double>(analyzed_ns) / 1e3 / *peak;
-  }
+  set_mfu(matrix, c, analyzed_ns, rs);
 }
 
 }  // namespace
