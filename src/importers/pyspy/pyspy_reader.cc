@@ -1,0 +1,248 @@
+#include "importers/pyspy/pyspy_reader.h"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "importers/input/byte_source.h"
+
+namespace chokepoint::importers {
+
+namespace {
+
+namespace od = simdjson::ondemand;
+
+// A py-spy file over this is not a recording of a job (a day at 100 Hz, 16 threads and a
+// new stack every sample is ~3 GB): refuse it rather than exhaust memory.
+constexpr uint64_t kMaxBytes = 4ull << 30;
+
+struct ThreadState {
+  int32_t thread = -1;                 // index into PyStacks::threads, -1 until named
+  std::vector<int32_t> stack;          // frame ids, outermost first (user frames only)
+  std::vector<bool> is_root;           // per pushed B: an identity frame, not a frame
+  int64_t last_ts = -1;                // ts of the state `stack` holds
+  int64_t pid = 0;
+  std::string process_frame, thread_frame;
+};
+
+struct Builder {
+  samples::PyStacks out;
+  std::map<samples::PyFrame, int32_t> frame_ids;
+  std::map<std::vector<int32_t>, int32_t> stack_ids;
+  std::map<std::pair<int64_t, uint64_t>, ThreadState> threads;  // (pid, chrometrace tid)
+  std::vector<samples::PyStackSegment> segs;
+  int64_t origin_ns = 0;
+
+  int32_t frame_id(std::string_view fn, std::string_view file, int64_t line) {
+    samples::PyFrame f{std::string(fn), std::string(file), static_cast<int32_t>(std::clamp<int64_t>(line, 0, INT32_MAX))};
+    auto [it, fresh] = frame_ids.emplace(f, static_cast<int32_t>(out.frames.size()));
+    if (fresh) out.frames.push_back(std::move(f));
+    return it->second;
+  }
+
+  int32_t stack_id(const std::vector<int32_t>& outer_first) {
+    std::vector<int32_t> inner_first(outer_first.rbegin(), outer_first.rend());
+    auto [it, fresh] = stack_ids.emplace(inner_first, static_cast<int32_t>(out.stacks.size()));
+    if (fresh) out.stacks.push_back(std::move(inner_first));
+    return it->second;
+  }
+
+  // "thread (4242): MainThread" / "thread (0x7f..)" -> tid, name.
+  static void parse_thread(std::string_view s, int64_t* tid, std::string* name) {
+    const auto open = s.find('('), close = s.find(')');
+    if (open == std::string_view::npos || close == std::string_view::npos || close < open) return;
+    const std::string num(s.substr(open + 1, close - open - 1));
+    char* end = nullptr;
+    const long long v = std::strtoll(num.c_str(), &end, num.rfind("0x", 0) == 0 ? 16 : 10);
+    if (end != nullptr && *end == '\0' && v > 0 && v < (1ll << 31)) *tid = v;  // hex: a pthread id, not a tid
+    if (close + 1 < s.size()) {
+      std::string_view rest = s.substr(close + 1);
+      if (!rest.empty() && rest[0] == ':') rest.remove_prefix(1);
+      while (!rest.empty() && rest[0] == ' ') rest.remove_prefix(1);
+      *name = std::string(rest);
+    }
+  }
+
+  int32_t thread_of(ThreadState& st) {
+    if (st.thread >= 0) return st.thread;
+    samples::PyThread t;
+    t.pid = st.pid;
+    parse_thread(st.thread_frame, &t.tid, &t.name);
+    // Two chrometrace threads naming the same OS thread (a pthread id reused) are one.
+    for (size_t i = 0; i < out.threads.size(); ++i) {
+      if (out.threads[i].pid == t.pid && t.tid != 0 && out.threads[i].tid == t.tid) {
+        if (out.threads[i].name.empty()) out.threads[i].name = t.name;  // named after it started
+        return st.thread = static_cast<int32_t>(i);
+      }
+    }
+    st.thread = static_cast<int32_t>(out.threads.size());
+    out.threads.push_back(std::move(t));
+    return st.thread;
+  }
+
+  // The state held since st.last_ts ends at ts.
+  void close(ThreadState& st, int64_t ts) {
+    if (st.last_ts < 0 || ts <= st.last_ts || st.stack.empty()) return;
+    const int32_t th = thread_of(st);
+    const int32_t sk = stack_id(st.stack);
+    const int64_t a = origin_ns + st.last_ts * 1000, b = origin_ns + ts * 1000;
+    if (!segs.empty() && segs.back().thread == th && segs.back().stack == sk && segs.back().end_ns == a) {
+      segs.back().end_ns = b;
+    } else {
+      segs.push_back({th, sk, a, b});
+    }
+  }
+};
+
+Status parse_events(od::array events, Builder& b, PySpyReadStats& stats) {
+  for (auto item : events) {
+    od::object ev;
+    if (item.get_object().get(ev) != simdjson::SUCCESS) {
+      stats.truncated = true;  // the array was cut off, or a non-object: stop here
+      break;
+    }
+    std::string_view ph, name, file;
+    int64_t pid = 0, line = 0;
+    uint64_t tid = 0;
+    double ts = -1;
+    bool ok = true;
+    // Fields in any order; unknown ones ignored.
+    for (auto field : ev) {
+      std::string_view key;
+      if (field.unescaped_key().get(key) != simdjson::SUCCESS) { ok = false; break; }
+      od::value v;
+      if (field.value().get(v) != simdjson::SUCCESS) { ok = false; break; }
+      if (key == "ph") {
+        if (v.get_string().get(ph) != simdjson::SUCCESS) ok = false;
+      } else if (key == "name") {
+        if (v.get_string().get(name) != simdjson::SUCCESS) ok = false;
+      } else if (key == "pid") {
+        if (v.get_int64().get(pid) != simdjson::SUCCESS) ok = false;
+      } else if (key == "tid") {
+        if (v.get_uint64().get(tid) != simdjson::SUCCESS) ok = false;
+      } else if (key == "ts") {
+        if (v.get_double().get(ts) != simdjson::SUCCESS) ok = false;
+      } else if (key == "args") {
+        od::object args;
+        if (v.get_object().get(args) != simdjson::SUCCESS) { ok = false; continue; }
+        for (auto af : args) {
+          std::string_view ak;
+          if (af.unescaped_key().get(ak) != simdjson::SUCCESS) { ok = false; break; }
+          if (ak == "filename") {
+            if (af.value().get_string().get(file) != simdjson::SUCCESS) file = {};
+          } else if (ak == "line") {
+            int64_t l = 0;
+            if (af.value().get_int64().get(l) == simdjson::SUCCESS) line = l;  // null: no line numbers
+          }
+        }
+      }
+      if (!ok) break;
+    }
+    if (!ok) {
+      // A value that would not parse: the document may be cut inside this event.
+      stats.truncated = true;
+      break;
+    }
+    ++stats.events;
+    if ((ph != "B" && ph != "E") || name.empty() || ts < 0 || ts > 1e15) {
+      ++stats.skipped;
+      continue;
+    }
+    ThreadState& st = b.threads[{pid, tid}];
+    st.pid = pid;
+    const auto t = static_cast<int64_t>(ts);
+    if (t != st.last_ts) {
+      b.close(st, t);
+      st.last_ts = t;
+    }
+    // Identity frames: the process and the thread (outermost, no file).
+    const bool identity = file.empty() && line == 0 &&
+                          (name.rfind("process ", 0) == 0 || name.rfind("thread (", 0) == 0);
+    if (ph == "B") {
+      if (identity) {
+        if (name.rfind("thread (", 0) == 0) {
+          st.thread_frame = std::string(name);
+          st.thread = -1;  // (re)resolved on the next segment
+        } else {
+          st.process_frame = std::string(name);
+        }
+        st.is_root.push_back(true);
+      } else {
+        st.stack.push_back(b.frame_id(name, file, line));
+        st.is_root.push_back(false);
+      }
+    } else {
+      if (st.is_root.empty()) {
+        ++stats.skipped;  // an End without its Begin
+        continue;
+      }
+      const bool root = st.is_root.back();
+      st.is_root.pop_back();
+      if (!root && !st.stack.empty()) st.stack.pop_back();
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<samples::PyStacks> parse_pyspy_chrometrace(std::string_view json, int64_t origin_ns, PySpyReadStats* stats_out) {
+  PySpyReadStats stats;
+  // A file cut short (py-spy killed while writing its one line): keep the whole events
+  // before the cut and close the array there.
+  std::string repaired;
+  size_t end = json.find_last_not_of(" \t\r\n");
+  if (end != std::string_view::npos && json[end] != ']' && json.find('[') != std::string_view::npos) {
+    size_t cut = 0;
+    for (std::string_view sep : {"},{", "},\n{"}) {
+      const size_t at = json.rfind(sep);
+      if (at != std::string_view::npos) cut = std::max(cut, at);
+    }
+    if (cut > 0) {
+      repaired.assign(json.substr(0, cut + 1));
+      repaired += ']';
+      json = repaired;
+      stats.truncated = true;
+    }
+  }
+  simdjson::padded_string padded(json);
+  od::parser parser;
+  od::document doc;
+  if (parser.iterate(padded).get(doc) != simdjson::SUCCESS) return Status::Error("py-spy output: not JSON");
+  od::array events;
+  if (doc.get_array().get(events) != simdjson::SUCCESS) {
+    return Status::Error("py-spy output: not a chrometrace event array (record with --format chrometrace)");
+  }
+  Builder b;
+  b.origin_ns = origin_ns;
+  if (Status s = parse_events(events, b, stats); !s.ok()) return s;
+  // Threads still holding a stack at the end (a cut file): their last state has no end.
+  std::stable_sort(b.segs.begin(), b.segs.end(), [](const auto& x, const auto& y) {
+    return x.thread != y.thread ? x.thread < y.thread : x.start_ns < y.start_ns;
+  });
+  b.out.segments = std::move(b.segs);
+  b.out.source = "py-spy";
+  if (stats_out != nullptr) *stats_out = stats;
+  return std::move(b.out);
+}
+
+Result<samples::PyStacks> read_pyspy_chrometrace(const std::string& path, int64_t origin_ns, PySpyReadStats* stats) {
+  auto src = open_file(path);
+  if (!src.ok()) return src.status();
+  std::string text;
+  std::vector<char> buf(1 << 20);
+  for (;;) {
+    auto n = src.value()->read(buf.data(), buf.size());
+    if (!n.ok()) return n.status();
+    if (n.value() == 0) break;
+    if (text.size() + n.value() > kMaxBytes) return Status::Error(path + ": py-spy output over 4 GiB; not read");
+    text.append(buf.data(), n.value());
+  }
+  return parse_pyspy_chrometrace(text, origin_ns, stats);
+}
+
+}  // namespace chokepoint::importers
