@@ -34,6 +34,9 @@ struct LiveOptions {
   bool no_gpu = false, quiet = false, trace = false;
   std::string ceilings;  // --ceilings FILE
   bool no_saved_profile = false;
+  bool no_stacks = false;
+  std::string pyspy;
+  double stack_rate = 100;
 };
 
 // The CUPTI injection library: $CHOKEPOINT_TRACER_LIB, else next to this executable
@@ -103,6 +106,9 @@ int run_live(const char* cmd, const LiveOptions& o) {
   mo.command = o.command;
   mo.tracer_library = tracer;
   if (o.pid > 0) mo.watch_pid = o.pid;
+  mo.stacks.enabled = !o.no_stacks;
+  mo.stacks.pyspy = o.pyspy;
+  mo.stacks.rate_hz = o.stack_rate;
   mo.quiet = o.quiet;
   mo.view = o.view == "panel" ? live::ViewMode::kPanel
             : o.view == "lines" ? live::ViewMode::kLines
@@ -168,6 +174,11 @@ void add_common(CLI::App* c, LiveOptions* o) {
   c->add_flag("--no-gpu", o->no_gpu, "Do not load NVML: host and process signals only");
   c->add_flag("-q,--quiet", o->quiet, "No live view, notes or report on stderr (the recording and --report still happen)");
   add_ceilings_options(c, &o->ceilings, &o->no_saved_profile);
+  c->add_flag("--no-stacks", o->no_stacks, "Do not sample the job's Python stacks (py-spy)");
+  c->add_option("--py-spy", o->pyspy, "py-spy to sample Python stacks with (default: $CHOKEPOINT_PY_SPY, else PATH)");
+  c->add_option("--stack-rate", o->stack_rate, "Python stack samples per second")
+      ->check(CLI::Range(1.0, 1000.0))
+      ->capture_default_str();
 }
 
 }  // namespace

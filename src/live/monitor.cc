@@ -157,6 +157,10 @@ Result<MonitorResult> monitor(const MonitorOptions& o) {
   vi.processes = (child || o.watch_pid) ? &session.processes() : nullptr;
   vi.cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
 
+  StackOptions stack_opts = o.stacks;
+  if (!child && !o.watch_pid) stack_opts.enabled = false;  // watching all GPUs: no job to sample
+  StackSampling stacks(stack_opts, res.dir, o.quiet);
+
   const samples::TickTime t0 = samples::now();
   int64_t next_tick = t0.monotonic_ns;
   int64_t next_view = t0.monotonic_ns + 1'000'000'000;  // one second of data first
@@ -181,6 +185,7 @@ Result<MonitorResult> monitor(const MonitorOptions& o) {
       }
       next_tick += so.interval_ns;
       if (next_tick <= now.monotonic_ns) next_tick = now.monotonic_ns + so.interval_ns;  // fell behind: skip
+      stacks.poll(session, now.realtime_ns, now.monotonic_ns);
     }
 
     // Why we might stop.
@@ -244,6 +249,7 @@ Result<MonitorResult> monitor(const MonitorOptions& o) {
   res.own_cpu_s = session.own_cpu_s();
   res.startup_cpu_s = session.startup_cpu_s();
   res.sampling_s = std::max(0.0, res.elapsed_s - static_cast<double>(so.interval_ns) / 1e9);
+  stacks.finish(session);
   if (Status s = session.finish(res.exit_code); !s.ok()) note(o.quiet, "could not finish the recording: " + s.message());
   return res;
 }

@@ -17,6 +17,7 @@
 
 #include "base/status.h"
 #include "live/session.h"
+#include "live/stack_sampling.h"
 
 namespace chokepoint::live {
 
@@ -33,6 +34,8 @@ struct MonitorOptions {
   // run --trace: the CUPTI injection library to load into the command (set by the CLI;
   // empty: no tracing). The trace files land in the recording directory.
   std::string tracer_library;
+  // Python stacks of the job through py-spy (run, watch --pid).
+  StackOptions stacks;
 };
 
 struct MonitorResult {

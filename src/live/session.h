@@ -67,6 +67,9 @@ class Session {
   Status finish(std::optional<int> exit_code);
 
   const samples::RunMeta& meta() const { return meta_; }
+  // What the Python stack sampling recorded (live/stack_sampling.h), and its CPU cost.
+  void set_stacks(samples::StacksMeta s) { meta_.stacks = std::move(s); }
+  void add_sampler_cpu_ms(const std::string& part, double ms) { meta_.sampler_cpu_ms[part] += ms; }
   const Latest& latest() const { return latest_; }
   const std::map<int64_t, samples::ProcessMeta>& processes() const;
   bool tree_alive() const;

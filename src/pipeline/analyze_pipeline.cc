@@ -1,5 +1,7 @@
 #include "pipeline/analyze_pipeline.h"
 
+#include "pipeline/host_attribution.h"
+
 #include <chrono>
 #include <optional>
 
@@ -40,13 +42,28 @@ Result<report::Report> analyze_inputs(const Inputs& in, const AnalyzeOptions& ao
 
   std::optional<rules::TraceEvidence> te;
   std::optional<rules::SampleEvidence> se;
+  std::optional<rules::StackEvidence> ke;
   rules::EvidenceSet ev;
   if (a) ev.trace = &te.emplace(rules::TraceEvidence{in.tl, *a, &in.stats});
   if (la) ev.samples = &se.emplace(rules::SampleEvidence{*in.recording, *la});
+  std::optional<analyses::HostAttribution> host;
+  if (la && in.stacks) {
+    host = attribute_recording(*in.stacks, *in.recording, *la, a ? &in.tl : nullptr, a ? &*a : nullptr);
+    if (host) {
+      const int64_t steps = a && !a->windows.whole_trace ? a->steps() : 0;
+      ev.stacks = &ke.emplace(rules::StackEvidence{*host, steps});
+    }
+  }
   const rules::Diagnosis d = rules::diagnose(ev);
+  auto with_host = [&](report::Report r) {
+    r.host = host;
+    if (host && ke) r.host_steps = ke->steps;
+    if (in.recording) r.stacks_note = in.stacks_problem.empty() ? in.recording->meta.stacks.note : in.stacks_problem;
+    return r;
+  };
 
   if (!la) return build_report(in.tl, *a, d, in.stats);
-  report::Report live = build_live_report(in.recording_dir, *in.recording, *la, d);
+  report::Report live = with_host(build_live_report(in.recording_dir, *in.recording, *la, d));
   if (!a) {
     // Nothing traced (another CUPTI client held every process, or no CUDA work): the
     // samples' report stands, with what the trace files say about why.
@@ -59,7 +76,7 @@ Result<report::Report> analyze_inputs(const Inputs& in, const AnalyzeOptions& ao
     return live;
   }
   // `run --trace`: the trace's figures, the samples' section and stats, one diagnosis.
-  report::Report r = build_report(in.tl, *a, d, in.stats);
+  report::Report r = with_host(build_report(in.tl, *a, d, in.stats));
   r.inputs.insert(r.inputs.begin(), live.inputs.front());
   for (auto& st : live.import_stats) r.import_stats.push_back(std::move(st));
   r.live = std::move(live.live);

@@ -4,6 +4,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
+#include "importers/pyspy/pyspy_reader.h"
 #include "samples/recording_writer.h"
 #include "tracer/trace_format.h"
 
@@ -48,6 +51,30 @@ Result<Inputs> load_recording(const std::string& dir, const importers::ImportOpt
     in.trace_status = importers::import_paths(in.trace_files, in.tl, in.stats, opts);
     // Half a timeline from a failed import would pass for the whole run.
     if (!in.trace_status.ok()) in.tl = timeline::Timeline{};
+  }
+  const samples::StacksMeta& sm = in.recording->meta.stacks;
+  if (!sm.file.empty()) {
+    // Names from meta.json stay inside the recording directory.
+    const bool plain = sm.file.find('/') == std::string::npos && sm.file != "." && sm.file != "..";
+    auto st = plain ? importers::read_pyspy_chrometrace((fs::path(dir) / sm.file).string(), sm.origin_ns)
+                    : Result<samples::PyStacks>(Status::Error("stack file name " + sm.file + " is not in the recording"));
+    if (st.ok()) {
+      in.stacks = std::move(st).value();
+      in.stacks->source = sm.tool;
+      in.stacks->rate_hz = sm.rate_hz;
+      in.stacks->idle_included = true;
+      if (!sm.sources_file.empty() && sm.sources_file.find('/') == std::string::npos) {
+        std::ifstream f(fs::path(dir) / sm.sources_file);
+        const auto j = nlohmann::json::parse(f, nullptr, /*allow_exceptions=*/false);
+        if (j.is_object()) {
+          for (const auto& [k, v] : j.items()) {
+            if (v.is_string()) in.stacks->source_lines[k] = v.get<std::string>();
+          }
+        }
+      }
+    } else {
+      in.stacks_problem = st.status().message();
+    }
   }
   return in;
 }

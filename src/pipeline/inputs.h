@@ -10,6 +10,7 @@
 #include "base/status.h"
 #include "importers/importer.h"
 #include "samples/recording_reader.h"
+#include "samples/stacks.h"
 #include "timeline/import_stats.h"
 #include "timeline/model.h"
 
@@ -27,6 +28,10 @@ struct Inputs {
   // could, or when there were none). A bad trace never hides the samples.
   std::vector<std::string> trace_files;
   Status trace_status;
+  // Recording only: the Python stacks sampled during the run (meta.json's "stacks"), and
+  // why they could not be read ("" when they could or there were none).
+  std::optional<samples::PyStacks> stacks;
+  std::string stacks_problem;
 };
 
 // True when `path` is a directory holding a recording (meta.json or samples.jsonl of

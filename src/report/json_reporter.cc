@@ -293,6 +293,26 @@ Json report_to_json(const Report& r) {
   j["import_stats"] = std::move(stats);
   j["analysis_seconds"] = num(r.analysis_seconds);
   if (r.live) j["live"] = live_json(*r.live);
+  if (r.host) {
+    const analyses::HostAttribution& h = *r.host;
+    Json spots = Json::array();
+    for (const analyses::HotSpot& s : h.spots) {
+      if (spots.size() >= 20) break;
+      spots.push_back(Json{{"file", s.frame.file}, {"line", s.frame.line}, {"function", s.frame.function},
+                           {"text", s.text}, {"inner", s.inner}, {"class", std::string(analyses::host_class_name(s.cls))},
+                           {"gpu_idle_s", num(s.idle_s)}, {"on_thread_s", num(s.on_thread_s)},
+                           {"idle_ms_per_step", r.host_steps > 0 ? num(1e3 * s.idle_s / static_cast<double>(r.host_steps)) : Json()}});
+    }
+    Json by_class = Json::object();
+    for (int c = 0; c < analyses::kNumHostClasses; ++c) {
+      by_class[std::string(analyses::host_class_name(static_cast<analyses::HostClass>(c)))] = num(h.idle_by_class[c]);
+    }
+    j["host_hotspots"] = Json{{"method", h.method}, {"thread", h.thread}, {"window_s", num(h.window_s)},
+                              {"gpu_idle_s", num(h.gpu_idle_s)}, {"covered_idle_s", num(h.covered_idle_s)},
+                              {"steps", r.host_steps}, {"idle_s_by_class", by_class}, {"spots", spots}};
+  } else if (!r.stacks_note.empty()) {
+    j["host_hotspots"] = Json{{"note", r.stacks_note}};
+  }
   return j;
 }
 

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "analyses/stacks/hotspots.h"
 #include "rules/finding.h"
 #include "rules/remedies.h"
 #include "timeline/import_stats.h"
@@ -181,6 +182,10 @@ struct Report {
   std::vector<timeline::ImportStat> import_stats;  // non-zero ones
   double analysis_seconds = 0;           // wall time of import + analysis
   std::optional<LiveSummary> live;       // set for reports built from live samples
+  // Host hot spots from the job's Python stacks (run with py-spy), and why there are none.
+  std::optional<analyses::HostAttribution> host;
+  int64_t host_steps = 0;
+  std::string stacks_note;
 };
 
 }  // namespace chokepoint::report

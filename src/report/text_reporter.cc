@@ -100,6 +100,7 @@ class TextWriter {
       if (!r_.breakdown.idle_by_cause.empty() || !r_.breakdown.busy_by_class.empty() || !r_.live) breakdown();
     }
     roofline();
+    host_section();
     findings();
     top_kernels();
     import_stats();
@@ -157,6 +158,33 @@ class TextWriter {
     }
     if (!l.gpu_unavailable.empty()) field("device", {"GPU metrics unavailable: " + l.gpu_unavailable});
     if (!l.gpu_note.empty()) field("GPU match", {l.gpu_note});
+    out_ << '\n';
+  }
+
+  // Where the GPU waits, by line of the job's Python code (py-spy stacks).
+  void host_section() {
+    if (!r_.host) {
+      if (r_.live && !r_.stacks_note.empty()) field("Python stacks", {r_.stacks_note});
+      return;
+    }
+    const analyses::HostAttribution& h = *r_.host;
+    out_ << style_(Tone::kBold, "Where the GPU waits (Python stacks)") << '\n';
+    field("idle", {fmt::format("GPU idle {} of {} ({})", format_pct(h.window_s > 0 ? 100 * h.gpu_idle_s / h.window_s : 0),
+                               format_seconds(h.window_s), h.method == "trace" ? "trace" : "sampled utilization"),
+                   fmt::format("stacks of {} cover {}", h.thread,
+                               format_pct(h.gpu_idle_s > 0 ? 100 * h.covered_idle_s / h.gpu_idle_s : 0))});
+    int n = 0;
+    for (const analyses::HotSpot& s : h.spots) {
+      if (s.idle_s <= 0 || ++n > 6) break;
+      std::string file = s.frame.file.empty() ? "(library code only)" : s.frame.file;
+      if (const auto slash = file.rfind('/'); slash != std::string::npos && !s.frame.file.empty()) file = file.substr(slash + 1);
+      const std::string per = r_.host_steps > 0 ? format_ms(1e3 * s.idle_s / static_cast<double>(r_.host_steps)) + "/step"
+                                                : format_pct(h.gpu_idle_s > 0 ? 100 * s.idle_s / h.gpu_idle_s : 0) + " of idle";
+      std::vector<std::string> items = {fmt::format("{}:{} {}()", file, s.frame.line, s.frame.function),
+                                        std::string(analyses::host_class_name(s.cls)), per};
+      if (!s.text.empty()) items.push_back("`" + s.text + "`");
+      field("", items);
+    }
     out_ << '\n';
   }
 

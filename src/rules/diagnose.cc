@@ -17,8 +17,14 @@ constexpr double kMinHeadlineGain = 1.05;
 
 // One finding from what a rule's evaluators found: the trace's (exact attribution) leads,
 // the samples that agree add their evidence, the machine's its assessment.
-Finding merge(std::optional<Finding> t, std::optional<Finding> s, std::optional<Finding> m) {
+Finding merge(std::optional<Finding> t, std::optional<Finding> s, std::optional<Finding> m,
+              std::optional<Finding> k) {
   Finding f;
+  if (!t && !s && !m && k) {
+    f = std::move(*k);
+    f.sources = {"stacks"};
+    return f;
+  }
   if (t) {
     f = std::move(*t);
     f.sources = {"trace"};
@@ -38,6 +44,13 @@ Finding merge(std::optional<Finding> t, std::optional<Finding> s, std::optional<
   if (m) {
     f.detail += " The machine check agrees: " + m->title + ".";
     f.sources.push_back("machine");
+  }
+  if (k) {
+    // The Python stacks name the line: it leads the title, their numbers join the evidence.
+    f.detail += " The Python stacks point at the line: " + k->title + ".";
+    f.title = k->title + " — " + f.title;
+    for (auto& e : k->evidence) f.evidence.push_back(std::move(e));
+    f.sources.push_back("stacks");
   }
   return f;
 }
@@ -119,16 +132,20 @@ Diagnosis diagnose(const EvidenceSet& ev) {
   Diagnosis d;
   const bool trace = ev.trace != nullptr && ev.trace->a.total().duration > 0;
   for (const Rule& r : all_rules()) {
-    std::optional<Finding> t, s, m;
+    std::optional<Finding> t, s, m, k;
     if (trace && r.trace != nullptr) t = r.trace(*ev.trace);
     if (ev.samples != nullptr && r.samples != nullptr) s = r.samples(*ev.samples);
     if (ev.machine != nullptr && r.machine != nullptr) m = machine_finding(r, *ev.machine);
+    if (ev.stacks != nullptr && r.stacks != nullptr) k = r.stacks(*ev.stacks);
+    // Stacks that account for the GPU's idle time decide between input, sync and host
+    // work: a samples-only guess (from CPU shares) that they do not back is dropped.
+    if (ev.stacks != nullptr && ev.stacks->decisive() && r.stacks != nullptr && !t && !k) s.reset();
     // A trace with the host's ops and annotations (torch.profiler) attributes every gap:
     // what its evaluator did not find, samples of the same run do not contradict. The
     // CUPTI tracer's trace sees no DataLoader or Python, so samples keep their say there.
     if (trace && r.trace != nullptr && !t && ev.trace->tl.cpu_ranges.size() > 0) s.reset();
-    if (!t && !s && !m) continue;
-    d.findings.push_back(merge(std::move(t), std::move(s), std::move(m)));
+    if (!t && !s && !m && !k) continue;
+    d.findings.push_back(merge(std::move(t), std::move(s), std::move(m), std::move(k)));
   }
 
   // The verdict: from the trace when it holds GPU work, else from the samples.
@@ -151,6 +168,13 @@ Diagnosis diagnose(const EvidenceSet& ev) {
       v.bound = Category::kInput;
       v.lead += " (while the samples show the DataLoader workers saturated: the host waits for batches)";
     }
+  }
+  // The same when the Python stacks show the launching thread loading data in the gaps.
+  if (trace && v.bound == Category::kHost && ev.stacks != nullptr && ev.stacks->decisive() &&
+      ev.trace->tl.cpu_ranges.size() == 0 &&
+      ev.stacks->attr.idle_share(analyses::HostClass::kData) >= 0.5) {
+    v.bound = Category::kInput;
+    v.lead += " (the Python stacks show the launching thread loading data while the GPU waits)";
   }
   d.bound = v.bound;
   d.confidence = v.bound == Category::kUnknown ? 0 : v.confidence;

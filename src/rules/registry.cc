@@ -6,11 +6,12 @@ namespace chokepoint::rules {
 
 const std::vector<Rule>& all_rules() {
   static const std::vector<Rule> kRules = {
-      // id, category, trace evaluator, sample evaluator, machine evaluator
-      {"input-pipeline-stall", Category::kInput, input_pipeline_stall, input_pipeline_stall_samples},
+      // id, category, trace evaluator, sample evaluator, machine evaluator, stack evaluator
+      {"input-pipeline-stall", Category::kInput, input_pipeline_stall, input_pipeline_stall_samples, nullptr,
+       input_pipeline_stall_stacks},
       {"launch-overhead", Category::kHost, launch_overhead, launch_overhead_samples},
-      {"host-sync", Category::kSync, host_sync},
-      {"host-work", Category::kHost, host_work, host_work_samples},
+      {"host-sync", Category::kSync, host_sync, nullptr, nullptr, host_sync_stacks},
+      {"host-work", Category::kHost, host_work, host_work_samples, nullptr, host_work_stacks},
       {"allocator-churn", Category::kHost, allocator_churn},
       {"unfused-optimizer", Category::kHost, unfused_optimizer},
       {"pageable-memcpy", Category::kTransfer, pageable_memcpy, pageable_memcpy_samples},

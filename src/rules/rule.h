@@ -14,6 +14,7 @@
 
 #include "analyses/analysis.h"
 #include "analyses/live/live_analysis.h"
+#include "analyses/stacks/hotspots.h"
 #include "rules/finding.h"
 #include "rules/machine_evidence.h"
 #include "timeline/import_stats.h"
@@ -36,11 +37,24 @@ struct SampleEvidence {
   const analyses::live::LiveAnalysis& la;
 };
 
+// Python stacks of the job (sampled by py-spy during `run`): the GPU's idle time charged
+// to the lines of the job's code (analyses/stacks/hotspots.h).
+struct StackEvidence {
+  const analyses::HostAttribution& attr;
+  int64_t steps = 0;  // iterations in the attributed window, 0 unknown
+  // The stacks account for the idle time well enough to decide between input, sync and
+  // host work: they cover most of it, and there is idle time worth deciding about.
+  bool decisive() const {
+    return attr.gpu_idle_s > 0.05 * attr.window_s && attr.covered_idle_s >= 0.5 * attr.gpu_idle_s;
+  }
+};
+
 // Everything one diagnosis reads; absent parts are null.
 struct EvidenceSet {
   const TraceEvidence* trace = nullptr;
   const SampleEvidence* samples = nullptr;
   const MachineEvidence* machine = nullptr;
+  const StackEvidence* stacks = nullptr;
 };
 
 using TraceFn = std::optional<Finding> (*)(const TraceEvidence&);
@@ -48,6 +62,7 @@ using SampleFn = std::optional<Finding> (*)(const SampleEvidence&);
 // Machine evaluators assess every subject they know (each GPU, the host): doctor shows
 // all of them, `run` and `analyze` only those that found something.
 using MachineFn = std::vector<Assessment> (*)(const MachineEvidence&);
+using StackFn = std::optional<Finding> (*)(const StackEvidence&);
 
 struct Rule {
   std::string_view id;
@@ -55,6 +70,7 @@ struct Rule {
   TraceFn trace = nullptr;
   SampleFn samples = nullptr;
   MachineFn machine = nullptr;
+  StackFn stacks = nullptr;
 };
 
 // Every rule, in a fixed order.
@@ -93,6 +109,11 @@ std::optional<Finding> gil_contention(const SampleEvidence& c);
 std::optional<Finding> io_wait(const SampleEvidence& c);
 std::optional<Finding> cpu_steal(const SampleEvidence& c);
 std::optional<Finding> numa_mismatch(const SampleEvidence& c);
+
+// The Python-stack evaluators (rules/stacks/).
+std::optional<Finding> host_sync_stacks(const StackEvidence& c);
+std::optional<Finding> input_pipeline_stall_stacks(const StackEvidence& c);
+std::optional<Finding> host_work_stacks(const StackEvidence& c);
 
 // Shared by rules: severity from the speedup its fix promises (pass 0 when unknown) or,
 // without one, from the share of step time the finding accounts for.

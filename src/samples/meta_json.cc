@@ -149,6 +149,11 @@ json run_meta_to_json(const RunMeta& meta) {
   if (!meta.sampler_cpu_ms.empty()) j["sampler_cpu_ms"] = meta.sampler_cpu_ms;
   put_opt(j, "end_ns", meta.end_ns);
   put_opt(j, "exit_code", meta.exit_code);
+  if (!meta.stacks.tool.empty() || !meta.stacks.note.empty()) {
+    const StacksMeta& s = meta.stacks;
+    j["stacks"] = {{"tool", s.tool}, {"file", s.file}, {"sources_file", s.sources_file}, {"origin_ns", s.origin_ns},
+                   {"pid", s.pid}, {"rate_hz", s.rate_hz}, {"note", s.note}};
+  }
   j["gpus"] = json::array();
   for (const GpuMeta& g : meta.gpus) j["gpus"].push_back(gpu_to_json(g));
   j["processes"] = json::array();
@@ -171,6 +176,15 @@ bool run_meta_from_json(const json& j, RunMeta* out) {
   get_if(j, "gpu_note", &m.gpu_note);
   get_if(j, "gpu_unavailable", &m.gpu_unavailable);
   get_if(j, "sampler_cpu_ms", &m.sampler_cpu_ms);
+  if (const auto it = j.find("stacks"); it != j.end() && it->is_object()) {
+    get_if(*it, "tool", &m.stacks.tool);
+    get_if(*it, "file", &m.stacks.file);
+    get_if(*it, "sources_file", &m.stacks.sources_file);
+    get_if(*it, "origin_ns", &m.stacks.origin_ns);
+    get_if(*it, "pid", &m.stacks.pid);
+    get_if(*it, "rate_hz", &m.stacks.rate_hz);
+    get_if(*it, "note", &m.stacks.note);
+  }
   if (const auto it = j.find("gpus"); it != j.end() && it->is_array()) {
     for (const json& g : *it) {
       if (g.is_object()) m.gpus.push_back(gpu_from_json(g));

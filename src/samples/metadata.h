@@ -55,6 +55,18 @@ struct GpuMeta {
   bool used = false;          // judged as used by the workload (see gpu_note)
 };
 
+// Python stack sampling of the run (sampler/pyspy/): what made the stack file, and where
+// its clock starts. Absent (tool empty) when stacks were not sampled; `note` says why.
+struct StacksMeta {
+  std::string tool;          // "py-spy 0.4.3"
+  std::string file;          // in the recording: "pyspy.json"
+  std::string sources_file;  // "sources.json": the text of the job's lines it names
+  int64_t origin_ns = 0;     // CLOCK_REALTIME of the file's ts 0
+  int64_t pid = 0;           // the process it attached to (with its subprocesses)
+  double rate_hz = 0;
+  std::string note;          // why there are no stacks, or what went wrong
+};
+
 struct RunMeta {
   int format_version = kRecordingFormatVersion;
   std::string chokepoint_version;
@@ -76,6 +88,7 @@ struct RunMeta {
   // chokepoint's own CPU time per part of the sampling loop, ms over the run ("host",
   // "processes", "gpu", "write"): what watching the job cost.
   std::map<std::string, double> sampler_cpu_ms;
+  StacksMeta stacks;
 };
 
 }  // namespace chokepoint::samples

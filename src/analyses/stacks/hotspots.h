@@ -1,0 +1,78 @@
+// Host hot spots: which line of the job's Python code the GPU waits on. Each moment the
+// GPU is idle is charged to the Python stack the launching thread was on at that moment
+// (samples/stacks.h), aggregated by the innermost frame of the job's own code (file:line,
+// function) and classified by what the stack is doing:
+//
+//   sync        the line calls .item() / .cpu() / .tolist() / .numpy() / synchronize /
+//               prints a tensor (read from the line's text), or the stack is in
+//               torch.cuda.synchronize: the thread waits for the GPU, then launches late
+//   data        torch.utils.data (the loader, or the main thread waiting on its workers),
+//               numpy memmap/npyio, PIL, torchvision transforms and datasets, or a function
+//               of the job named like get_batch / load / collate / decode / read
+//   optimizer   torch.optim, gradient clipping, zero_grad
+//   logging     logging, print, tqdm, tensorboard, wandb, torchmetrics
+//   checkpoint  torch.save / serialization, safetensors
+//   framework   torch's own Python between ops: modules' forward, autograd, dynamo
+//   other       the job's own code otherwise
+//
+// GPU idleness comes from the trace when there is one (exact idle intervals of the GPU)
+// or from the sampled utilization (a tick 30% busy charges 70% of the stack's time in it).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "samples/stacks.h"
+
+namespace chokepoint::analyses {
+
+enum class HostClass { kSync, kData, kOptimizer, kLogging, kCheckpoint, kFramework, kOther };
+inline constexpr int kNumHostClasses = 7;
+std::string_view host_class_name(HostClass c);
+
+// A stretch of time and the share of it the GPU was idle (1 for a trace's idle interval).
+struct IdleCell {
+  int64_t start_ns = 0, end_ns = 0;
+  double idle = 1;
+};
+
+struct HotSpot {
+  samples::PyFrame frame;      // innermost frame of the job's own code ("" file: none)
+  std::string text;            // its source line, when the recording has it
+  std::string inner;           // innermost frame of the stack ("DataLoader.__next__", "sleep")
+  HostClass cls = HostClass::kOther;
+  double idle_s = 0;           // GPU idle time charged to it
+  double on_thread_s = 0;      // time the launching thread spent there (busy GPU or not)
+};
+
+struct HostAttribution {
+  std::string method;          // "trace" (exact idle intervals) or "sampled utilization"
+  std::string thread;          // the launching thread(s), e.g. "MainThread of pid 4242"
+  double window_s = 0;         // analyzed time
+  double gpu_idle_s = 0;       // GPU idle time in the window
+  double covered_idle_s = 0;   // of it, while the launching thread had a sampled stack
+  double idle_by_class[kNumHostClasses] = {};
+  std::vector<HotSpot> spots;  // largest idle_s first
+  double idle_share(HostClass c) const { return covered_idle_s > 0 ? idle_by_class[static_cast<int>(c)] / covered_idle_s : 0; }
+};
+
+struct AttributionInput {
+  const samples::PyStacks* stacks = nullptr;
+  std::vector<IdleCell> idle;           // sorted, disjoint
+  int64_t window_start_ns = 0, window_end_ns = 0;
+  // The launching threads as (pid, OS tid); empty: the main thread of every process
+  // (tid == pid) not in `exclude_pids` (DataLoader workers).
+  std::vector<std::pair<int64_t, int64_t>> launch_threads;
+  std::vector<int64_t> exclude_pids;
+  std::string method;
+};
+
+HostAttribution attribute_host_time(const AttributionInput& in);
+
+// The class of one stack (innermost frame first); `text` is the line of the innermost
+// frame of the job's own code ("" unknown).
+HostClass classify_stack(const samples::PyStacks& s, const std::vector<int32_t>& stack, const std::string& text);
+
+}  // namespace chokepoint::analyses

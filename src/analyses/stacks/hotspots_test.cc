@@ -1,0 +1,121 @@
+#include "analyses/stacks/hotspots.h"
+
+#include <gtest/gtest.h>
+
+namespace chokepoint::analyses {
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+// A main thread (pid 10) and a DataLoader worker (pid 11), built by hand.
+struct Fixture {
+  samples::PyStacks s;
+  int32_t frame(std::string fn, std::string file, int line) {
+    s.frames.push_back({std::move(fn), std::move(file), line});
+    return static_cast<int32_t>(s.frames.size() - 1);
+  }
+  int32_t stack(std::vector<int32_t> inner_first) {
+    s.stacks.push_back(std::move(inner_first));
+    return static_cast<int32_t>(s.stacks.size() - 1);
+  }
+  void seg(int32_t th, int32_t st, int64_t a_ms, int64_t b_ms) { s.segments.push_back({th, st, a_ms * kMs, b_ms * kMs}); }
+};
+
+Fixture loop_with_item_and_loader() {
+  Fixture f;
+  f.s.threads = {{10, 10, "MainThread"}, {11, 11, "MainThread"}};
+  const int32_t main = f.frame("<module>", "train.py", 200);
+  const int32_t loop = f.frame("train", "train.py", 120);       // `for x, y in loader:`
+  const int32_t next = f.frame("__next__", "/usr/lib/python3/dist-packages/torch/utils/data/dataloader.py", 630);
+  const int32_t item_line = f.frame("train", "train.py", 131);  // `total += loss.item()`
+  const int32_t fwd_line = f.frame("train", "train.py", 125);
+  const int32_t fwd = f.frame("_call_impl", "/usr/lib/python3/dist-packages/torch/nn/modules/module.py", 1750);
+  const int32_t worker = f.frame("fetch", "/usr/lib/python3/dist-packages/torch/utils/data/_utils/fetch.py", 52);
+  f.s.source_lines["train.py:131"] = "total += loss.item()";
+  f.s.source_lines["train.py:120"] = "for x, y in loader:";
+  const int32_t waiting = f.stack({next, loop, main});
+  const int32_t item = f.stack({item_line, main});
+  const int32_t forward = f.stack({fwd, fwd_line, main});
+  const int32_t in_worker = f.stack({worker});
+  // Per 100 ms iteration: 30 ms waiting for the loader, 50 ms forward, 20 ms in .item().
+  for (int i = 0; i < 10; ++i) {
+    const int64_t t = i * 100;
+    f.seg(0, waiting, t, t + 30);
+    f.seg(0, forward, t + 30, t + 80);
+    f.seg(0, item, t + 80, t + 100);
+    f.seg(1, in_worker, t, t + 100);
+  }
+  return f;
+}
+
+TEST(HostHotspots, TraceIdleGoesToTheLineTheThreadWasOn) {
+  Fixture f = loop_with_item_and_loader();
+  AttributionInput in;
+  in.stacks = &f.s;
+  in.window_start_ns = 0;
+  in.window_end_ns = 1000 * kMs;
+  in.exclude_pids = {11};
+  // The GPU idles while the loader is waited for (0-30 of each iteration) and for 5 ms after
+  // each .item() returns (a sync drains the queue: idle starts while the thread is there).
+  for (int i = 0; i < 10; ++i) {
+    in.idle.push_back({i * 100 * kMs, (i * 100 + 30) * kMs, 1.0});
+  }
+  in.method = "trace";
+  const HostAttribution h = attribute_host_time(in);
+  EXPECT_EQ(h.thread, "MainThread of pid 10");  // the worker is not a launching thread
+  EXPECT_NEAR(h.gpu_idle_s, 0.30, 1e-9);
+  EXPECT_NEAR(h.covered_idle_s, 0.30, 1e-9);
+  ASSERT_FALSE(h.spots.empty());
+  // Idle from 0: at its start the thread was... in nothing before t=0, then the loader wait;
+  // from i>=1 the idle starts right after .item() (a sync line): charged to it whole.
+  EXPECT_EQ(h.spots[0].frame.line, 131);
+  EXPECT_EQ(h.spots[0].cls, HostClass::kSync);
+  EXPECT_EQ(h.spots[0].text, "total += loss.item()");
+  EXPECT_NEAR(h.spots[0].idle_s, 0.27, 1e-9);
+  EXPECT_NEAR(h.idle_by_class[static_cast<int>(HostClass::kData)], 0.03, 1e-9);
+}
+
+TEST(HostHotspots, SampledUtilizationChargesTheIdleShare) {
+  Fixture f = loop_with_item_and_loader();
+  AttributionInput in;
+  in.stacks = &f.s;
+  in.window_start_ns = 0;
+  in.window_end_ns = 1000 * kMs;
+  in.exclude_pids = {11};
+  // Ticks of 200 ms at 60% utilization: 40% of every stack's time is GPU idle.
+  for (int i = 0; i < 5; ++i) in.idle.push_back({i * 200 * kMs, (i + 1) * 200 * kMs, 0.4});
+  in.method = "sampled utilization";
+  const HostAttribution h = attribute_host_time(in);
+  EXPECT_NEAR(h.gpu_idle_s, 0.4, 1e-9);
+  ASSERT_EQ(h.spots.size(), 3u);
+  // Forward (50 ms of each 100) holds half the idle; no sync special case without exact idle.
+  EXPECT_EQ(h.spots[0].cls, HostClass::kFramework);
+  EXPECT_NEAR(h.spots[0].idle_s, 0.2, 1e-9);
+  EXPECT_NEAR(h.spots[0].on_thread_s, 0.5, 1e-9);
+  EXPECT_EQ(h.spots[1].cls, HostClass::kData);
+  EXPECT_EQ(h.spots[1].frame.line, 120);  // the job's line that waits on the loader
+  EXPECT_EQ(h.spots[1].inner, "__next__");
+  EXPECT_NEAR(h.idle_share(HostClass::kSync), 0.2 * 0.4 * 1.0 / 0.4, 1e-9);
+}
+
+TEST(HostHotspots, ClassifiesByLibraryAndLineText) {
+  Fixture f;
+  const int32_t user = f.frame("step", "train.py", 10);
+  const int32_t adam = f.frame("step", "/x/site-packages/torch/optim/adamw.py", 200);
+  const int32_t save = f.frame("save", "/x/site-packages/torch/serialization.py", 900);
+  const int32_t getb = f.frame("get_batch", "train.py", 40);
+  EXPECT_EQ(classify_stack(f.s, {adam, user}, ""), HostClass::kOptimizer);
+  EXPECT_EQ(classify_stack(f.s, {save, user}, ""), HostClass::kCheckpoint);
+  EXPECT_EQ(classify_stack(f.s, {getb}, "x = torch.stack([...])"), HostClass::kData);
+  EXPECT_EQ(classify_stack(f.s, {user}, "acc = (pred == y).float().mean().item()"), HostClass::kSync);
+  EXPECT_EQ(classify_stack(f.s, {user}, "print(f'loss {l:.3f}')"), HostClass::kLogging);
+  EXPECT_EQ(classify_stack(f.s, {user}, "x = y + 1"), HostClass::kOther);
+}
+
+TEST(HostHotspots, NoStacksNoWindowNothing) {
+  AttributionInput in;
+  EXPECT_TRUE(attribute_host_time(in).spots.empty());
+}
+
+}  // namespace
+}  // namespace chokepoint::analyses

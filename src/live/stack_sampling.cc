@@ -1,0 +1,160 @@
+#include "live/stack_sampling.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "sampler/proc/roles.h"
+
+namespace chokepoint::live {
+
+namespace {
+
+constexpr const char* kStackFile = "pyspy.json";
+constexpr const char* kStackLog = "pyspy.log";
+constexpr const char* kSourcesFile = "sources.json";
+constexpr int kMaxAttempts = 4;
+// The interpreter needs a moment after exec before py-spy can find it.
+constexpr int64_t kStartDelayNs = 300'000'000;
+
+bool python_process(const samples::ProcessMeta& p) {
+  return sampler::proc::is_python(p.cmdline) || p.comm.rfind("python", 0) == 0 || p.comm == "pt_main_thread";
+}
+
+void say(bool quiet, const std::string& text) {
+  if (!quiet) std::fprintf(stderr, "chokepoint: %s\n", text.c_str());
+}
+
+// Writes a new file (never through a symlink, never over an existing file).
+bool write_new_file(const std::string& path, const std::string& text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  return done == text.size();
+}
+
+}  // namespace
+
+StackSampling::StackSampling(const StackOptions& o, std::string dir, bool quiet)
+    : o_(o), dir_(std::move(dir)), quiet_(quiet) {
+  if (!o_.enabled) {
+    gave_up_ = true;
+    note_ = "not sampled (--no-stacks)";
+    return;
+  }
+  std::string why;
+  binary_ = sampler::find_pyspy(o_.pyspy, &why);
+  if (binary_.empty()) {
+    gave_up_ = true;
+    note_ = why;
+    return;
+  }
+  version_ = sampler::pyspy_version(binary_);
+  if (version_.empty()) version_ = "py-spy";
+}
+
+StackSampling::~StackSampling() = default;
+
+void StackSampling::poll(const Session& session, int64_t now_realtime_ns, int64_t now_monotonic_ns) {
+  if (gave_up_) return;
+  if (rec_) {
+    const auto code = rec_->poll();
+    if (!code) return;  // recording
+    // py-spy exited while the job runs on: it could not attach (too early, or not allowed).
+    if (rec_->permission_denied()) {
+      gave_up_ = true;
+      note_ = "py-spy may not read the job's memory (ptrace not permitted: run as the job's user with "
+              "kernel.yama.ptrace_scope <= 1, as root, or give the container CAP_SYS_PTRACE): " + rec_->error();
+      say(quiet_, "Python stacks: " + note_ + "; everything else goes on");
+      return;
+    }
+    if (attempts_ >= kMaxAttempts) {
+      gave_up_ = true;
+      note_ = "py-spy could not attach: " + (rec_->error().empty() ? "exit " + std::to_string(*code) : rec_->error());
+      say(quiet_, "Python stacks: " + note_ + "; everything else goes on");
+      return;
+    }
+    rec_.reset();
+    std::error_code ec;
+    std::filesystem::remove(std::filesystem::path(dir_) / kStackFile, ec);
+    std::filesystem::remove(std::filesystem::path(dir_) / kStackLog, ec);
+    next_attempt_mono_ = now_monotonic_ns + 1'000'000'000;
+    return;
+  }
+  if (now_monotonic_ns < next_attempt_mono_) return;
+  // The topmost Python process of the tree, seen long enough for its interpreter to start.
+  const auto& procs = session.processes();
+  const samples::ProcessMeta* target = nullptr;
+  for (const auto& [pid, p] : procs) {
+    if (p.exited || !python_process(p)) continue;
+    const auto parent = procs.find(p.ppid);
+    if (parent != procs.end() && python_process(parent->second) && !parent->second.exited) continue;
+    if (target == nullptr || p.first_seen_ns < target->first_seen_ns) target = &p;
+  }
+  if (target == nullptr || now_realtime_ns - target->first_seen_ns < kStartDelayNs) return;
+  ++attempts_;
+  std::error_code ec;
+  cwd_ = std::filesystem::read_symlink("/proc/" + std::to_string(target->pid) + "/cwd", ec).string();
+  sampler::PySpyOptions po;
+  po.binary = binary_;
+  po.rate_hz = o_.rate_hz;
+  po.out_file = (std::filesystem::path(dir_) / kStackFile).string();
+  po.log_file = (std::filesystem::path(dir_) / kStackLog).string();
+  auto r = sampler::PySpyRecorder::start(po, target->pid, now_realtime_ns);
+  if (!r.ok()) {
+    gave_up_ = true;
+    note_ = r.status().message();
+    say(quiet_, "Python stacks: " + note_);
+    return;
+  }
+  rec_ = std::move(r.value());
+}
+
+void StackSampling::finish(Session& session) {
+  samples::StacksMeta m;
+  if (!rec_) {
+    m.note = !note_.empty() ? note_ : "no Python process in the job";
+    session.set_stacks(m);
+    return;
+  }
+  rec_->stop(10'000'000'000);
+  session.add_sampler_cpu_ms("stacks", rec_->cpu_s() * 1e3);
+  const std::string file = (std::filesystem::path(dir_) / kStackFile).string();
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(file, ec);
+  if (ec || size == 0) {
+    m.note = "py-spy wrote no samples" + (rec_->error().empty() ? std::string() : ": " + rec_->error());
+    say(quiet_, "Python stacks: " + m.note);
+    session.set_stacks(m);
+    return;
+  }
+  m.tool = version_;
+  m.file = kStackFile;
+  m.origin_ns = rec_->origin_ns();
+  m.pid = rec_->target();
+  m.rate_hz = o_.rate_hz;
+  const auto lines = sampler::source_lines_of(file, cwd_);
+  if (!lines.empty()) {
+    const nlohmann::json j(lines);
+    if (write_new_file((std::filesystem::path(dir_) / kSourcesFile).string(),
+                       j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n")) {
+      m.sources_file = kSourcesFile;
+    }
+  }
+  session.set_stacks(m);
+}
+
+}  // namespace chokepoint::live

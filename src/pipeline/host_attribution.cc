@@ -1,0 +1,75 @@
+#include "pipeline/host_attribution.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "analyses/intervals.h"
+
+namespace chokepoint::pipeline {
+
+std::optional<analyses::HostAttribution> attribute_recording(const samples::PyStacks& stacks,
+                                                             const samples::Recording& rec,
+                                                             const analyses::live::LiveAnalysis& la,
+                                                             const timeline::Timeline* tl,
+                                                             const analyses::Analysis* a) {
+  if (stacks.empty()) return std::nullopt;
+  analyses::AttributionInput in;
+  in.stacks = &stacks;
+  for (const auto& p : la.processes) {
+    if (p.meta.role == samples::ProcessRole::kDataLoaderWorker) in.exclude_pids.push_back(p.meta.pid);
+  }
+  if (tl != nullptr && a != nullptr && tl->gpu_ops.size() > 0) {
+    // The trace: the GPU's busy union, its gaps inside the analyzed steps are idle.
+    analyses::Intervals busy;
+    for (size_t i = 0; i < tl->gpu_ops.size(); ++i) busy.add(tl->gpu_ops.start[i], tl->gpu_ops.end[i]);
+    busy.build();
+    if (busy.empty()) return std::nullopt;
+    int64_t wa = busy.merged().front().first, wb = busy.merged().back().second;
+    if (!a->windows.steps.empty() && !a->windows.whole_trace) {
+      wa = a->windows.steps.front().start;
+      wb = a->windows.steps.back().end;
+    }
+    in.window_start_ns = wa;
+    in.window_end_ns = wb;
+    int64_t prev = wa;
+    busy.for_each_in(wa, wb, [&](int64_t s, int64_t e) {
+      if (s > prev) in.idle.push_back({prev, s, 1.0});
+      prev = std::max(prev, e);
+    });
+    if (wb > prev) in.idle.push_back({prev, wb, 1.0});
+    // The thread that launched the most GPU work.
+    std::map<std::pair<int64_t, int64_t>, int64_t> launches;
+    const auto& rc = tl->runtime_calls;
+    for (size_t i = 0; i < rc.size(); ++i) {
+      if (rc.correlation[i] >= 0) ++launches[{rc.pid[i], rc.tid[i]}];
+    }
+    if (!launches.empty()) {
+      auto best = std::max_element(launches.begin(), launches.end(),
+                                   [](const auto& x, const auto& y) { return x.second < y.second; });
+      in.launch_threads.push_back(best->first);
+    }
+    in.method = "trace";
+  } else {
+    // Sampled utilization of the judged GPU, over its active window.
+    const auto gpus = la.judged_gpus();
+    if (gpus.empty() || gpus.front()->active_start_ns < 0) return std::nullopt;
+    const auto* g = gpus.front();
+    const samples::Series* s = analyses::live::activity_series(rec.samples, g->index);
+    if (s == nullptr) return std::nullopt;
+    in.window_start_ns = g->active_start_ns;
+    in.window_end_ns = g->active_end_ns;
+    const auto& t = s->time_ns;
+    const auto& v = s->values;
+    for (size_t i = 0; i < t.size(); ++i) {
+      if (!s->valid[i] || !std::isfinite(v[i])) continue;
+      const double idle = std::clamp(1.0 - v[i] / 100.0, 0.0, 1.0);
+      // A reading covers the interval before it (NVML averages over its sample period).
+      if (i > 0 && idle > 0) in.idle.push_back({t[i - 1], t[i], idle});
+    }
+    in.method = "sampled utilization";
+  }
+  return analyses::attribute_host_time(in);
+}
+
+}  // namespace chokepoint::pipeline

@@ -1,0 +1,24 @@
+// Host hot spots of a recording with Python stacks (analyses/stacks/hotspots.h): the GPU's
+// idle time from the trace when `run --trace` left one (exact), else from the sampled
+// utilization of the GPU the job used; the launching thread from the trace (the thread
+// that launched most GPU work), else each Python main thread except DataLoader workers'.
+#pragma once
+
+#include <optional>
+
+#include "analyses/analysis.h"
+#include "analyses/live/live_analysis.h"
+#include "analyses/stacks/hotspots.h"
+#include "samples/recording_reader.h"
+#include "samples/stacks.h"
+#include "timeline/model.h"
+
+namespace chokepoint::pipeline {
+
+std::optional<analyses::HostAttribution> attribute_recording(const samples::PyStacks& stacks,
+                                                             const samples::Recording& rec,
+                                                             const analyses::live::LiveAnalysis& la,
+                                                             const timeline::Timeline* tl,
+                                                             const analyses::Analysis* a);
+
+}  // namespace chokepoint::pipeline

@@ -1,0 +1,104 @@
+// The Python-stack evaluators of host-sync, input-pipeline-stall and host-work: each names
+// the line of the job's code that holds the most GPU idle time of its class
+// (analyses/stacks/hotspots.h), with the idle time it costs per step (per second of the
+// run when steps are unknown).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <initializer_list>
+
+#include "rules/rule.h"
+
+namespace chokepoint::rules {
+
+namespace {
+
+using analyses::HostClass;
+
+// A class must hold this share of the idle time the stacks explain, and of the window.
+constexpr double kMinIdleShare = 0.10;
+constexpr double kMinWindowShare = 0.03;
+
+std::string where(const analyses::HotSpot& h) {
+  if (h.frame.file.empty()) return "(no frame of the job's own code)";
+  std::string file = h.frame.file;
+  if (const auto slash = file.rfind('/'); slash != std::string::npos) file = file.substr(slash + 1);
+  return fmt::format("{}:{}", file, h.frame.line);
+}
+
+std::optional<Finding> for_classes(const StackEvidence& c, std::string id, Category cat,
+                                   std::initializer_list<HostClass> classes, const char* what,
+                                   std::vector<std::string> remedies, std::string recommendation) {
+  const analyses::HostAttribution& a = c.attr;
+  if (!c.decisive() || a.window_s <= 0) return std::nullopt;
+  double idle = 0;
+  for (HostClass k : classes) idle += a.idle_by_class[static_cast<int>(k)];
+  if (idle < kMinIdleShare * a.covered_idle_s || idle < kMinWindowShare * a.window_s) return std::nullopt;
+  const analyses::HotSpot* top = nullptr;
+  for (const auto& h : a.spots) {
+    if (std::find(classes.begin(), classes.end(), h.cls) != classes.end()) {
+      top = &h;
+      break;
+    }
+  }
+  if (top == nullptr) return std::nullopt;
+  const double share = 100.0 * idle / a.window_s;
+  // If the GPU had not waited on these lines: the window without their idle time.
+  const double gain = a.window_s / std::max(a.window_s - idle, 1e-9);
+  Finding f = new_finding(std::move(id), cat, share, gain);
+  const std::string per = c.steps > 0 ? fmt::format("{:.2f} ms of GPU idle per step", 1e3 * top->idle_s / c.steps)
+                                      : fmt::format("{:.0f} ms of GPU idle per second", 1e3 * top->idle_s / a.window_s);
+  const std::string line = top->text.empty() ? "" : fmt::format(" `{}`", top->text);
+  f.title = fmt::format("{}{} in {}(): {} ({}, {:.0f}% of the GPU's idle time)", where(*top), line, top->frame.function,
+                        per, what, 100.0 * top->idle_s / std::max(a.gpu_idle_s, 1e-9));
+  std::string others;
+  int n = 0;
+  for (const auto& h : a.spots) {
+    if (&h == top || std::find(classes.begin(), classes.end(), h.cls) == classes.end() || h.idle_s <= 0) continue;
+    if (++n > 3) break;
+    others += fmt::format("{}{} ({:.0f}%)", others.empty() ? "" : ", ", where(h), 100.0 * h.idle_s / std::max(a.gpu_idle_s, 1e-9));
+  }
+  f.detail = fmt::format(
+      "The GPU was idle {:.0f}% of {:.1f} s ({}); sampled Python stacks of {} put {:.0f}% of that idle time in {}, "
+      "most at {} in {}(){}.{}",
+      100.0 * a.gpu_idle_s / a.window_s, a.window_s, a.method == "trace" ? "from the trace" : "from sampled utilization",
+      a.thread, 100.0 * idle / std::max(a.gpu_idle_s, 1e-9), what, where(*top), top->frame.function,
+      top->inner.empty() || top->inner == top->frame.function ? "" : " (inside " + top->inner + ")",
+      others.empty() ? "" : " Also: " + others + ".");
+  f.evidence.push_back(evidence("gpu idle pct", 100.0 * a.gpu_idle_s / a.window_s, "%"));
+  f.evidence.push_back(evidence("idle share of this class pct", 100.0 * idle / std::max(a.gpu_idle_s, 1e-9), "%",
+                                100.0 * kMinIdleShare));
+  f.evidence.push_back(evidence("top line idle s", top->idle_s, "s"));
+  f.recommendation = std::move(recommendation);
+  f.remedies = std::move(remedies);
+  return f;
+}
+
+}  // namespace
+
+std::optional<Finding> host_sync_stacks(const StackEvidence& c) {
+  return for_classes(c, "host-sync", Category::kSync, {HostClass::kSync}, "waiting for the GPU", {"defer-syncs"},
+                     "Keep values on the GPU between logging steps: accumulate `loss.detach()` in a tensor and call "
+                     ".item() / .cpu() only every N steps; compute metrics on the GPU; remove "
+                     "torch.cuda.synchronize() from the loop.");
+}
+
+std::optional<Finding> input_pipeline_stall_stacks(const StackEvidence& c) {
+  return for_classes(c, "input-pipeline-stall", Category::kInput, {HostClass::kData}, "loading data",
+                     {"dataloader-workers"},
+                     "Make batches off the training thread: a DataLoader with num_workers > 0, pin_memory=True and "
+                     "persistent_workers=True (or a background thread that prefetches the next batch), so the GPU "
+                     "never waits for the next batch.");
+}
+
+std::optional<Finding> host_work_stacks(const StackEvidence& c) {
+  return for_classes(c, "host-work", Category::kHost,
+                     {HostClass::kOptimizer, HostClass::kLogging, HostClass::kCheckpoint, HostClass::kFramework,
+                      HostClass::kOther},
+                     "host work between launches", {"move-host-work"},
+                     "Move this work out of the step or make it cheaper: fused/foreach optimizers "
+                     "(fused=True), log every N steps, checkpoint asynchronously, torch.compile or CUDA graphs for "
+                     "Python overhead between many small ops.");
+}
+
+}  // namespace chokepoint::rules

@@ -1,0 +1,258 @@
+#include "sampler/pyspy/pyspy_recorder.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "samples/stacks.h"
+
+namespace chokepoint::sampler {
+
+namespace {
+
+bool executable(const std::string& p) {
+  struct stat st{};
+  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
+}
+
+std::string read_text(const std::string& path, size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary);
+  std::string s;
+  if (!in) return s;
+  s.resize(max_bytes);
+  in.read(s.data(), static_cast<std::streamsize>(max_bytes));
+  s.resize(static_cast<size_t>(in.gcount()));
+  return s;
+}
+
+std::string trim(std::string s) {
+  const auto a = s.find_first_not_of(" \t\r\n");
+  if (a == std::string::npos) return "";
+  const auto b = s.find_last_not_of(" \t\r\n");
+  return s.substr(a, b - a + 1);
+}
+
+}  // namespace
+
+std::string find_pyspy(const std::string& explicit_path, std::string* why) {
+  if (!explicit_path.empty()) {
+    if (executable(explicit_path)) return explicit_path;
+    if (why) *why = "--py-spy " + explicit_path + " is not an executable file";
+    return "";
+  }
+  if (const char* env = std::getenv("CHOKEPOINT_PY_SPY"); env != nullptr && *env != '\0') {
+    if (executable(env)) return env;
+    if (why) *why = std::string("$CHOKEPOINT_PY_SPY (") + env + ") is not an executable file";
+    return "";
+  }
+  if (const char* path = std::getenv("PATH"); path != nullptr) {
+    std::stringstream ss(path);
+    std::string dir;
+    while (std::getline(ss, dir, ':')) {
+      if (dir.empty()) continue;
+      const std::string p = dir + "/py-spy";
+      if (executable(p)) return p;
+    }
+  }
+  if (why) *why = "py-spy not found on PATH (pip install py-spy, or --py-spy PATH)";
+  return "";
+}
+
+std::string pyspy_version(const std::string& binary) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return "";
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return "";
+  }
+  if (pid == 0) {
+    ::dup2(fds[1], STDOUT_FILENO);
+    const int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (devnull >= 0) {
+      ::dup2(devnull, STDIN_FILENO);
+      ::dup2(devnull, STDERR_FILENO);
+    }
+    ::execl(binary.c_str(), binary.c_str(), "--version", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  std::string out;
+  char buf[256];
+  for (;;) {
+    const ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n > 0) {
+      out.append(buf, static_cast<size_t>(n));
+      if (out.size() > 4096) break;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    break;
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  out = trim(out.substr(0, out.find('\n')));
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? out : "";
+}
+
+Result<std::unique_ptr<PySpyRecorder>> PySpyRecorder::start(const PySpyOptions& o, int64_t target, int64_t now_ns) {
+  std::unique_ptr<PySpyRecorder> r(new PySpyRecorder());
+  r->o_ = o;
+  r->target_ = target;
+  const std::string rate = std::to_string(static_cast<int>(o.rate_hz > 0 ? o.rate_hz : 100));
+  const std::string pid = std::to_string(target);
+  std::vector<std::string> args = {o.binary, "record", "--pid", pid, "--format", "chrometrace", "--rate", rate,
+                                   "--idle", "--threads", "--subprocesses", "--nonblocking", "--output", o.out_file};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  // The log: created here (not by the child) so a failure to create it is ours to report.
+  const int log = ::open(o.log_file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (log < 0) return Status::Error("cannot create " + o.log_file + ": " + std::strerror(errno));
+  r->origin_ns_ = now_ns;
+  const pid_t child = ::fork();
+  if (child < 0) {
+    const int e = errno;
+    ::close(log);
+    return Status::Error(std::string("cannot start py-spy: ") + std::strerror(e));
+  }
+  if (child == 0) {
+    // Its own process group: a terminal's Ctrl-C goes to the job, and py-spy keeps
+    // recording until the job has exited. If chokepoint dies, py-spy is told to write
+    // what it has and stop.
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGINT);
+    const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+    ::dup2(log, STDOUT_FILENO);
+    ::dup2(log, STDERR_FILENO);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  ::close(log);
+  r->pid_ = child;
+  return r;
+}
+
+PySpyRecorder::~PySpyRecorder() {
+  if (pid_ > 0 && !exit_code_) stop(2'000'000'000);
+}
+
+std::optional<int> PySpyRecorder::poll() {
+  if (exit_code_ || pid_ <= 0) return exit_code_;
+  int status = 0;
+  struct rusage ru{};
+  const pid_t r = ::wait4(pid_, &status, WNOHANG, &ru);
+  if (r == pid_) {
+    exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    cpu_s_ = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+             static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+  }
+  return exit_code_;
+}
+
+std::optional<int> PySpyRecorder::stop(int64_t timeout_ns) {
+  if (poll()) return exit_code_;
+  ::kill(pid_, SIGINT);
+  const int64_t step = 10'000'000;
+  for (int64_t waited = 0; waited < timeout_ns; waited += step) {
+    if (poll()) return exit_code_;
+    struct timespec ts{0, step};
+    ::nanosleep(&ts, nullptr);
+  }
+  ::kill(pid_, SIGKILL);
+  int status = 0;
+  struct rusage ru{};
+  while (::wait4(pid_, &status, 0, &ru) < 0 && errno == EINTR) {
+  }
+  cpu_s_ = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+  exit_code_ = 128 + SIGKILL;
+  return std::nullopt;
+}
+
+std::string PySpyRecorder::error() const {
+  const std::string log = read_text(o_.log_file, 64 * 1024);
+  std::stringstream ss(log);
+  std::string line;
+  while (std::getline(ss, line)) {
+    if (line.rfind("Error:", 0) == 0 || line.find("error:") != std::string::npos) return trim(line);
+  }
+  return "";
+}
+
+bool PySpyRecorder::permission_denied() const {
+  const std::string log = read_text(o_.log_file, 64 * 1024);
+  for (const char* s : {"Permission denied", "Operation not permitted", "ptrace", "CAP_SYS_PTRACE"}) {
+    if (log.find(s) != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::map<std::string, std::string> source_lines_of(const std::string& chrometrace_file, const std::string& cwd,
+                                                   size_t max_lines) {
+  std::map<std::string, std::string> out;
+  const std::string text = read_text(chrometrace_file, 1ull << 31);
+  // Every `"filename":"F","line":N` pair: the job's own files' lines.
+  std::map<std::string, std::vector<int>> wanted;
+  const std::string key = "\"filename\":\"";
+  for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
+    size_t i = at + key.size();
+    std::string file;
+    bool ok = true;
+    for (; i < text.size() && text[i] != '"'; ++i) {
+      if (text[i] == '\\') {
+        if (i + 1 >= text.size()) { ok = false; break; }
+        const char c = text[++i];
+        if (c == '"' || c == '\\' || c == '/') file += c;
+        else { ok = false; break; }  // other escapes: a name we would not open anyway
+      } else {
+        file += text[i];
+      }
+    }
+    if (!ok || file.empty() || samples::is_library_file(file)) continue;
+    const std::string lk = "\",\"line\":";
+    if (text.compare(i, lk.size(), lk) != 0) continue;
+    const int line = std::atoi(text.c_str() + i + lk.size());
+    if (line <= 0) continue;
+    auto& v = wanted[file];
+    if (v.size() < max_lines) v.push_back(line);
+  }
+  for (auto& [file, lines] : wanted) {
+    std::sort(lines.begin(), lines.end());
+    lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
+    const std::string path = !file.empty() && file[0] == '/' ? file : cwd + "/" + file;
+    struct stat st{};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (64 << 20)) continue;
+    std::ifstream in(path);
+    std::string l;
+    int n = 0;
+    size_t k = 0;
+    while (k < lines.size() && std::getline(in, l)) {
+      ++n;
+      if (n == lines[k]) {
+        if (out.size() >= max_lines) return out;
+        out[file + ":" + std::to_string(n)] = trim(l).substr(0, 200);
+        ++k;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace chokepoint::sampler
