@@ -1,5 +1,6 @@
 #include "pipeline/analyze_pipeline.h"
 
+#include "analyses/stacks/trace_stacks.h"
 #include "pipeline/host_attribution.h"
 
 #include <chrono>
@@ -47,8 +48,16 @@ Result<report::Report> analyze_inputs(const Inputs& in, const AnalyzeOptions& ao
   if (a) ev.trace = &te.emplace(rules::TraceEvidence{in.tl, *a, &in.stats});
   if (la) ev.samples = &se.emplace(rules::SampleEvidence{*in.recording, *la});
   std::optional<analyses::HostAttribution> host;
-  if (la && in.stacks) {
-    host = attribute_recording(*in.stacks, *in.recording, *la, a ? &in.tl : nullptr, a ? &*a : nullptr);
+  // Python stacks: py-spy's from the recording, else a torch.profiler trace's own
+  // (with_stack=True).
+  std::optional<samples::PyStacks> trace_stacks;
+  if (!in.stacks && a) {
+    if (auto ps = analyses::python_stacks_from_trace(in.tl); !ps.empty()) trace_stacks = std::move(ps);
+  }
+  const samples::PyStacks* stacks = in.stacks ? &*in.stacks : trace_stacks ? &*trace_stacks : nullptr;
+  if (stacks != nullptr) {
+    host = attribute_host(*stacks, in.recording ? &*in.recording : nullptr, la ? &*la : nullptr, a ? &in.tl : nullptr,
+                          a ? &*a : nullptr);
     if (host) {
       const int64_t steps = a && !a->windows.whole_trace ? a->steps() : 0;
       ev.stacks = &ke.emplace(rules::StackEvidence{*host, steps});
@@ -62,7 +71,7 @@ Result<report::Report> analyze_inputs(const Inputs& in, const AnalyzeOptions& ao
     return r;
   };
 
-  if (!la) return build_report(in.tl, *a, d, in.stats);
+  if (!la) return with_host(build_report(in.tl, *a, d, in.stats));
   report::Report live = with_host(build_live_report(in.recording_dir, *in.recording, *la, d));
   if (!a) {
     // Nothing traced (another CUPTI client held every process, or no CUDA work): the

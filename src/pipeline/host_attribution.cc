@@ -8,16 +8,17 @@
 
 namespace chokepoint::pipeline {
 
-std::optional<analyses::HostAttribution> attribute_recording(const samples::PyStacks& stacks,
-                                                             const samples::Recording& rec,
-                                                             const analyses::live::LiveAnalysis& la,
-                                                             const timeline::Timeline* tl,
-                                                             const analyses::Analysis* a) {
+std::optional<analyses::HostAttribution> attribute_host(const samples::PyStacks& stacks,
+                                                        const samples::Recording* rec,
+                                                        const analyses::live::LiveAnalysis* la,
+                                                        const timeline::Timeline* tl, const analyses::Analysis* a) {
   if (stacks.empty()) return std::nullopt;
   analyses::AttributionInput in;
   in.stacks = &stacks;
-  for (const auto& p : la.processes) {
-    if (p.meta.role == samples::ProcessRole::kDataLoaderWorker) in.exclude_pids.push_back(p.meta.pid);
+  if (la != nullptr) {
+    for (const auto& p : la->processes) {
+      if (p.meta.role == samples::ProcessRole::kDataLoaderWorker) in.exclude_pids.push_back(p.meta.pid);
+    }
   }
   if (tl != nullptr && a != nullptr && tl->gpu_ops.size() > 0) {
     // The trace: the GPU's busy union, its gaps inside the analyzed steps are idle.
@@ -38,24 +39,32 @@ std::optional<analyses::HostAttribution> attribute_recording(const samples::PySt
       prev = std::max(prev, e);
     });
     if (wb > prev) in.idle.push_back({prev, wb, 1.0});
-    // The thread that launched the most GPU work.
+    // The thread that launched the most GPU work, of those with Python stacks (autograd's
+    // backward thread launches much and runs no Python).
     std::map<std::pair<int64_t, int64_t>, int64_t> launches;
     const auto& rc = tl->runtime_calls;
     for (size_t i = 0; i < rc.size(); ++i) {
       if (rc.correlation[i] >= 0) ++launches[{rc.pid[i], rc.tid[i]}];
     }
-    if (!launches.empty()) {
-      auto best = std::max_element(launches.begin(), launches.end(),
-                                   [](const auto& x, const auto& y) { return x.second < y.second; });
-      in.launch_threads.push_back(best->first);
+    std::pair<int64_t, int64_t> best{-1, -1};
+    int64_t most = 0;
+    for (const auto& [thread, n] : launches) {
+      const bool has_stacks = std::any_of(stacks.threads.begin(), stacks.threads.end(), [&](const samples::PyThread& t) {
+        return t.pid == thread.first && t.tid == thread.second;
+      });
+      if (has_stacks && n > most) {
+        most = n;
+        best = thread;
+      }
     }
+    if (most > 0) in.launch_threads.push_back(best);
     in.method = "trace";
-  } else {
+  } else if (rec != nullptr && la != nullptr) {
     // Sampled utilization of the judged GPU, over its active window.
-    const auto gpus = la.judged_gpus();
+    const auto gpus = la->judged_gpus();
     if (gpus.empty() || gpus.front()->active_start_ns < 0) return std::nullopt;
     const auto* g = gpus.front();
-    const samples::Series* s = analyses::live::activity_series(rec.samples, g->index);
+    const samples::Series* s = analyses::live::activity_series(rec->samples, g->index);
     if (s == nullptr) return std::nullopt;
     in.window_start_ns = g->active_start_ns;
     in.window_end_ns = g->active_end_ns;
@@ -68,6 +77,8 @@ std::optional<analyses::HostAttribution> attribute_recording(const samples::PySt
       if (i > 0 && idle > 0) in.idle.push_back({t[i - 1], t[i], idle});
     }
     in.method = "sampled utilization";
+  } else {
+    return std::nullopt;
   }
   return analyses::attribute_host_time(in);
 }

@@ -15,10 +15,11 @@
 
 namespace chokepoint::pipeline {
 
-std::optional<analyses::HostAttribution> attribute_recording(const samples::PyStacks& stacks,
-                                                             const samples::Recording& rec,
-                                                             const analyses::live::LiveAnalysis& la,
-                                                             const timeline::Timeline* tl,
-                                                             const analyses::Analysis* a);
+// `rec` and `la` are null for a trace alone (its python_function ranges are the stacks);
+// `tl` and `a` null for a recording without a trace.
+std::optional<analyses::HostAttribution> attribute_host(const samples::PyStacks& stacks,
+                                                        const samples::Recording* rec,
+                                                        const analyses::live::LiveAnalysis* la,
+                                                        const timeline::Timeline* tl, const analyses::Analysis* a);
 
 }  // namespace chokepoint::pipeline

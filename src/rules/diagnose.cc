@@ -47,7 +47,7 @@ Finding merge(std::optional<Finding> t, std::optional<Finding> s, std::optional<
   }
   if (k) {
     // The Python stacks name the line: it leads the title, their numbers join the evidence.
-    f.detail += " The Python stacks point at the line: " + k->title + ".";
+    f.detail += " Python stacks: " + k->detail;
     f.title = k->title + " — " + f.title;
     for (auto& e : k->evidence) f.evidence.push_back(std::move(e));
     f.sources.push_back("stacks");

@@ -57,13 +57,7 @@ struct PyStacks {
 };
 
 // Whether a Python file belongs to a library (site-packages, the standard library,
-// <frozen ...>) rather than to the job's own code.
-inline bool is_library_file(const std::string& f) {
-  if (f.empty() || f[0] == '<') return true;
-  for (const char* s : {"/site-packages/", "/dist-packages/", "/lib/python", "/lib64/python"}) {
-    if (f.find(s) != std::string::npos) return true;
-  }
-  return false;
-}
+// <frozen ...>, or, for a trace's relative names, a known package) rather than to the job.
+bool is_library_file(const std::string& f);
 
 }  // namespace chokepoint::samples

@@ -49,6 +49,12 @@ HostClass classify_stack(const samples::PyStacks& s, const std::vector<int32_t>&
     const samples::PyFrame& f = s.frames[id];
     if (lib_has(f, "torch/cuda/__init__") && f.function.find("synchronize") != std::string::npos) sync = true;
     if (lib_has(f, "torch/_tensor_str")) sync = true;  // printing a tensor copies it to the host
+    // A trace's built-in calls (torch.profiler with_stack): the sync itself.
+    if (f.file == "<built-in>") {
+      for (std::string_view w : {"item", "cpu", "tolist", "numpy", "_cuda_synchronize", "synchronize", "_local_scalar_dense"}) {
+        if (f.function == w) sync = true;
+      }
+    }
     if (lib_has(f, "torch/serialization") || lib_has(f, "safetensors") || lib_has(f, "torch/distributed/checkpoint")) ckpt = true;
     if (lib_has(f, "torch/utils/data/") || lib_has(f, "numpy/lib/npyio") || lib_has(f, "numpy/_core/memmap") ||
         lib_has(f, "numpy/core/memmap") || lib_has(f, "/PIL/") || lib_has(f, "torchvision/transforms") ||

@@ -119,3 +119,55 @@ TEST(HostHotspots, NoStacksNoWindowNothing) {
 
 }  // namespace
 }  // namespace chokepoint::analyses
+
+#include "analyses/stacks/trace_stacks.h"
+
+namespace chokepoint::analyses {
+namespace {
+
+TEST(TraceStacks, FramesFromPythonFunctionNames) {
+  auto f = frame_of_python_function("workloads.py(43): __getitem__");
+  EXPECT_EQ(f.file, "workloads.py");
+  EXPECT_EQ(f.line, 43);
+  EXPECT_EQ(f.function, "__getitem__");
+  f = frame_of_python_function("<built-in method item of Tensor object at 0x7f3d2d75a850>");
+  EXPECT_EQ(f.function, "item");
+  EXPECT_EQ(f.file, "<built-in>");
+  f = frame_of_python_function("nn.Module: Linear_0");
+  EXPECT_EQ(f.function, "Linear");
+  EXPECT_TRUE(samples::is_library_file(f.file));
+  EXPECT_TRUE(samples::is_library_file("torch/nn/modules/module.py"));
+  EXPECT_TRUE(samples::is_library_file("threading.py"));
+  EXPECT_FALSE(samples::is_library_file("workloads.py"));
+  EXPECT_FALSE(samples::is_library_file("/home/u/train.py"));
+}
+
+TEST(TraceStacks, NestedRangesBecomeSegments) {
+  timeline::Timeline tl;
+  auto add = [&](const char* name, int64_t a, int64_t b) {
+    tl.cpu_ranges.pid.push_back(1);
+    tl.cpu_ranges.tid.push_back(1);
+    tl.cpu_ranges.category.push_back(timeline::CpuCategory::kPythonFunction);
+    tl.cpu_ranges.name.push_back(tl.strings.intern(name));
+    tl.cpu_ranges.start.push_back(a);
+    tl.cpu_ranges.end.push_back(b);
+    tl.cpu_ranges.external_id.push_back(-1);
+    tl.cpu_ranges.sequence.push_back(-1);
+    tl.cpu_ranges.inputs.push_back(timeline::CpuRanges::kNoInputs);
+  };
+  add("train.py(10): main", 0, 100);
+  add("train.py(20): step", 10, 60);
+  add("<built-in method item of Tensor object at 0x1>", 40, 60);
+  const samples::PyStacks s = python_stacks_from_trace(tl);
+  ASSERT_EQ(s.threads.size(), 1u);
+  ASSERT_EQ(s.segments.size(), 4u);  // main | step | item | main
+  EXPECT_EQ(s.segments[0].end_ns, 10);
+  EXPECT_EQ(s.frames[s.stacks[s.segments[2].stack][0]].function, "item");
+  EXPECT_EQ(s.stacks[s.segments[2].stack].size(), 3u);
+  EXPECT_EQ(s.segments[3].start_ns, 60);
+  EXPECT_EQ(s.segments[3].end_ns, 100);
+  EXPECT_EQ(classify_stack(s, s.stacks[s.segments[2].stack], ""), HostClass::kSync);
+}
+
+}  // namespace
+}  // namespace chokepoint::analyses
