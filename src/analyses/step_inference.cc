@@ -1,6 +1,7 @@
 #include "analyses/step_inference.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -76,6 +77,29 @@ Sequence stream_sequence(const Timeline& tl, const TimelineIndex& ix, const std:
     if (std::pair{g.device[r], g.stream[r]} != busiest) continue;
     s.rows.push_back(r);
     s.issue.push_back(ix.launch_row[r] >= 0 ? tl.runtime_calls.start[ix.launch_row[r]] : -1);
+    s.tok.push_back(dense.emplace(g.name[r], static_cast<uint32_t>(dense.size())).first->second);
+  }
+  return s;
+}
+
+// All the source's ops in the order the CPU issued them (ops whose launch was not recorded
+// take their GPU start): one thread issuing to several streams (cuDNN's RNNs spread one
+// call over a dozen streams) keeps its order every iteration, while each stream's own
+// share of it need not repeat with the iteration.
+Sequence issue_sequence(const Timeline& tl, const TimelineIndex& ix, const std::vector<uint32_t>& rows) {
+  const auto& g = tl.gpu_ops;
+  std::vector<std::pair<TimeNs, uint32_t>> order;
+  order.reserve(rows.size());
+  for (uint32_t r : rows) {
+    const int32_t lr = ix.launch_row[r];
+    order.emplace_back(lr >= 0 ? tl.runtime_calls.start[lr] : g.start[r], r);
+  }
+  std::stable_sort(order.begin(), order.end());
+  Sequence s;
+  std::unordered_map<timeline::StringId, uint32_t> dense;
+  for (const auto& [t, r] : order) {
+    s.rows.push_back(r);
+    s.issue.push_back(ix.launch_row[r] >= 0 ? t : -1);
     s.tok.push_back(dense.emplace(g.name[r], static_cast<uint32_t>(dense.size())).first->second);
   }
   return s;
@@ -169,9 +193,8 @@ std::vector<size_t> cycle_starts(const Sequence& s, int64_t p, int64_t phase) {
   return starts;
 }
 
-std::optional<InferredSteps> infer_source(const Timeline& tl, const TimelineIndex& ix, int32_t source,
-                                          const std::vector<uint32_t>& rows) {
-  const Sequence s = stream_sequence(tl, ix, rows);
+std::optional<InferredSteps> infer_sequence(const Timeline& tl, const TimelineIndex& ix, int32_t source,
+                                            const Sequence& s) {
   if (s.rows.size() < static_cast<size_t>(kMinPeriod * kMinCycles)) return std::nullopt;
   const size_t distinct = s.tok.empty() ? 0 : *std::max_element(s.tok.begin(), s.tok.end()) + 1;
   // The sequence's own period: the shortest at which the names repeat.
@@ -198,8 +221,18 @@ std::optional<InferredSteps> infer_source(const Timeline& tl, const TimelineInde
     if (ps.before[j] >= ps.notable) ps.notable_at.push_back(j);
   }
   const int64_t max_period = static_cast<int64_t>(s.tok.size()) / kMinCycles;
+  // Iteration lengths to try, shortest first: the multiples of the base period, and the
+  // distances between a name's occurrences that also repeat (a name issued once per
+  // iteration gives its length exactly, which need not be a multiple of a layer's).
+  std::vector<int64_t> tries;
+  for (int64_t p = base, n = 0; p <= max_period && n < kMaxMultiples; p += base, ++n) tries.push_back(p);
+  for (int64_t p : candidate_periods(s.tok, distinct)) {
+    if (p > base && p % base != 0) tries.push_back(p);
+  }
+  std::sort(tries.begin(), tries.end());
   int64_t period = 0, phase = 0;
-  for (int64_t p = base, tries = 0; p <= max_period && tries < kMaxMultiples; p += base, ++tries) {
+  for (int64_t p : tries) {
+    if (p % base != 0 && self_match(s.tok, p) < kMinMatch) continue;
     const auto [strength, r] = boundary_strength(ps, p);
     if (strength >= ps.notable) {
       period = p;
@@ -249,6 +282,32 @@ std::optional<InferredSteps> infer_source(const Timeline& tl, const TimelineInde
   }
   if (static_cast<int64_t>(out.cycles.size()) < kMinCycles) return std::nullopt;
   return out;
+}
+
+// Spread of the cycles' lengths (coefficient of variation): iterations of one loop take
+// about the same time; a wrong period mixes one and a half iterations with one.
+double spread(const InferredSteps& r) {
+  if (r.cycles.size() < 2) return 1e9;
+  double sum = 0, sq = 0;
+  for (const auto& c : r.cycles) {
+    const double d = static_cast<double>(c.cpu_end - c.cpu_start);
+    sum += d;
+    sq += d * d;
+  }
+  const double n = static_cast<double>(r.cycles.size());
+  const double mean = sum / n;
+  return mean > 0 ? std::sqrt(std::max(0.0, sq / n - mean * mean)) / mean : 1e9;
+}
+
+// The busiest stream's sequence, unless the issue order over all streams gives clearly
+// steadier cycles (cuDNN's multi-stream RNNs; measured on lstm_lm, docs/VALIDATION.md).
+std::optional<InferredSteps> infer_source(const Timeline& tl, const TimelineIndex& ix, int32_t source,
+                                          const std::vector<uint32_t>& rows) {
+  auto by_stream = infer_sequence(tl, ix, source, stream_sequence(tl, ix, rows));
+  auto by_issue = infer_sequence(tl, ix, source, issue_sequence(tl, ix, rows));
+  if (!by_issue) return by_stream;
+  if (!by_stream) return by_issue;
+  return spread(*by_issue) < 0.5 * spread(*by_stream) ? by_issue : by_stream;
 }
 
 }  // namespace
