@@ -18,7 +18,7 @@ constexpr int64_t kMinPeriod = 2;     // one op repeated is a loop, not an itera
 constexpr size_t kMatchSamples = 200000;  // positions compared per candidate period
 constexpr double kNotable = 1.5;          // a boundary's pause: 1.5x the median pause ...
 constexpr TimeNs kMinBoundaryPause = 20'000;  // ... and at least 20 us
-constexpr size_t kStrengthCycles = 256;   // cycles sampled per phase
+constexpr size_t kStrengthCycles = 256;   // cycles sampled (or followed from the start) per phase
 constexpr size_t kPhaseCycles = 3;        // phases with a notable pause in the first 3 cycles ...
 constexpr size_t kMaxPhases = 64;         // ... at most 64 of them
 constexpr int64_t kMaxMultiples = 4096;   // multiples of the base period tried
@@ -52,6 +52,32 @@ double self_match(const std::vector<uint32_t>& tok, int64_t p) {
   size_t same = 0, seen = 0;
   for (size_t i = 0; i < n; i += stride, ++seen) same += tok[i] == tok[i + static_cast<size_t>(p)];
   return seen ? static_cast<double>(same) / static_cast<double>(seen) : 0.0;
+}
+
+// Share of positions i whose op is within a few ops of i + p (p/64, 1 to 16): ops issued
+// only every N iterations (a logging step's .item() copy, a progress meter's reductions
+// every 10th) shift the rest of their iteration, which the exact match counts as misses.
+double tolerant_match(const std::vector<uint32_t>& tok, int64_t p) {
+  const size_t k = static_cast<size_t>(std::clamp<int64_t>(p / 64, 1, 16));
+  if (p < 2 || tok.size() < static_cast<size_t>(p) + k + 1) return 0.0;
+  const size_t n = tok.size() - static_cast<size_t>(p) - k;
+  const size_t stride = std::max<size_t>(1, n / kMatchSamples);
+  size_t same = 0, seen = 0;
+  for (size_t i = 0; i < n; i += stride, ++seen) {
+    const size_t j = i + static_cast<size_t>(p);
+    bool hit = false;
+    for (size_t d = j - std::min(k, j); d <= j + k && !hit; ++d) hit = tok[i] == tok[d];
+    same += hit;
+  }
+  return seen ? static_cast<double>(same) / static_cast<double>(seen) : 0.0;
+}
+
+// A period the sequence repeats with: 85% of ops equal one period later, or, where ops
+// come and go every few iterations, 60% equal and 85% within a few ops of it.
+constexpr double kMinExactWithSlack = 0.60, kMinTolerant = 0.85;
+bool repeats(const std::vector<uint32_t>& tok, int64_t p, double* exact) {
+  *exact = self_match(tok, p);
+  return *exact >= kMinMatch || (*exact >= kMinExactWithSlack && tolerant_match(tok, p) >= kMinTolerant);
 }
 
 struct Sequence {
@@ -144,39 +170,15 @@ struct Pauses {
   std::vector<size_t> notable_at;
 };
 
-// How clearly period p has a boundary, and where: for a phase r, the pause two thirds of
-// the cycles have at least before their op r (so a pause every other or every tenth
-// cycle, logging or a sync every few steps, is no boundary of p); the largest over the
-// phases that have a notable pause in one of the first cycles (only those can win).
-std::pair<TimeNs, int64_t> boundary_strength(const Pauses& ps, int64_t p) {
-  const size_t n = ps.before.size(), step = static_cast<size_t>(p);
-  const size_t cycles = n / step;
-  const size_t stride = std::max<size_t>(1, cycles / kStrengthCycles);
-  std::vector<size_t> phases;
-  for (size_t j : ps.notable_at) {
-    if (j >= kPhaseCycles * step || phases.size() >= kMaxPhases) break;
-    if (std::find(phases.begin(), phases.end(), j % step) == phases.end()) phases.push_back(j % step);
-  }
-  std::pair<TimeNs, int64_t> best{0, 0};
-  std::vector<TimeNs> at;
-  for (size_t r : phases) {
-    at.clear();
-    for (size_t j = r == 0 ? step : r; j < n; j += step * stride) at.push_back(ps.before[j]);
-    const TimeNs t = lower_tercile(at);
-    if (t > best.first) best = {t, static_cast<int64_t>(r)};
-  }
-  return best;
-}
-
 // First op of each cycle: every p ops from `phase`, re-synchronized on the phase op's name
 // when an iteration issued an op more or less (the nearest occurrence within p/4).
-std::vector<size_t> cycle_starts(const Sequence& s, int64_t p, int64_t phase) {
+std::vector<size_t> cycle_starts(const Sequence& s, int64_t p, int64_t phase, size_t max_cycles = SIZE_MAX) {
   std::vector<size_t> starts;
   const size_t n = s.tok.size();
   const uint32_t anchor = s.tok[static_cast<size_t>(phase)];
   const size_t slack = static_cast<size_t>(std::max<int64_t>(1, p / 4));
   size_t b = static_cast<size_t>(phase);
-  while (b < n) {
+  while (b < n && starts.size() < max_cycles) {
     starts.push_back(b);
     size_t next = b + static_cast<size_t>(p);
     if (next >= n) break;
@@ -193,6 +195,37 @@ std::vector<size_t> cycle_starts(const Sequence& s, int64_t p, int64_t phase) {
   return starts;
 }
 
+// How clearly period p has a boundary, and where: for a phase r, the pause two thirds of
+// the cycles have at least before their first op (cycles found from r as cycle_starts()
+// finds them, so an op that comes every few iterations does not move the phase off); the
+// largest over the phases that have a notable pause in one of the first cycles (only
+// those can win). A pause every other or every tenth cycle (logging, a sync every few
+// steps) is no boundary of p.
+std::pair<TimeNs, int64_t> boundary_strength(const Sequence& s, const Pauses& ps, int64_t p) {
+  const size_t n = ps.before.size(), step = static_cast<size_t>(p);
+  std::vector<size_t> phases;
+  for (size_t j : ps.notable_at) {
+    if (j >= kPhaseCycles * step || phases.size() >= kMaxPhases) break;
+    if (std::find(phases.begin(), phases.end(), j % step) == phases.end()) phases.push_back(j % step);
+  }
+  std::pair<TimeNs, int64_t> best{0, 0};
+  std::vector<TimeNs> at;
+  const size_t stride = std::max<size_t>(1, n / step / kStrengthCycles);
+  for (size_t r : phases) {
+    // Every p ops exactly from r (a loop whose every iteration issues the same ops) ...
+    at.clear();
+    for (size_t j = r == 0 ? step : r; j < n; j += step * stride) at.push_back(ps.before[j]);
+    TimeNs t = lower_tercile(at);
+    // ... or re-synchronized on r's op where an iteration issued a few more (logging).
+    at.clear();
+    const std::vector<size_t> starts = cycle_starts(s, p, static_cast<int64_t>(r), kStrengthCycles);
+    for (size_t c = r == 0 ? 1 : 0; c < starts.size(); ++c) at.push_back(ps.before[starts[c]]);
+    t = std::max(t, lower_tercile(at));
+    if (t > best.first) best = {t, static_cast<int64_t>(r)};
+  }
+  return best;
+}
+
 std::optional<InferredSteps> infer_sequence(const Timeline& tl, const TimelineIndex& ix, int32_t source,
                                             const Sequence& s) {
   if (s.rows.size() < static_cast<size_t>(kMinPeriod * kMinCycles)) return std::nullopt;
@@ -201,8 +234,7 @@ std::optional<InferredSteps> infer_sequence(const Timeline& tl, const TimelineIn
   int64_t base = 0;
   double match = 0;
   for (int64_t p : candidate_periods(s.tok, distinct)) {
-    match = self_match(s.tok, p);
-    if (match >= kMinMatch) {
+    if (repeats(s.tok, p, &match)) {
       base = p;
       break;
     }
@@ -232,15 +264,16 @@ std::optional<InferredSteps> infer_sequence(const Timeline& tl, const TimelineIn
   std::sort(tries.begin(), tries.end());
   int64_t period = 0, phase = 0;
   for (int64_t p : tries) {
-    if (p % base != 0 && self_match(s.tok, p) < kMinMatch) continue;
-    const auto [strength, r] = boundary_strength(ps, p);
+    double exact = 0;
+    if (p != base && !repeats(s.tok, p, &exact)) continue;
+    const auto [strength, r] = boundary_strength(s, ps, p);
     if (strength >= ps.notable) {
       period = p;
       phase = r;
       break;
     }
   }
-  if (period == 0 && base >= kMinPeriod) {
+  if (period == 0 && base >= kMinPeriod && self_match(s.tok, base) >= kMinMatch) {
     period = base;  // no clear boundary at all: cycles of the base period from its start
   }
   if (period < kMinPeriod) return std::nullopt;
@@ -277,6 +310,13 @@ std::optional<InferredSteps> infer_sequence(const Timeline& tl, const TimelineIn
       cy.pid = rc.pid[lr];
       cy.tid = rc.tid[lr];
       break;
+    }
+    cy.ops = static_cast<int64_t>(last - first + 1);
+    // A cycle of another length is not an iteration of this loop: evaluation passes,
+    // checkpointing, the partial iterations around them. Kept apart, and counted.
+    if (std::abs(cy.ops - period) > std::max<int64_t>(2, period / 50)) {
+      ++out.other_cycles;
+      continue;
     }
     out.cycles.push_back(cy);
   }

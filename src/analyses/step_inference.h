@@ -17,6 +17,10 @@
 //     data loading, the optimizer's host work, a sync. Otherwise (identical layers with
 //     nothing else: an MLP repeats every 2 ops) the shortest multiple of it that has one.
 //  4. Whole cycles only, at least 3; the partial cycle before the first is the warm-up.
+//     A cycle whose op count is off the period by more than 2% (and 2 ops) is other work
+//     (an evaluation pass, a checkpoint) and is left out. Ops that come every few
+//     iterations (a logging step's .item() copy) shift an iteration by a few ops: the period
+//     also holds when 60% of ops repeat exactly and 85% within p/64 ops (1 to 16).
 // Steps whose op sequence changes from one iteration to the next (dynamic shapes that pick
 // other kernels, data-dependent control flow) are not inferred, and an iteration made of
 // identical parts each ending in the same pause (a .item() after every layer) is inferred
@@ -38,6 +42,7 @@ struct InferredCycle {
   TimeNs cpu_end = 0;            // issue time of the next cycle's first op (or the last call's end)
   TimeNs gpu_end = 0;            // end of the cycle's last-finishing op
   int32_t pid = -1, tid = -1;    // thread that issued the first op, -1 unknown
+  int64_t ops = 0;               // GPU ops in the cycle
 };
 
 struct InferredSteps {
@@ -45,6 +50,7 @@ struct InferredSteps {
   int64_t period_ops = 0;        // GPU ops per iteration
   double match = 0;              // share of ops equal to the op one period later
   std::vector<InferredCycle> cycles;
+  int64_t other_cycles = 0;      // cycles of another length left out (evaluation, checkpoints)
 };
 
 // Iterations of each source that has a repeating sequence; sources without one are left out.

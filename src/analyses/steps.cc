@@ -86,7 +86,7 @@ StepWindows inferred_windows(const Timeline& tl, const TimelineIndex& ix) {
   StepWindows w;
   const std::vector<InferredSteps> inferred = infer_steps(tl, ix);
   if (inferred.empty()) return whole_trace(tl, ix);
-  int64_t cycles = 0, warmup = 0;
+  int64_t cycles = 0, warmup = 0, other = 0;
   for (const auto& src : inferred) {
     TimeNs prev_end = std::numeric_limits<TimeNs>::min();
     int64_t number = 0;
@@ -119,6 +119,7 @@ StepWindows inferred_windows(const Timeline& tl, const TimelineIndex& ix) {
       w.steps.push_back(mine[i]);
     }
     cycles += static_cast<int64_t>(src.cycles.size());
+    other += src.other_cycles;
   }
   w.inferred = true;
   const InferredSteps& first = inferred.front();
@@ -127,6 +128,9 @@ StepWindows inferred_windows(const Timeline& tl, const TimelineIndex& ix) {
              std::to_string(static_cast<int>(first.match * 100.0 + 0.5)) + "% of ops repeat" +
              (warmup > 0 ? ", " + std::to_string(warmup) + " slow warm-up cycle" + (warmup > 1 ? "s" : "") + " left out"
                          : "") +
+             (other > 0 ? ", " + std::to_string(other) + " cycle" + (other > 1 ? "s" : "") +
+                              " of other work (evaluation, checkpoints) left out"
+                        : "") +
              ")";
   return w;
 }

@@ -36,7 +36,8 @@ struct LiveOptions {
   bool no_saved_profile = false;
   bool no_stacks = false;
   std::string pyspy;
-  double stack_rate = 100;
+  double stack_rate = 50;
+  bool stack_subprocesses = false;
 };
 
 // The CUPTI injection library: $CHOKEPOINT_TRACER_LIB, else next to this executable
@@ -109,6 +110,7 @@ int run_live(const char* cmd, const LiveOptions& o) {
   mo.stacks.enabled = !o.no_stacks;
   mo.stacks.pyspy = o.pyspy;
   mo.stacks.rate_hz = o.stack_rate;
+  mo.stacks.subprocesses = o.stack_subprocesses;
   mo.quiet = o.quiet;
   mo.view = o.view == "panel" ? live::ViewMode::kPanel
             : o.view == "lines" ? live::ViewMode::kLines
@@ -179,6 +181,9 @@ void add_common(CLI::App* c, LiveOptions* o) {
   c->add_option("--stack-rate", o->stack_rate, "Python stack samples per second")
       ->check(CLI::Range(1.0, 1000.0))
       ->capture_default_str();
+  c->add_flag("--stack-subprocesses", o->stack_subprocesses,
+              "Also sample the Python stacks of the job's child processes (DataLoader workers; costs py-spy "
+              "about as much CPU per process)");
 }
 
 }  // namespace

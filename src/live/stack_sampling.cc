@@ -73,7 +73,15 @@ void StackSampling::poll(const Session& session, int64_t now_realtime_ns, int64_
   if (rec_) {
     const auto code = rec_->poll();
     if (!code) return;  // recording
-    // py-spy exited while the job runs on: it could not attach (too early, or not allowed).
+    // py-spy exited while the job runs on. With samples written, that is its recording
+    // (it follows the process it attached to; an exec ends it): keep it.
+    std::error_code fec;
+    if (*code == 0 && std::filesystem::file_size(std::filesystem::path(dir_) / kStackFile, fec) > 2 && !fec) {
+      gave_up_ = true;
+      return;
+    }
+    // Otherwise it could not attach (too early, or not allowed).
+    note_ = "py-spy exited with " + std::to_string(*code) + (rec_->error().empty() ? "" : ": " + rec_->error());
     if (rec_->permission_denied()) {
       gave_up_ = true;
       note_ = "py-spy may not read the job's memory (ptrace not permitted: run as the job's user with "
@@ -89,8 +97,7 @@ void StackSampling::poll(const Session& session, int64_t now_realtime_ns, int64_
     }
     rec_.reset();
     std::error_code ec;
-    std::filesystem::remove(std::filesystem::path(dir_) / kStackFile, ec);
-    std::filesystem::remove(std::filesystem::path(dir_) / kStackLog, ec);
+    std::filesystem::remove(std::filesystem::path(dir_) / kStackFile, ec);  // its log stays
     next_attempt_mono_ = now_monotonic_ns + 1'000'000'000;
     return;
   }
@@ -111,6 +118,7 @@ void StackSampling::poll(const Session& session, int64_t now_realtime_ns, int64_
   sampler::PySpyOptions po;
   po.binary = binary_;
   po.rate_hz = o_.rate_hz;
+  po.subprocesses = o_.subprocesses;
   po.out_file = (std::filesystem::path(dir_) / kStackFile).string();
   po.log_file = (std::filesystem::path(dir_) / kStackLog).string();
   auto r = sampler::PySpyRecorder::start(po, target->pid, now_realtime_ns);
@@ -125,6 +133,7 @@ void StackSampling::poll(const Session& session, int64_t now_realtime_ns, int64_
 
 void StackSampling::finish(Session& session) {
   samples::StacksMeta m;
+  if (!rec_ && !gave_up_ && !note_.empty()) note_ += " (the job ended before another attempt)";
   if (!rec_) {
     m.note = !note_.empty() ? note_ : "no Python process in the job";
     session.set_stacks(m);

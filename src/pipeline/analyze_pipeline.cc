@@ -48,6 +48,7 @@ Result<report::Report> analyze_inputs(const Inputs& in, const AnalyzeOptions& ao
   if (a) ev.trace = &te.emplace(rules::TraceEvidence{in.tl, *a, &in.stats});
   if (la) ev.samples = &se.emplace(rules::SampleEvidence{*in.recording, *la});
   std::optional<analyses::HostAttribution> host;
+  std::vector<analyses::GilProcess> gil;
   // Python stacks: py-spy's from the recording, else a torch.profiler trace's own
   // (with_stack=True).
   std::optional<samples::PyStacks> trace_stacks;
@@ -61,6 +62,11 @@ Result<report::Report> analyze_inputs(const Inputs& in, const AnalyzeOptions& ao
     if (host) {
       const int64_t steps = a && !a->windows.whole_trace ? a->steps() : 0;
       ev.stacks = &ke.emplace(rules::StackEvidence{*host, steps});
+      if (la && in.stacks) {
+        gil = analyses::gil_waiting(*in.stacks, in.recording->samples, la->tick_ns, la->start_ns, la->end_ns);
+        ke->gil = &gil;
+        ke->run_s = la->duration_s;
+      }
     }
   }
   const rules::Diagnosis d = rules::diagnose(ev);

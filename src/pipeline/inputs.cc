@@ -56,7 +56,11 @@ Result<Inputs> load_recording(const std::string& dir, const importers::ImportOpt
   if (!sm.file.empty()) {
     // Names from meta.json stay inside the recording directory.
     const bool plain = sm.file.find('/') == std::string::npos && sm.file != "." && sm.file != "..";
-    auto st = plain ? importers::read_pyspy_chrometrace((fs::path(dir) / sm.file).string(), sm.origin_ns)
+    // Gzipped to keep (fixtures, archives): the same file with .gz.
+    std::string path = (fs::path(dir) / sm.file).string();
+    std::error_code ec;
+    if (!fs::exists(path, ec) && fs::exists(path + ".gz", ec)) path += ".gz";
+    auto st = plain ? importers::read_pyspy_chrometrace(path, sm.origin_ns)
                     : Result<samples::PyStacks>(Status::Error("stack file name " + sm.file + " is not in the recording"));
     if (st.ok()) {
       in.stacks = std::move(st).value();

@@ -140,6 +140,8 @@ Diagnosis diagnose(const EvidenceSet& ev) {
     // Stacks that account for the GPU's idle time decide between input, sync and host
     // work: a samples-only guess (from CPU shares) that they do not back is dropped.
     if (ev.stacks != nullptr && ev.stacks->decisive() && r.stacks != nullptr && !t && !k) s.reset();
+    // Where the stacks measured GIL waiting, that measure decides, not switch rates.
+    if (r.id == "gil-contention" && ev.stacks != nullptr && ev.stacks->gil != nullptr && !k) s.reset();
     // A trace with the host's ops and annotations (torch.profiler) attributes every gap:
     // what its evaluator did not find, samples of the same run do not contradict. The
     // CUPTI tracer's trace sees no DataLoader or Python, so samples keep their say there.

@@ -29,7 +29,7 @@ const std::vector<Rule>& all_rules() {
       {"gpu-memory-near-full", Category::kMemory, nullptr, gpu_memory_near_full},
       {"host-swapping", Category::kIo, nullptr, host_swapping, machine::host_swapping},
       {"cpu-oversubscribed", Category::kHost, nullptr, cpu_oversubscribed},
-      {"gil-contention", Category::kHost, nullptr, gil_contention},
+      {"gil-contention", Category::kHost, nullptr, gil_contention, nullptr, gil_contention_stacks},
       {"io-wait", Category::kIo, nullptr, io_wait},
       {"cpu-steal", Category::kHost, nullptr, cpu_steal},
       {"numa-mismatch", Category::kHost, nullptr, numa_mismatch, machine::numa_mismatch},

@@ -14,6 +14,7 @@
 
 #include "analyses/analysis.h"
 #include "analyses/live/live_analysis.h"
+#include "analyses/stacks/gil.h"
 #include "analyses/stacks/hotspots.h"
 #include "rules/finding.h"
 #include "rules/machine_evidence.h"
@@ -42,6 +43,10 @@ struct SampleEvidence {
 struct StackEvidence {
   const analyses::HostAttribution& attr;
   int64_t steps = 0;  // iterations in the attributed window, 0 unknown
+  // GIL waiting per process (analyses/stacks/gil.h); null when not measured (no thread
+  // CPU samples: a trace's stacks alone).
+  const std::vector<analyses::GilProcess>* gil = nullptr;
+  double run_s = 0;   // the recording's length, for shares
   // The stacks account for the idle time well enough to decide between input, sync and
   // host work: they cover most of it, and there is idle time worth deciding about.
   bool decisive() const {
@@ -114,6 +119,7 @@ std::optional<Finding> numa_mismatch(const SampleEvidence& c);
 std::optional<Finding> host_sync_stacks(const StackEvidence& c);
 std::optional<Finding> input_pipeline_stall_stacks(const StackEvidence& c);
 std::optional<Finding> host_work_stacks(const StackEvidence& c);
+std::optional<Finding> gil_contention_stacks(const StackEvidence& c);
 
 // Shared by rules: severity from the speedup its fix promises (pass 0 when unknown) or,
 // without one, from the share of step time the finding accounts for.

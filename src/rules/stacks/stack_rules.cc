@@ -101,4 +101,41 @@ std::optional<Finding> host_work_stacks(const StackEvidence& c) {
                      "Python overhead between many small ops.");
 }
 
+// gil-contention from the stacks: Python threads of one process that wanted the GIL (their
+// stacks in Python code) and waited for it a large share of that time.
+std::optional<Finding> gil_contention_stacks(const StackEvidence& c) {
+  // Waiting a third of the time it wants to run, summed over at least a tenth of the run.
+  constexpr double kMinWaitShare = 0.33;
+  constexpr double kMinWaitOfRun = 0.10;
+  if (c.gil == nullptr || c.run_s <= 0) return std::nullopt;
+  for (const analyses::GilProcess& p : *c.gil) {
+    if (p.wait_share() < kMinWaitShare || p.wait_s < kMinWaitOfRun * c.run_s) continue;
+    int waiting = 0;
+    std::string threads;
+    for (const auto& t : p.threads) {
+      if (t.wait_s < 0.05 * p.wait_s) continue;
+      ++waiting;
+      threads += fmt::format("{}{} ({}) waits {:.0f}% of {:.1f} s", threads.empty() ? "" : ", ",
+                             t.name.empty() ? std::to_string(t.tid) : t.name, t.tid,
+                             100.0 * t.wait_s / std::max(t.want_s, 1e-9), t.want_s);
+    }
+    if (waiting < 2) continue;
+    Finding f = new_finding("gil-contention", Category::kHost, 100.0 * p.wait_s / c.run_s / waiting, std::nullopt);
+    f.remedies = {"processes-not-threads"};
+    f.title = fmt::format("{} Python threads of PID {} wait for the GIL {:.0f}% of the time they have Python to run",
+                          waiting, p.pid, 100.0 * p.wait_share());
+    f.detail = fmt::format(
+        "Their sampled stacks were in Python code (no sleep, lock, queue or sync) for {:.1f} s, and they ran {:.1f} s "
+        "of it: {}. Only one thread runs Python at a time.",
+        p.want_s, p.want_s - p.wait_s, threads);
+    f.evidence.push_back(evidence("gil wait share pct", 100.0 * p.wait_share(), "%", 100.0 * kMinWaitShare));
+    f.evidence.push_back(evidence("gil wait s", p.wait_s, "s"));
+    f.recommendation =
+        "Move the CPU-heavy Python work to processes (multiprocessing, DataLoader workers) or to native code "
+        "that releases the GIL (numpy, torch ops); threads only help while they wait on I/O.";
+    return f;
+  }
+  return std::nullopt;
+}
+
 }  // namespace chokepoint::rules

@@ -114,15 +114,16 @@ Result<std::unique_ptr<PySpyRecorder>> PySpyRecorder::start(const PySpyOptions& 
   std::unique_ptr<PySpyRecorder> r(new PySpyRecorder());
   r->o_ = o;
   r->target_ = target;
-  const std::string rate = std::to_string(static_cast<int>(o.rate_hz > 0 ? o.rate_hz : 100));
+  const std::string rate = std::to_string(static_cast<int>(o.rate_hz > 0 ? o.rate_hz : 50));
   const std::string pid = std::to_string(target);
   std::vector<std::string> args = {o.binary, "record", "--pid", pid, "--format", "chrometrace", "--rate", rate,
-                                   "--idle", "--threads", "--subprocesses", "--nonblocking", "--output", o.out_file};
+                                   "--idle", "--threads", "--nonblocking", "--output", o.out_file};
+  if (o.subprocesses) args.insert(args.end() - 2, "--subprocesses");
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   // The log: created here (not by the child) so a failure to create it is ours to report.
-  const int log = ::open(o.log_file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  const int log = ::open(o.log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (log < 0) return Status::Error("cannot create " + o.log_file + ": " + std::strerror(errno));
   r->origin_ns_ = now_ns;
   const pid_t child = ::fork();
@@ -189,11 +190,11 @@ std::optional<int> PySpyRecorder::stop(int64_t timeout_ns) {
 std::string PySpyRecorder::error() const {
   const std::string log = read_text(o_.log_file, 64 * 1024);
   std::stringstream ss(log);
-  std::string line;
+  std::string line, last;
   while (std::getline(ss, line)) {
-    if (line.rfind("Error:", 0) == 0 || line.find("error:") != std::string::npos) return trim(line);
+    if (line.rfind("Error:", 0) == 0 || line.find("error:") != std::string::npos) last = trim(line);
   }
-  return "";
+  return last;
 }
 
 bool PySpyRecorder::permission_denied() const {

@@ -5,7 +5,7 @@
 // kernel.yama.ptrace_scope <= 1 for a child, or root / CAP_SYS_PTRACE).
 //
 // `run` and `watch` start one `py-spy record` on the topmost Python process of the tree
-// with --subprocesses (DataLoader workers, torchrun ranks), --idle (threads waiting are
+// (with --subprocesses only when asked: DataLoader workers, torchrun ranks), --idle (threads waiting are
 // sampled too: a main thread blocked on the loader's queue is the answer to "why is the
 // GPU idle"), --threads (OS thread ids, to match the CUPTI trace's) and --format
 // chrometrace (the only py-spy output with sample times). py-spy keeps its samples in
@@ -31,9 +31,12 @@ namespace chokepoint::sampler {
 
 struct PySpyOptions {
   std::string binary;       // py-spy's path ("" not found)
-  double rate_hz = 100;     // samples per second per thread
+  double rate_hz = 50;      // samples per second per thread
+  // Also sample the target's child processes (DataLoader workers, compile workers): each
+  // costs py-spy about as much as the target (docs/BENCHMARKS.md), so it is an option.
+  bool subprocesses = false;
   std::string out_file;     // its chrometrace output
-  std::string log_file;     // its stdout and stderr
+  std::string log_file;     // its stdout and stderr (appended: every attempt's output stays)
 };
 
 // Finds py-spy: `explicit_path` when given (must be executable), else $CHOKEPOINT_PY_SPY,

@@ -21,10 +21,10 @@ for spec in "$@"; do
     base="$out/$name.$mode"
     t0=$(date +%s.%N)
     case $mode in
-      plain) (cd "$here" && timeout 300 python3 "$prog" "${args[@]}" --result "$base.result.json") >"$base.out" 2>&1 ;;
+      plain) (cd "$here" && timeout 200 python3 "$prog" "${args[@]}" --result "$base.result.json") >"$base.out" 2>&1 ;;
       run|trace)
         extra=(); [[ $mode == trace ]] && extra=(--trace)
-        (cd "$here" && timeout 300 "$bin/chokepoint" run "${extra[@]}" --view none -o "$base.rec" \
+        (cd "$here" && timeout 200 "$bin/chokepoint" run "${extra[@]}" --view none -o "$base.rec" \
            --report "$base.report.json" -f json -- python3 "$prog" "${args[@]}" --result "$base.result.json") \
           >"$base.out" 2>&1 ;;
     esac

@@ -1,0 +1,99 @@
+// Realistic training programs (tests/data/programs/, in the style of nanoGPT and the
+// pytorch/examples ImageNet script) recorded on the H200 under `chokepoint run` and
+// `run --trace` (gpu_round.sh; tests/data/programs/README.md). Each recording keeps the
+// iteration times the program printed (result.json): the inferred steps must match them,
+// and the host hot spots must name the planted line.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "pipeline/live_report.h"
+
+namespace chokepoint {
+namespace {
+
+const std::string kDir = std::string(CHOKEPOINT_TEST_DATA) + "/programs/recorded/";
+const bool kNoSavedProfile = setenv("CHOKEPOINT_PROFILE", "none", 1) == 0;
+
+double printed_median_ms(const std::string& name) {
+  std::ifstream f(kDir + name + "/result.json");
+  return nlohmann::json::parse(f).at("median_ms").get<double>();
+}
+
+// Under run --trace: steps inferred from the GPU op sequence, the median step within 5% of
+// the median iteration time the program printed (its own time.time() deltas).
+class TracedProgram : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(TracedProgram, StepsMatchThePrintedIterationTime) {
+  ASSERT_TRUE(kNoSavedProfile);
+  const std::string name = GetParam();
+  auto r = pipeline::analyze_recording_dir(kDir + name + "/rec");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const auto& w = r->window;
+  ASSERT_GT(w.steps, 20) << w.step_source;
+  EXPECT_NE(w.step_source.find("inferred from the repeating GPU op sequence"), std::string::npos);
+  const double printed = printed_median_ms(name);
+  EXPECT_NEAR(w.step_time_ms.p50 / printed, 1.0, 0.05)
+      << "p50 " << w.step_time_ms.p50 << " ms, printed " << printed << " ms; " << w.step_source;
+}
+
+// gpt_char: 300 iterations of 450 GPU ops, one more (the .item() copy) every 10th, and two
+// evaluations of 40 forward passes: the evaluations are other work, left out.
+// resnet_fake: 765 ops per iteration, 769 every 10th (the progress meter's .item()s).
+INSTANTIATE_TEST_SUITE_P(H200, TracedProgram, ::testing::Values("gpt.trace", "resnet.trace"));
+
+TEST(TracedProgram, EvaluationIsKeptApart) {
+  auto r = pipeline::analyze_recording_dir(kDir + "gpt.trace/rec");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_NE(r->window.step_source.find("450 ops per step"), std::string::npos) << r->window.step_source;
+  EXPECT_NE(r->window.step_source.find("of other work (evaluation, checkpoints) left out"), std::string::npos)
+      << r->window.step_source;
+  EXPECT_LE(r->window.steps, 300);
+}
+
+// resnet_fake with workers=0: the main thread decodes and augments every image. py-spy's
+// stacks put the GPU's idle time on the line that iterates the DataLoader.
+TEST(ProgramStacks, MainThreadLoaderIsNamed) {
+  auto r = pipeline::analyze_recording_dir(kDir + "resnet.run/rec");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(r->host.has_value()) << r->stacks_note;
+  const auto& h = *r->host;
+  EXPECT_EQ(h.method, "sampled utilization");
+  ASSERT_FALSE(h.spots.empty());
+  EXPECT_EQ(h.spots[0].frame.line, 163);
+  EXPECT_EQ(h.spots[0].cls, analyses::HostClass::kData);
+  EXPECT_EQ(h.spots[0].text, "for i, (images, target) in enumerate(train_loader):");
+  EXPECT_GT(h.idle_share(analyses::HostClass::kData), 0.6);
+  ASSERT_FALSE(r->findings.empty());
+  const auto& f = r->findings.front();
+  EXPECT_EQ(f.id, "input-pipeline-stall");
+  EXPECT_NE(f.title.find("resnet_fake.py:163"), std::string::npos) << f.title;
+  EXPECT_EQ(r->verdict.bound, rules::Category::kInput);
+}
+
+// gpt_char: nanoGPT's get_batch builds each batch on the main thread; it is found, as data
+// loading, under both sampled utilization and the trace's exact idle intervals.
+TEST(ProgramStacks, GetBatchIsDataLoading) {
+  for (const char* rec : {"gpt.run", "gpt.trace"}) {
+    auto r = pipeline::analyze_recording_dir(kDir + rec + std::string("/rec"));
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    ASSERT_TRUE(r->host.has_value()) << rec;
+    double idle = 0;
+    for (const auto& s : r->host->spots) {
+      if (s.frame.function == "main.<locals>.get_batch") {
+        EXPECT_EQ(s.cls, analyses::HostClass::kData) << rec << " line " << s.frame.line;
+        idle += s.idle_s;
+      }
+    }
+    // Its lines together hold a tenth of a second of GPU idle time or more.
+    EXPECT_GT(idle, 0.1) << rec;
+  }
+}
+
+}  // namespace
+}  // namespace chokepoint
