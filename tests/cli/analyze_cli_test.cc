@@ -5,6 +5,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -181,4 +183,67 @@ TEST(AnalyzeCli, CeilingsFromANamedProfile) {
   EXPECT_NE(bad.out.find("--ceilings: " + file + ": profile schema"), std::string::npos) << bad.out;
   EXPECT_EQ(run("analyze -q --ceilings /nonexistent/p.json " + kData + "small_grid.json.gz").rc, 2);
   std::filesystem::remove(file);
+}
+
+// Issue 13, hostile input: names in a trace (and the trace's own file name) that carry
+// terminal escapes reach the output with every control character shown as an escape.
+const std::string kHostile = std::string(CHOKEPOINT_TEST_DATA) + "/hostile/hostile_names.json";
+
+// Fails on a control character in `out` other than the reporter's own newlines: C0
+// (ESC, BEL ...), DEL, C1 (U+0080..U+009F) and bytes that are not valid UTF-8 (a raw
+// 0x9b is a CSI to a terminal in 8-bit mode). Decoded here, independently of the code
+// under test.
+void expect_no_controls(const std::string& out) {
+  size_t i = 0;
+  while (i < out.size()) {
+    const auto c = static_cast<unsigned char>(out[i]);
+    size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    ASSERT_NE(n, 0u) << "invalid UTF-8 lead byte " << static_cast<int>(c) << " at " << i;
+    ASSERT_LE(i + n, out.size()) << "truncated UTF-8 at " << i;
+    uint32_t cp = n == 1 ? c : c & (0x7F >> n);
+    for (size_t k = 1; k < n; ++k) {
+      const auto d = static_cast<unsigned char>(out[i + k]);
+      ASSERT_EQ(d & 0xC0, 0x80) << "invalid UTF-8 at " << i;
+      cp = (cp << 6) | (d & 0x3F);
+    }
+    EXPECT_FALSE((cp < 0x20 && cp != '\n') || (cp >= 0x7F && cp <= 0x9F))
+        << "control U+" << std::hex << cp << " at byte " << std::dec << i << " in:\n" << out.substr(i > 80 ? i - 80 : 0, 160);
+    i += n;
+  }
+}
+
+TEST(AnalyzeCli, HostileNamesNeverReachTheTerminalRaw) {
+  for (const char* format : {"text", "md"}) {
+    Output o = run("analyze --format " + std::string(format) + " --color never " + kHostile);
+    ASSERT_EQ(o.rc, 0) << o.out;
+    SCOPED_TRACE(format);
+    expect_no_controls(o.out);
+    EXPECT_EQ(o.out.find('\x1b'), std::string::npos);
+    EXPECT_EQ(o.out.find('\x07'), std::string::npos);
+    EXPECT_EQ(o.out.find("\xc2\x9b"), std::string::npos);
+    // Shown, as visible escapes: the device name (in Markdown prose, with the escapes'
+    // backslashes and brackets escaped in turn, so that it renders as the text does)
+    // and the kernels.
+    const std::string device = format == std::string("text")
+                                   ? "H200 \\x1b]0;pwned\\x07\\x1b]52;c;aGk=\\x07\\x1b[2J\\u009b2J"
+                                   : "H200 \\\\x1b\\]0;pwned\\\\x07\\\\x1b\\]52;c;aGk=\\\\x07\\\\x1b\\[2J\\\\u009b2J";
+    EXPECT_NE(o.out.find(device), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("gemm_\\x1b]0;pwned\\x07\\x1b]52;c;aGk=\\x07"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("elementwise_\\x1b[2J\\u009b2J"), std::string::npos) << o.out;
+  }
+}
+
+TEST(AnalyzeCli, HostileFileNameIsEscapedToo) {
+  const std::string dir = ::testing::TempDir() + "/hostile_" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  const std::string name = "\x1b]0;pwned\x07\x1b[2J\xc2\x9b" "2J\x9b" "trace.json";
+  std::filesystem::copy_file(kHostile, dir + "/" + name, std::filesystem::copy_options::overwrite_existing);
+  for (const char* format : {"text", "md"}) {
+    Output o = run("analyze --format " + std::string(format) + " '" + dir + "/" + name + "'", "NO_COLOR=1");
+    ASSERT_EQ(o.rc, 0) << o.out;
+    SCOPED_TRACE(format);
+    expect_no_controls(o.out);
+    EXPECT_NE(o.out.find("\\x1b]0;pwned\\x07\\x1b[2J\\u009b2J\\x9btrace.json"), std::string::npos) << o.out;
+  }
+  std::filesystem::remove_all(dir);
 }
