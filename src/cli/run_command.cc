@@ -31,7 +31,7 @@ struct LiveOptions {
   std::string interval = "100ms", gpu_interval = "200ms", gpm_interval = "1s", duration;
   std::string output;  // recording directory
   std::string report_file, format = "text", color = "auto", view = "auto";
-  bool no_gpu = false, quiet = false, trace = false;
+  bool no_gpu = false, quiet = false, trace = false, force = false;
   std::string ceilings;  // --ceilings FILE
   bool no_saved_profile = false;
 };
@@ -58,6 +58,35 @@ bool parse_interval(const char* cmd, const char* flag, const std::string& text, 
     return false;
   }
   *out = *v;
+  return true;
+}
+
+// Said before the job starts: a recording already in DIR is never overwritten without
+// --force, and --report must not name one of the recording's own files.
+bool check_destinations(const char* cmd, const std::string& dir, const std::string& report, bool force) {
+  namespace fs = std::filesystem;
+  const std::vector<std::string> old = samples::existing_recording_files(dir);
+  if (!old.empty() && !force) {
+    std::string names;
+    for (const std::string& n : old) names += (names.empty() ? "" : ", ") + n;
+    std::fprintf(stderr,
+                 "chokepoint %s: %s already holds a recording (%s); not overwriting it: choose another -o "
+                 "directory, or pass --force to replace it\n",
+                 cmd, dir.c_str(), names.c_str());
+    return false;
+  }
+  if (report.empty() || report == "-") return true;
+  std::error_code ec1, ec2;
+  const fs::path report_dir = fs::weakly_canonical(fs::absolute(report).parent_path(), ec1);
+  const fs::path rec_dir = fs::weakly_canonical(fs::absolute(dir), ec2);
+  const std::string name = fs::path(report).filename().string();
+  if (!ec1 && !ec2 && report_dir == rec_dir && samples::is_recording_file_name(name)) {
+    std::fprintf(stderr,
+                 "chokepoint %s: refusing to write the report to %s: it is the recording's own %s in %s, which "
+                 "the report would replace; choose another --report path\n",
+                 cmd, report.c_str(), name.c_str(), dir.c_str());
+    return false;
+  }
   return true;
 }
 
@@ -99,6 +128,8 @@ int run_live(const char* cmd, const LiveOptions& o) {
     mo.duration_ns = d;
   }
   mo.session.out_dir = o.output.empty() ? samples::default_recording_dir(samples::clock_ns(CLOCK_REALTIME)) : o.output;
+  mo.session.replace = o.force;
+  if (!check_destinations(cmd, mo.session.out_dir, o.report_file, o.force)) return 2;
   mo.session.gpu = !o.no_gpu;
   mo.command = o.command;
   mo.tracer_library = tracer;
@@ -143,7 +174,7 @@ int run_live(const char* cmd, const LiveOptions& o) {
     report::RenderOptions ro;
     ro.color = false;
     std::ostringstream out;
-    if (!reporter->write(rep.value(), out, ro).ok() || !write_output(cmd, o.report_file, out.str(), o.quiet)) {
+    if (!reporter->write(rep.value(), out, ro).ok() || !write_output(cmd, o.report_file, out.str(), o.quiet, input_files({m.dir}))) {
       if (o.command.empty()) return 1;
     }
   }
@@ -151,13 +182,19 @@ int run_live(const char* cmd, const LiveOptions& o) {
 }
 
 void add_common(CLI::App* c, LiveOptions* o) {
-  c->add_option("-o,--output", o->output, "Recording directory (default ./chokepoint-YYYYMMDD-HHMMSS/)");
+  c->add_option("-o,--output", o->output,
+                 "Recording directory (default ./chokepoint-YYYYMMDD-HHMMSS/); one that already holds a recording "
+                 "is refused unless --force");
+  c->add_flag("--force", o->force,
+              "Replace a recording already in the -o directory (its meta.json, samples.jsonl and trace-*.cptrace "
+              "files are removed first)");
   c->add_option("--duration", o->duration, "Stop after this long (e.g. 60s, 5m)");
   c->add_option("--interval", o->interval, "Host (/proc) sampling interval")->capture_default_str();
   c->add_option("--gpu-interval", o->gpu_interval, "NVML sampling interval")->capture_default_str();
   c->add_option("--gpm-interval", o->gpm_interval, "GPM (SM/tensor/DRAM activity) interval, >= 100ms")
       ->capture_default_str();
-  c->add_option("--report", o->report_file, "Also write the report to FILE");
+  c->add_option("--report", o->report_file,
+                 "Also write the report to FILE (refused when FILE is a symbolic link or a file of the recording)");
   c->add_option("-f,--format", o->format, "Format of --report: text, json, md")->capture_default_str();
   c->add_option("--view", o->view, "Live view: auto (panel on a terminal, lines otherwise), panel, lines, none")
       ->check(CLI::IsMember({"auto", "panel", "lines", "none"}))

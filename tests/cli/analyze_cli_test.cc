@@ -247,3 +247,54 @@ TEST(AnalyzeCli, HostileFileNameIsEscapedToo) {
   }
   std::filesystem::remove_all(dir);
 }
+
+// Issue 13, data destroyed: the report never replaces an input, never follows a link.
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(AnalyzeCli, ReportNeverReplacesTheTraceItReads) {
+  const std::string dir = ::testing::TempDir() + "/same_file_" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string trace = dir + "/trace.json.gz";
+  std::filesystem::copy_file(kData + "input_bound.json.gz", trace);
+  const std::string before = slurp(trace);
+  for (const char* format : {"text", "json", "chrome"}) {
+    Output o = run("analyze -f " + std::string(format) + " " + trace + " -o " + trace);
+    EXPECT_EQ(o.rc, 2) << o.out;
+    EXPECT_NE(o.out.find("refusing to write '" + trace + "': it is the input '" + trace + "'"), std::string::npos)
+        << o.out;
+  }
+  // Also through another name of the same file, and as a file of an input directory.
+  std::filesystem::create_hard_link(trace, dir + "/alias.json.gz");
+  Output o = run("analyze " + trace + " -o " + dir + "/alias.json.gz");
+  EXPECT_EQ(o.rc, 2) << o.out;
+  EXPECT_NE(o.out.find(dir + "/alias.json.gz"), std::string::npos) << o.out;
+  o = run("analyze " + dir + " -o " + trace);
+  EXPECT_EQ(o.rc, 2) << o.out;
+  EXPECT_EQ(slurp(trace), before);
+  std::filesystem::remove(dir + "/alias.json.gz");
+  // A new file beside it is fine.
+  EXPECT_EQ(run("analyze -q " + trace + " -o " + dir + "/report.txt").rc, 0);
+  EXPECT_NE(slurp(dir + "/report.txt").find("Bound by: input"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(AnalyzeCli, ReportIsNotWrittenThroughASymlink) {
+  const std::string dir = ::testing::TempDir() + "/symlink_out_" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/victim") << "precious\n";
+  std::filesystem::create_symlink(dir + "/victim", dir + "/report.json");
+  Output o = run("analyze -f json " + kData + "input_bound.json.gz -o " + dir + "/report.json");
+  EXPECT_EQ(o.rc, 1) << o.out;
+  EXPECT_NE(o.out.find("symbolic link"), std::string::npos) << o.out;
+  EXPECT_EQ(slurp(dir + "/victim"), "precious\n");
+  EXPECT_TRUE(std::filesystem::is_symlink(dir + "/report.json"));
+  // No temporary file left behind, none under a predictable name.
+  const auto entries = std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator());
+  EXPECT_EQ(entries, 2);
+  std::filesystem::remove_all(dir);
+}
