@@ -3,12 +3,14 @@
 // with the report of the recording on stderr (and in --report FILE).
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <sstream>
 
+#include "base/terminal_text.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "live/monitor.h"
@@ -181,6 +183,23 @@ int run_live(const char* cmd, const LiveOptions& o) {
   return o.command.empty() ? 0 : exit_code;
 }
 
+// A process id: a positive decimal integer that fits pid_t (whether such a process
+// exists is said later, in words). CLI::PositiveNumber would answer "abc" with the range
+// of a double, 300 digits long.
+CLI::Validator pid_validator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        int32_t pid = 0;
+        const char* end = text.data() + text.size();
+        const auto [p, ec] = std::from_chars(text.data(), end, pid);
+        if (text.empty() || ec != std::errc() || p != end || pid <= 0) {
+          return "'" + escape_controls(text) + "' is not a valid process id (a positive integer)";
+        }
+        return "";
+      },
+      "PID");
+}
+
 void add_common(CLI::App* c, LiveOptions* o) {
   c->add_option("-o,--output", o->output,
                  "Recording directory (default ./chokepoint-YYYYMMDD-HHMMSS/); one that already holds a recording "
@@ -241,7 +260,7 @@ RunFn add_watch_command(CLI::App& app) {
                                "recording and diagnosis as run. Stops at Ctrl-C, --duration, or when --pid exits.");
   add_common(c, o.get());
   c->add_option("--pid", o->pid, "The process to watch, with its children (default: no process, all GPUs)")
-      ->check(CLI::PositiveNumber);
+      ->check(pid_validator());
   c->footer("Examples:\n  chokepoint watch --pid 4242\n  chokepoint watch --duration 30s --report r.md -f md\n"
             "Exit status: 0 when the report was written, 1 when not, 2 on a usage error.");
   return [o] { return run_live("watch", *o); };

@@ -298,3 +298,34 @@ TEST(AnalyzeCli, ReportIsNotWrittenThroughASymlink) {
   EXPECT_EQ(entries, 2);
   std::filesystem::remove_all(dir);
 }
+
+// Issue 13, exit codes: a usage error is 2 with a message that says what is wrong, never
+// CLI11's own codes (105-115) or wording.
+TEST(Cli, UnknownCommandIsNamed) {
+  Output o = run("bogus");
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_NE(o.out.find("unknown command 'bogus'"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("A subcommand is required"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("analyze"), std::string::npos) << o.out;  // the commands there are
+  EXPECT_EQ(std::count(o.out.begin(), o.out.end(), '\n'), 1) << o.out;
+}
+
+TEST(Cli, UsageErrorsExitTwo) {
+  for (const char* args : {"", "analyze", "analyze --format", "analyze x --bogus", "analyze --color purple x",
+                           "doctor extra", "bench --bogus", "run", "watch --interval", "--bogus"}) {
+    Output o = run(args);
+    EXPECT_EQ(o.rc, 2) << "chokepoint " << args << ":\n" << o.out;
+    EXPECT_NE(o.out.find("--help"), std::string::npos) << o.out;
+  }
+  EXPECT_EQ(run("--help").rc, 0);
+  EXPECT_EQ(run("analyze --help").rc, 0);
+}
+
+TEST(Cli, PidMustBeAProcessId) {
+  for (const char* pid : {"abc", "0", "12x", "99999999999999999999999"}) {
+    Output o = run(std::string("watch --pid ") + pid);
+    EXPECT_EQ(o.rc, 2) << pid << ": " << o.out;
+    EXPECT_NE(o.out.find("'" + std::string(pid) + "' is not a valid process id"), std::string::npos) << o.out;
+    EXPECT_LT(o.out.size(), 200u) << o.out;  // not the 300-digit range of a double
+  }
+}
