@@ -329,3 +329,50 @@ TEST(Cli, PidMustBeAProcessId) {
     EXPECT_LT(o.out.size(), 200u) << o.out;  // not the 300-digit range of a double
   }
 }
+
+// Issue 13: a FIFO (or a device) given as a trace is refused at once, not read forever.
+TEST(AnalyzeCli, FifoIsRefusedQuickly) {
+  const std::string fifo = ::testing::TempDir() + "/trace_fifo_" + std::to_string(getpid()) + ".json";
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string err = ::testing::TempDir() + "/fifo_err_" + std::to_string(getpid());
+  // `timeout` turns the old hang into exit status 124.
+  const int status = std::system(("timeout 20 " + kExe + " analyze " + fifo + " >/dev/null 2>" + err).c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  std::ifstream in(err);
+  const std::string msg((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(msg.find("cannot read '" + fifo + "': a FIFO (named pipe)"), std::string::npos) << msg;
+  Output dev = run("analyze /dev/zero");
+  EXPECT_EQ(dev.rc, 1);
+  EXPECT_NE(dev.out.find("a character device"), std::string::npos) << dev.out;
+  std::filesystem::remove(fifo);
+}
+
+// Issue 13: trace.json beside trace.json.gz (a `gunzip -k`) is one run, not two ranks.
+TEST(AnalyzeCli, PlainAndGzippedCopiesOfOneTraceAreReadOnce) {
+  const std::string dir = ::testing::TempDir() + "/twins_" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(kData + "input_bound.json.gz", dir + "/trace.json.gz");
+  ASSERT_EQ(std::system(("gzip -dc " + dir + "/trace.json.gz > " + dir + "/trace.json").c_str()), 0);
+  Output o = run("analyze --format json -q " + dir);
+  ASSERT_EQ(o.rc, 0) << o.out;
+  const auto j = nlohmann::json::parse(o.out);
+  ASSERT_EQ(j.at("inputs").size(), 1u) << j.at("inputs").dump();
+  EXPECT_EQ(j.at("inputs")[0].at("path"), dir + "/trace.json");
+  EXPECT_EQ(j.at("window").at("steps"), 3);  // not six: the same three steps once
+  bool said = false;
+  for (const auto& s : j.at("import_stats")) {
+    if (s.at("name") == "import_duplicate_files") {
+      said = true;
+      EXPECT_EQ(s.at("count"), 1);
+      EXPECT_NE(s.at("description").get<std::string>().find("read " + dir + "/trace.json, not " + dir +
+                                                            "/trace.json.gz"),
+                std::string::npos)
+          << s.dump();
+    }
+  }
+  EXPECT_TRUE(said) << j.at("import_stats").dump();
+  std::filesystem::remove_all(dir);
+}
