@@ -67,7 +67,7 @@ int export_trace(const AnalyzeOptions& o, const importers::ImportOptions& io, Pr
   auto in = pipeline::load_inputs(o.inputs, io);
   progress.finish();
   if (!in.ok()) {
-    std::fprintf(stderr, "chokepoint analyze: %s\n", in.status().message().c_str());
+    say("analyze", in.status().message());
     return 1;
   }
   report::ChromeTraceStats st;
@@ -97,7 +97,7 @@ int run_analyze(const AnalyzeOptions& o) {
   const bool to_file = !o.output.empty() && o.output != "-";
   const std::vector<std::string> keep = to_file ? input_files(o.inputs) : std::vector<std::string>{};
   if (Status s = check_not_same_file(o.output, keep); !s.ok()) {
-    std::fprintf(stderr, "chokepoint analyze: %s\n", s.message().c_str());
+    say("analyze", s.message());
     return 2;
   }
   Progress progress;
@@ -112,7 +112,7 @@ int run_analyze(const AnalyzeOptions& o) {
   auto result = pipeline::analyze_paths(o.inputs, io, ao);
   progress.finish();
   if (!result.ok()) {
-    std::fprintf(stderr, "chokepoint analyze: %s\n", result.status().message().c_str());
+    say("analyze", result.status().message());
     return 1;
   }
   report::RenderOptions ro;
@@ -121,7 +121,7 @@ int run_analyze(const AnalyzeOptions& o) {
   std::ostringstream text;
   Status s = reporter->write(result.value(), text, ro);
   if (!s.ok()) {
-    std::fprintf(stderr, "chokepoint analyze: %s\n", s.message().c_str());
+    say("analyze", s.message());
     return 1;
   }
   return write_output("analyze", o.output, text.str(), o.quiet, keep) ? 0 : 1;

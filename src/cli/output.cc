@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "base/safe_write.h"
+#include "base/terminal_text.h"
 
 namespace chokepoint::cli {
 namespace {
@@ -25,6 +26,10 @@ Status write_file(const std::string& path, const StreamWriter& write, const std:
 }
 
 }  // namespace
+
+void say(const std::string& command, const std::string& message) {
+  std::fprintf(stderr, "chokepoint %s: %s\n", command.c_str(), escape_controls(message).c_str());
+}
 
 bool want_color(const std::string& mode, bool to_file) { return want_color_on(mode, to_file, STDOUT_FILENO); }
 
@@ -79,15 +84,15 @@ bool write_output_stream(const std::string& command, const std::string& path, co
     Status s = write(std::cout);
     std::cout.flush();
     // A closed pipe (`| head`) is not worth a message; the producer's own failure is.
-    if (!s.ok() && std::cout.good()) std::fprintf(stderr, "chokepoint %s: %s\n", command.c_str(), s.message().c_str());
+    if (!s.ok() && std::cout.good()) say(command, s.message());
     return s.ok() && std::cout.good();
   }
   Status s = write_file(path, write, inputs);
   if (!s.ok()) {
-    std::fprintf(stderr, "chokepoint %s: %s\n", command.c_str(), s.message().c_str());
+    say(command, s.message());
     return false;
   }
-  if (!quiet) std::fprintf(stderr, "chokepoint %s: wrote %s\n", command.c_str(), path.c_str());
+  if (!quiet) say(command, "wrote " + path);
   return true;
 }
 

@@ -12,6 +12,10 @@
 
 namespace chokepoint::cli {
 
+// Prints "chokepoint COMMAND: MESSAGE" on stderr, with the control characters of the
+// message (file names, names from the input quoted in an error) shown as escapes.
+void say(const std::string& command, const std::string& message);
+
 // ANSI colour for stdout? mode is "auto", "always" or "never"; auto means a terminal, no
 // NO_COLOR, TERM not "dumb", and not writing to a file.
 bool want_color(const std::string& mode, bool to_file);

@@ -71,10 +71,8 @@ bool check_destinations(const char* cmd, const std::string& dir, const std::stri
   if (!old.empty() && !force) {
     std::string names;
     for (const std::string& n : old) names += (names.empty() ? "" : ", ") + n;
-    std::fprintf(stderr,
-                 "chokepoint %s: %s already holds a recording (%s); not overwriting it: choose another -o "
-                 "directory, or pass --force to replace it\n",
-                 cmd, dir.c_str(), names.c_str());
+    say(cmd, dir + " already holds a recording (" + names +
+                 "); not overwriting it: choose another -o directory, or pass --force to replace it");
     return false;
   }
   if (report.empty() || report == "-") return true;
@@ -83,10 +81,8 @@ bool check_destinations(const char* cmd, const std::string& dir, const std::stri
   const fs::path rec_dir = fs::weakly_canonical(fs::absolute(dir), ec2);
   const std::string name = fs::path(report).filename().string();
   if (!ec1 && !ec2 && report_dir == rec_dir && samples::is_recording_file_name(name)) {
-    std::fprintf(stderr,
-                 "chokepoint %s: refusing to write the report to %s: it is the recording's own %s in %s, which "
-                 "the report would replace; choose another --report path\n",
-                 cmd, report.c_str(), name.c_str(), dir.c_str());
+    say(cmd, "refusing to write the report to " + report + ": it is the recording's own " + name + " in " + dir +
+                 ", which the report would replace; choose another --report path");
     return false;
   }
   return true;
@@ -114,7 +110,7 @@ int run_live(const char* cmd, const LiveOptions& o) {
   ao.ceilings.saved_profiles = !o.no_saved_profile;
   if (!o.ceilings.empty()) {  // an unreadable profile is a usage error, said before the job starts
     if (auto c = pipeline::resolve_machine_context({}, ao.ceilings); !c.ok()) {
-      std::fprintf(stderr, "chokepoint %s: %s\n", cmd, c.status().message().c_str());
+      say(cmd, c.status().message());
       return 2;
     }
   }
@@ -145,7 +141,7 @@ int run_live(const char* cmd, const LiveOptions& o) {
 
   auto result = live::monitor(mo);
   if (!result.ok()) {
-    std::fprintf(stderr, "chokepoint %s: %s\n", cmd, result.status().message().c_str());
+    say(cmd, result.status().message());
     if (o.command.empty()) return 1;  // watch
     return result.status().message().rfind("cannot run", 0) == 0 ? kCannotRun : kOwnFailure;
   }
@@ -155,7 +151,7 @@ int run_live(const char* cmd, const LiveOptions& o) {
   // The report, from the recording as saved: the same as `chokepoint analyze DIR`.
   auto rep = pipeline::analyze_recording_dir(m.dir, ao);
   if (!rep.ok()) {
-    std::fprintf(stderr, "chokepoint %s: cannot analyze %s: %s\n", cmd, m.dir.c_str(), rep.status().message().c_str());
+    say(cmd, "cannot analyze " + m.dir + ": " + rep.status().message());
     return o.command.empty() ? 1 : exit_code;
   }
   if (!o.quiet) {
@@ -168,7 +164,7 @@ int run_live(const char* cmd, const LiveOptions& o) {
     }
     std::fprintf(stderr,
                  "chokepoint: recording in %s/ (%lld ticks, %.1f s; sampling used %.2f%% of one CPU, startup %.0f ms)%s\n",
-                 m.dir.c_str(), static_cast<long long>(m.ticks), m.elapsed_s,
+                 escape_controls(m.dir).c_str(), static_cast<long long>(m.ticks), m.elapsed_s,
                  m.sampling_s > 0 ? 100.0 * m.own_cpu_s / m.sampling_s : 0.0, 1e3 * m.startup_cpu_s,
                  m.exit_code ? (" ; the command exited with " + std::to_string(*m.exit_code)).c_str() : "");
   }

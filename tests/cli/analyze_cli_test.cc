@@ -376,3 +376,15 @@ TEST(AnalyzeCli, PlainAndGzippedCopiesOfOneTraceAreReadOnce) {
   EXPECT_TRUE(said) << j.at("import_stats").dump();
   std::filesystem::remove_all(dir);
 }
+
+// Issue 13: error messages quote file names, which may hold escapes too.
+TEST(AnalyzeCli, ErrorMessagesEscapeTheNamesTheyQuote) {
+  const std::string dir = ::testing::TempDir() + "/hostile_err_" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  Output o = run("analyze '" + dir + "/\x1b]0;pwned\x07missing.json'");
+  EXPECT_EQ(o.rc, 1);
+  expect_no_controls(o.out);
+  EXPECT_NE(o.out.find("\\x1b]0;pwned\\x07missing.json"), std::string::npos) << o.out;
+  std::filesystem::remove_all(dir);
+}
