@@ -5,10 +5,15 @@
 #include <cmath>
 #include <sstream>
 
+#include "base/terminal_text.h"
 #include "bench/judge.h"
 
 namespace chokepoint::bench {
 namespace {
+
+// A profile's strings (GPU names, sysfs values, errors of the module, a saved profile
+// read back) reach the terminal with their control characters as escapes.
+std::string safe(const std::string& s) { return escape_controls(s); }
 
 constexpr int kKeyCol = 22;
 constexpr int kValueCol = 15;
@@ -37,13 +42,13 @@ std::string verdict_text(const machine::Measurement& m, bool color) {
   if (m.verdict == kAbovePublished) return paint("above published", "33", color);
   if (m.verdict == kFailed) return paint("FAILED", "31;1", color);
   if (m.verdict == kWaived) return paint("waived", "2", color);
-  return m.verdict.empty() ? std::string("-") : m.verdict;
+  return m.verdict.empty() ? std::string("-") : safe(m.verdict);
 }
 
 // Greedy word wrap with a hanging indent.
 void wrap(std::ostringstream& out, const std::string& text, int indent, int width) {
   const int avail = std::max(30, width - indent);
-  std::istringstream words(text);
+  std::istringstream words(safe(text));
   std::string w, line;
   auto flush = [&] {
     out << std::string(indent, ' ') << line << "\n";
@@ -81,7 +86,7 @@ std::string gpu_header(const machine::GpuProfile& g) {
   std::string joined;
   for (const auto& p : parts) joined += (joined.empty() ? "" : ", ") + p;
   if (!joined.empty()) s += "  (" + joined + ")";
-  return s;
+  return safe(s);
 }
 
 }  // namespace
@@ -100,16 +105,16 @@ std::string format_value(double v, const std::string& unit) {
 std::string render_text(const machine::Profile& p, const TextOptions& o) {
   std::ostringstream out;
   out << fmt::format("chokepoint bench: {} run, {:.1f} s; CUDA driver {}, runtime {}, cuBLASLt {}\n",
-                     p.mode.empty() ? "full" : p.mode, p.seconds, version_text(p.cuda_driver),
+                     p.mode.empty() ? "full" : safe(p.mode), p.seconds, version_text(p.cuda_driver),
                      version_text(p.cuda_runtime), cublaslt_text(p.cublaslt));
   if (p.cublaslt <= 0 && !p.cublaslt_note.empty()) wrap(out, "cuBLASLt: " + p.cublaslt_note, 2, o.width);
   if (!p.error.empty()) {
-    out << "error: " << p.error << "\n";
+    out << "error: " << safe(p.error) << "\n";
     return out.str();
   }
   for (const auto& g : p.gpus) {
     out << "\n" << gpu_header(g) << "\n";
-    if (!g.published_gpu.empty()) out << "  compared with the published figures of " << g.published_gpu << "\n";
+    if (!g.published_gpu.empty()) out << "  compared with the published figures of " << safe(g.published_gpu) << "\n";
     if (!g.error.empty()) {
       wrap(out, "error: " + g.error, 2, o.width);
       continue;
@@ -117,10 +122,11 @@ std::string render_text(const machine::Profile& p, const TextOptions& o) {
     out << "\n  " << pad("testcase", kKeyCol) << lpad("measured", kValueCol) << lpad("reference", kValueCol)
         << lpad("%", kPctCol) << "  verdict\n";
     for (const auto& m : g.results) {
-      std::string measured = m.value && m.status == machine::ResultStatus::kOk ? format_value(*m.value, m.unit) : "-";
-      std::string ref = m.reference ? format_value(*m.reference, m.unit) : "-";
+      std::string measured =
+          m.value && m.status == machine::ResultStatus::kOk ? safe(format_value(*m.value, m.unit)) : "-";
+      std::string ref = m.reference ? safe(format_value(*m.reference, m.unit)) : "-";
       std::string pct = m.pct_of_reference ? fmt::format("{:.0f}%", *m.pct_of_reference) : "-";
-      out << "  " << pad(m.key, kKeyCol) << lpad(measured, kValueCol) << lpad(ref, kValueCol) << lpad(pct, kPctCol)
+      out << "  " << pad(safe(m.key), kKeyCol) << lpad(measured, kValueCol) << lpad(ref, kValueCol) << lpad(pct, kPctCol)
           << "  " << verdict_text(m, o.color) << "\n";
       const bool explain = m.verdict != kOk && !m.cause.empty();
       if (explain) wrap(out, m.cause, 6, o.width);
@@ -131,7 +137,7 @@ std::string render_text(const machine::Profile& p, const TextOptions& o) {
           << format_value(g.ridge_points.front().hbm_gbps, "GB/s")
           << "; kernels below it are memory-bound):\n";
       for (const auto& r : g.ridge_points) {
-        std::string line = fmt::format("    {:<5} {:>6.0f}", r.precision, r.flop_per_byte);
+        std::string line = fmt::format("    {:<5} {:>6.0f}", safe(r.precision), r.flop_per_byte);
         if (r.published_flop_per_byte) line += fmt::format("   (published {:.0f})", *r.published_flop_per_byte);
         out << line << "\n";
       }

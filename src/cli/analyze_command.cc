@@ -8,6 +8,7 @@
 #include <memory>
 #include <sstream>
 
+#include "base/safe_write.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "pipeline/analyze_pipeline.h"
@@ -61,17 +62,18 @@ bool is_trace_format(const std::string& f) { return f == "chrome" || f == "perfe
 
 // `--format chrome`: the inputs as a trace-event file, streamed to its destination (it
 // can be gigabytes; no copy of it is held in memory).
-int export_trace(const AnalyzeOptions& o, const importers::ImportOptions& io, Progress& progress) {
+int export_trace(const AnalyzeOptions& o, const importers::ImportOptions& io, Progress& progress,
+                 const std::vector<std::string>& keep) {
   auto in = pipeline::load_inputs(o.inputs, io);
   progress.finish();
   if (!in.ok()) {
-    std::fprintf(stderr, "chokepoint analyze: %s\n", in.status().message().c_str());
+    say("analyze", in.status().message());
     return 1;
   }
   report::ChromeTraceStats st;
   const bool ok = write_output_stream(
       "analyze", o.output, [&](std::ostream& out) { return pipeline::export_chrome_trace(in.value(), out, &st); },
-      o.quiet);
+      o.quiet, keep);
   if (!ok) return 1;
   if (!o.quiet && !o.output.empty() && o.output != "-") {
     std::fprintf(stderr,
@@ -91,19 +93,26 @@ int run_analyze(const AnalyzeOptions& o) {
                  report::reporter_formats());
     return 2;
   }
+  // The report must not replace what it reports on: said now, before a long import.
+  const bool to_file = !o.output.empty() && o.output != "-";
+  const std::vector<std::string> keep = to_file ? input_files(o.inputs) : std::vector<std::string>{};
+  if (Status s = check_not_same_file(o.output, keep); !s.ok()) {
+    say("analyze", s.message());
+    return 2;
+  }
   Progress progress;
   progress.enabled = !o.quiet && isatty(STDERR_FILENO) == 1;
   importers::ImportOptions io;
   io.progress = &Progress::report;
   io.progress_ctx = &progress;
-  if (trace) return export_trace(o, io, progress);
+  if (trace) return export_trace(o, io, progress, keep);
   pipeline::AnalyzeOptions ao;
   ao.ceilings.file = o.ceilings;
   ao.ceilings.saved_profiles = !o.no_saved_profile;
   auto result = pipeline::analyze_paths(o.inputs, io, ao);
   progress.finish();
   if (!result.ok()) {
-    std::fprintf(stderr, "chokepoint analyze: %s\n", result.status().message().c_str());
+    say("analyze", result.status().message());
     return 1;
   }
   report::RenderOptions ro;
@@ -112,10 +121,10 @@ int run_analyze(const AnalyzeOptions& o) {
   std::ostringstream text;
   Status s = reporter->write(result.value(), text, ro);
   if (!s.ok()) {
-    std::fprintf(stderr, "chokepoint analyze: %s\n", s.message().c_str());
+    say("analyze", s.message());
     return 1;
   }
-  return write_output("analyze", o.output, text.str(), o.quiet) ? 0 : 1;
+  return write_output("analyze", o.output, text.str(), o.quiet, keep) ? 0 : 1;
 }
 
 }  // namespace
@@ -142,7 +151,8 @@ RunFn add_analyze_command(CLI::App& app) {
                   "Report format: text, json, md; or chrome (alias perfetto): a trace-event JSON file "
                   "of the timeline instead of a report")
       ->capture_default_str();
-  cmd->add_option("-o,--output", opts->output, "Write the report (or the trace) to FILE instead of stdout");
+  cmd->add_option("-o,--output", opts->output, "Write the report (or the trace) to FILE instead of stdout: a new file renamed over FILE once "
+                  "complete; refused when FILE is a symbolic link or one of the inputs");
   cmd->add_option("--color", opts->color, "Colour: auto (tty and no NO_COLOR), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();

@@ -57,7 +57,7 @@ struct ProgressPrinter {
 int print_testcases(const bench::BenchModule& module) {
   auto list = bench::list_testcases(module);
   if (!list.ok()) {
-    std::fprintf(stderr, "chokepoint bench: %s\n", list.status().message().c_str());
+    say("bench", list.status().message());
     return 1;
   }
   for (const auto& t : list.value()) {
@@ -86,7 +86,7 @@ int save_profiles(const machine::Profile& p, bool quiet) {
   }
   for (const auto& [path, part] : parts) {
     if (Status s = machine::save_profile(part, path); !s.ok()) {
-      std::fprintf(stderr, "chokepoint bench: %s\n", s.message().c_str());
+      say("bench", s.message());
       return 1;
     }
     if (!quiet) {
@@ -116,11 +116,11 @@ int emit(const BenchCliOptions& o, const machine::Profile& p) {
 int show_profile(const BenchCliOptions& o) {
   auto p = machine::load_profile(o.show);
   if (!p.ok()) {
-    std::fprintf(stderr, "chokepoint bench: %s\n", p.status().message().c_str());
+    say("bench", p.status().message());
     return 1;
   }
   if (!p->error.empty()) {
-    std::fprintf(stderr, "chokepoint bench: %s: %s\n", o.show.c_str(), p->error.c_str());
+    say("bench", o.show + ": " + p->error);
     return 1;
   }
   bench::judge(p.value());
@@ -139,7 +139,7 @@ int run_bench(const BenchCliOptions& o) {
   }
   auto module = bench::BenchModule::load_default();
   if (!module.ok()) {
-    std::fprintf(stderr, "chokepoint bench: %s\n", module.status().message().c_str());
+    say("bench", module.status().message());
     return 1;
   }
   if (o.list) return print_testcases(*module.value());
@@ -155,7 +155,7 @@ int run_bench(const BenchCliOptions& o) {
                                   [&progress](int d, int t, const std::string& l) { progress(d, t, l); });
   progress.finish();
   if (!profile.ok()) {
-    std::fprintf(stderr, "chokepoint bench: %s\n", profile.status().message().c_str());
+    say("bench", profile.status().message());
     return 1;
   }
   const machine::Profile& p = profile.value();

@@ -1,9 +1,11 @@
 // chokepoint: finds what is choking an AI workload on NVIDIA GPUs and says what to change.
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
+#include "base/terminal_text.h"
 #include "base/version.h"
 #include "cli/commands.h"
 
@@ -18,12 +20,32 @@ int main(int argc, char** argv) {
   auto analyze = chokepoint::cli::add_analyze_command(app);
   auto doctor = chokepoint::cli::add_doctor_command(app);
   auto bench = chokepoint::cli::add_bench_command(app);
+  // `chokepoint bogus`: CLI11 would say "A subcommand is required", which reads as if
+  // the word were missing rather than wrong.
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string word = argv[1];
+    bool known = false;
+    std::string names;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      known = known || sub->get_name() == word;
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::fprintf(stderr, "chokepoint: unknown command '%s' (commands: %s; see chokepoint --help)\n",
+                   chokepoint::escape_controls(word).c_str(), names.c_str());
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // --help and --version exit 0; every usage error 2, as each command's help says
     // (CLI11's own codes, 105-115, would read as the wrapped command's exit status).
-    return app.exit(e) == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // CLI11 quotes the arguments it rejects: shown with control characters as escapes.
+    std::fprintf(stderr, "chokepoint: %s\nRun with --help for more information.\n",
+                 chokepoint::escape_controls(e.what()).c_str());
+    return 2;
   }
   try {
     if (app.got_subcommand("run")) return run();

@@ -6,46 +6,30 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
+
+#include "base/safe_write.h"
+#include "base/terminal_text.h"
 
 namespace chokepoint::cli {
 namespace {
 
-// Runs `write` into `out`; its error, or "cannot write" when the stream failed.
-Status write_to(std::ostream& out, const StreamWriter& write, const std::string& path) {
+Status write_file(const std::string& path, const StreamWriter& write, const std::vector<std::string>& inputs) {
+  SafeWriteOptions o;
+  o.keep = inputs;
+  auto file = SafeFile::open(path, o);
+  if (!file.ok()) return file.status();
+  std::ostream& out = file.value()->stream();
   Status s = write(out);
-  out.flush();
-  if (!s.ok()) return s;
-  if (!out.good()) return Status::Error("cannot write '" + path + "'");
-  return Status::Ok();
-}
-
-Status write_file(const std::string& path, const StreamWriter& write) {
-  std::error_code ec;
-  const auto st = std::filesystem::status(path, ec);
-  if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
-    std::ofstream out(path, std::ios::binary);
-    return write_to(out, write, path);
-  }
-  const std::string tmp = path + ".tmp" + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    Status s = write_to(out, write, path);
-    if (!s.ok()) {
-      std::filesystem::remove(tmp, ec);
-      return s;
-    }
-  }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    return Status::Error("cannot write '" + path + "'");
-  }
-  return Status::Ok();
+  if (!s.ok()) return s;  // the temporary file goes with `file`
+  return file.value()->commit();
 }
 
 }  // namespace
+
+void say(const std::string& command, const std::string& message) {
+  std::fprintf(stderr, "chokepoint %s: %s\n", command.c_str(), escape_controls(message).c_str());
+}
 
 bool want_color(const std::string& mode, bool to_file) { return want_color_on(mode, to_file, STDOUT_FILENO); }
 
@@ -83,33 +67,48 @@ int text_width(int fallback) {
   return cols != nullptr ? std::max(60, std::atoi(cols)) : fallback;
 }
 
-bool write_output(const std::string& command, const std::string& path, const std::string& text,
-                  bool quiet) {
+bool write_output(const std::string& command, const std::string& path, const std::string& text, bool quiet,
+                  const std::vector<std::string>& inputs) {
   return write_output_stream(
       command, path,
       [&text](std::ostream& out) {
         out << text;
         return Status::Ok();
       },
-      quiet);
+      quiet, inputs);
 }
 
 bool write_output_stream(const std::string& command, const std::string& path, const StreamWriter& write,
-                         bool quiet) {
+                         bool quiet, const std::vector<std::string>& inputs) {
   if (path.empty() || path == "-") {
     Status s = write(std::cout);
     std::cout.flush();
     // A closed pipe (`| head`) is not worth a message; the producer's own failure is.
-    if (!s.ok() && std::cout.good()) std::fprintf(stderr, "chokepoint %s: %s\n", command.c_str(), s.message().c_str());
+    if (!s.ok() && std::cout.good()) say(command, s.message());
     return s.ok() && std::cout.good();
   }
-  Status s = write_file(path, write);
+  Status s = write_file(path, write, inputs);
   if (!s.ok()) {
-    std::fprintf(stderr, "chokepoint %s: %s\n", command.c_str(), s.message().c_str());
+    say(command, s.message());
     return false;
   }
-  if (!quiet) std::fprintf(stderr, "chokepoint %s: wrote %s\n", command.c_str(), path.c_str());
+  if (!quiet) say(command, "wrote " + path);
   return true;
+}
+
+std::vector<std::string> input_files(const std::vector<std::string>& paths) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  for (const std::string& p : paths) {
+    out.push_back(p);
+    std::error_code ec;
+    if (!fs::is_directory(p, ec)) continue;
+    for (fs::directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec)) {
+      std::error_code type_ec;
+      if (it->is_regular_file(type_ec)) out.push_back(it->path().string());
+    }
+  }
+  return out;
 }
 
 }  // namespace chokepoint::cli

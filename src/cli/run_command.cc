@@ -3,12 +3,14 @@
 // with the report of the recording on stderr (and in --report FILE).
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <sstream>
 
+#include "base/terminal_text.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "live/monitor.h"
@@ -31,7 +33,7 @@ struct LiveOptions {
   std::string interval = "100ms", gpu_interval = "200ms", gpm_interval = "1s", duration;
   std::string output;  // recording directory
   std::string report_file, format = "text", color = "auto", view = "auto";
-  bool no_gpu = false, quiet = false, trace = false;
+  bool no_gpu = false, quiet = false, trace = false, force = false;
   std::string ceilings;  // --ceilings FILE
   bool no_saved_profile = false;
   bool no_stacks = false;
@@ -65,6 +67,31 @@ bool parse_interval(const char* cmd, const char* flag, const std::string& text, 
   return true;
 }
 
+// Said before the job starts: a recording already in DIR is never overwritten without
+// --force, and --report must not name one of the recording's own files.
+bool check_destinations(const char* cmd, const std::string& dir, const std::string& report, bool force) {
+  namespace fs = std::filesystem;
+  const std::vector<std::string> old = samples::existing_recording_files(dir);
+  if (!old.empty() && !force) {
+    std::string names;
+    for (const std::string& n : old) names += (names.empty() ? "" : ", ") + n;
+    say(cmd, dir + " already holds a recording (" + names +
+                 "); not overwriting it: choose another -o directory, or pass --force to replace it");
+    return false;
+  }
+  if (report.empty() || report == "-") return true;
+  std::error_code ec1, ec2;
+  const fs::path report_dir = fs::weakly_canonical(fs::absolute(report).parent_path(), ec1);
+  const fs::path rec_dir = fs::weakly_canonical(fs::absolute(dir), ec2);
+  const std::string name = fs::path(report).filename().string();
+  if (!ec1 && !ec2 && report_dir == rec_dir && samples::is_recording_file_name(name)) {
+    say(cmd, "refusing to write the report to " + report + ": it is the recording's own " + name + " in " + dir +
+                 ", which the report would replace; choose another --report path");
+    return false;
+  }
+  return true;
+}
+
 int run_live(const char* cmd, const LiveOptions& o) {
   std::string tracer;
   if (o.trace) {
@@ -87,7 +114,7 @@ int run_live(const char* cmd, const LiveOptions& o) {
   ao.ceilings.saved_profiles = !o.no_saved_profile;
   if (!o.ceilings.empty()) {  // an unreadable profile is a usage error, said before the job starts
     if (auto c = pipeline::resolve_machine_context({}, ao.ceilings); !c.ok()) {
-      std::fprintf(stderr, "chokepoint %s: %s\n", cmd, c.status().message().c_str());
+      say(cmd, c.status().message());
       return 2;
     }
   }
@@ -103,6 +130,8 @@ int run_live(const char* cmd, const LiveOptions& o) {
     mo.duration_ns = d;
   }
   mo.session.out_dir = o.output.empty() ? samples::default_recording_dir(samples::clock_ns(CLOCK_REALTIME)) : o.output;
+  mo.session.replace = o.force;
+  if (!check_destinations(cmd, mo.session.out_dir, o.report_file, o.force)) return 2;
   mo.session.gpu = !o.no_gpu;
   mo.command = o.command;
   mo.tracer_library = tracer;
@@ -120,7 +149,7 @@ int run_live(const char* cmd, const LiveOptions& o) {
 
   auto result = live::monitor(mo);
   if (!result.ok()) {
-    std::fprintf(stderr, "chokepoint %s: %s\n", cmd, result.status().message().c_str());
+    say(cmd, result.status().message());
     if (o.command.empty()) return 1;  // watch
     return result.status().message().rfind("cannot run", 0) == 0 ? kCannotRun : kOwnFailure;
   }
@@ -130,7 +159,7 @@ int run_live(const char* cmd, const LiveOptions& o) {
   // The report, from the recording as saved: the same as `chokepoint analyze DIR`.
   auto rep = pipeline::analyze_recording_dir(m.dir, ao);
   if (!rep.ok()) {
-    std::fprintf(stderr, "chokepoint %s: cannot analyze %s: %s\n", cmd, m.dir.c_str(), rep.status().message().c_str());
+    say(cmd, "cannot analyze " + m.dir + ": " + rep.status().message());
     return o.command.empty() ? 1 : exit_code;
   }
   if (!o.quiet) {
@@ -143,7 +172,7 @@ int run_live(const char* cmd, const LiveOptions& o) {
     }
     std::fprintf(stderr,
                  "chokepoint: recording in %s/ (%lld ticks, %.1f s; sampling used %.2f%% of one CPU, startup %.0f ms)%s\n",
-                 m.dir.c_str(), static_cast<long long>(m.ticks), m.elapsed_s,
+                 escape_controls(m.dir).c_str(), static_cast<long long>(m.ticks), m.elapsed_s,
                  m.sampling_s > 0 ? 100.0 * m.own_cpu_s / m.sampling_s : 0.0, 1e3 * m.startup_cpu_s,
                  m.exit_code ? (" ; the command exited with " + std::to_string(*m.exit_code)).c_str() : "");
   }
@@ -151,21 +180,44 @@ int run_live(const char* cmd, const LiveOptions& o) {
     report::RenderOptions ro;
     ro.color = false;
     std::ostringstream out;
-    if (!reporter->write(rep.value(), out, ro).ok() || !write_output(cmd, o.report_file, out.str(), o.quiet)) {
+    if (!reporter->write(rep.value(), out, ro).ok() || !write_output(cmd, o.report_file, out.str(), o.quiet, input_files({m.dir}))) {
       if (o.command.empty()) return 1;
     }
   }
   return o.command.empty() ? 0 : exit_code;
 }
 
+// A process id: a positive decimal integer that fits pid_t (whether such a process
+// exists is said later, in words). CLI::PositiveNumber would answer "abc" with the range
+// of a double, 300 digits long.
+CLI::Validator pid_validator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        int32_t pid = 0;
+        const char* end = text.data() + text.size();
+        const auto [p, ec] = std::from_chars(text.data(), end, pid);
+        if (text.empty() || ec != std::errc() || p != end || pid <= 0) {
+          return "'" + escape_controls(text) + "' is not a valid process id (a positive integer)";
+        }
+        return "";
+      },
+      "PID");
+}
+
 void add_common(CLI::App* c, LiveOptions* o) {
-  c->add_option("-o,--output", o->output, "Recording directory (default ./chokepoint-YYYYMMDD-HHMMSS/)");
+  c->add_option("-o,--output", o->output,
+                 "Recording directory (default ./chokepoint-YYYYMMDD-HHMMSS/); one that already holds a recording "
+                 "is refused unless --force");
+  c->add_flag("--force", o->force,
+              "Replace a recording already in the -o directory (its meta.json, samples.jsonl and trace-*.cptrace "
+              "files are removed first)");
   c->add_option("--duration", o->duration, "Stop after this long (e.g. 60s, 5m)");
   c->add_option("--interval", o->interval, "Host (/proc) sampling interval")->capture_default_str();
   c->add_option("--gpu-interval", o->gpu_interval, "NVML sampling interval")->capture_default_str();
   c->add_option("--gpm-interval", o->gpm_interval, "GPM (SM/tensor/DRAM activity) interval, >= 100ms")
       ->capture_default_str();
-  c->add_option("--report", o->report_file, "Also write the report to FILE");
+  c->add_option("--report", o->report_file,
+                 "Also write the report to FILE (refused when FILE is a symbolic link or a file of the recording)");
   c->add_option("-f,--format", o->format, "Format of --report: text, json, md")->capture_default_str();
   c->add_option("--view", o->view, "Live view: auto (panel on a terminal, lines otherwise), panel, lines, none")
       ->check(CLI::IsMember({"auto", "panel", "lines", "none"}))
@@ -220,7 +272,7 @@ RunFn add_watch_command(CLI::App& app) {
                                "recording and diagnosis as run. Stops at Ctrl-C, --duration, or when --pid exits.");
   add_common(c, o.get());
   c->add_option("--pid", o->pid, "The process to watch, with its children (default: no process, all GPUs)")
-      ->check(CLI::PositiveNumber);
+      ->check(pid_validator());
   c->footer("Examples:\n  chokepoint watch --pid 4242\n  chokepoint watch --duration 30s --report r.md -f md\n"
             "Exit status: 0 when the report was written, 1 when not, 2 on a usage error.");
   return [o] { return run_live("watch", *o); };

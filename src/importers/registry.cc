@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <type_traits>
@@ -45,6 +46,18 @@ Status expand_paths(const std::vector<std::string>& paths, std::vector<InputFile
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) return Status::Error(cannot_read(path, std::strerror(errno)));
     if (!S_ISDIR(st.st_mode)) {
+      // A FIFO would block the read until a writer comes (forever, for a stray one), a
+      // device never ends: only files, whose size is known, are read.
+      if (!S_ISREG(st.st_mode)) {
+        const char* kind = S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
+                           : S_ISCHR(st.st_mode) ? "a character device"
+                           : S_ISBLK(st.st_mode) ? "a block device"
+                           : S_ISSOCK(st.st_mode) ? "a socket"
+                                                  : "not a regular file";
+        return Status::Error(cannot_read(path, std::string(kind) +
+                                                   "; analyze reads trace files and directories (save the "
+                                                   "stream to a file first)"));
+      }
       files->push_back({path, false});
       continue;
     }
@@ -64,6 +77,46 @@ Status expand_paths(const std::vector<std::string>& paths, std::vector<InputFile
     for (auto& f : found) files->push_back({std::move(f), true});
   }
   return Status::Ok();
+}
+
+// True when gzip file `gz` holds `plain`: its trailer's ISIZE (RFC 1952: the size of the
+// uncompressed data mod 2^32, the last 4 bytes, little-endian) is the size of `plain`. A
+// cheap test that needs no inflating; a damaged .gz beside a different plain file fails it.
+bool gzip_of(const std::string& gz, const std::string& plain) {
+  std::error_code ec1, ec2;
+  const uintmax_t plain_size = std::filesystem::file_size(plain, ec1);
+  const uintmax_t gz_size = std::filesystem::file_size(gz, ec2);
+  if (ec1 || ec2 || gz_size < 18) return false;
+  FILE* f = std::fopen(gz.c_str(), "rb");
+  if (f == nullptr) return false;
+  unsigned char t[4] = {};
+  const bool read = std::fseek(f, -4, SEEK_END) == 0 && std::fread(t, 1, 4, f) == 4;
+  std::fclose(f);
+  const uint32_t isize = static_cast<uint32_t>(t[0]) | static_cast<uint32_t>(t[1]) << 8 |
+                         static_cast<uint32_t>(t[2]) << 16 | static_cast<uint32_t>(t[3]) << 24;
+  return read && isize == static_cast<uint32_t>(plain_size);
+}
+
+// A trace kept both plain and gzipped (trace.json beside trace.json.gz, after a gunzip -k)
+// is one run, not two ranks: the plain file is read (no inflating), the other dropped.
+// Returns how many were dropped; `dropped` gets the first one's names.
+int64_t drop_compressed_twins(std::vector<InputFile>* files, std::string* dropped) {
+  std::vector<InputFile> kept;
+  int64_t n = 0;
+  for (const InputFile& f : *files) {
+    if (ends_with(f.path, ".gz")) {
+      const std::string plain = f.path.substr(0, f.path.size() - 3);
+      const bool twin = std::any_of(files->begin(), files->end(), [&](const InputFile& o) { return o.path == plain; }) &&
+                        gzip_of(f.path, plain);
+      if (twin) {
+        if (n++ == 0) *dropped = "read " + plain + ", not " + f.path;
+        continue;
+      }
+    }
+    kept.push_back(f);
+  }
+  *files = std::move(kept);
+  return n;
 }
 
 uint64_t file_size_or_zero(const std::string& path) {
@@ -162,6 +215,13 @@ Status import_paths(const std::vector<std::string>& paths, timeline::Timeline& t
   std::vector<InputFile> files;
   Status st = expand_paths(paths, &files);
   if (!st.ok()) return st;
+  std::string dropped;
+  if (const int64_t twins = drop_compressed_twins(&files, &dropped); twins > 0) {
+    stats.add("import_duplicate_files", Severity::kWarning,
+              "A trace present both plain and gzipped (X.json and X.json.gz) is one run, not two ranks: it was "
+              "read once, from the plain file (" + dropped + ").",
+              twins);
+  }
 
   MultiFileProgress progress{opts};
   for (const InputFile& f : files) progress.total += file_size_or_zero(f.path);

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "base/terminal_text.h"
 #include "machine/pcie_link.h"
 #include "sampler/nvml/clock_reasons.h"
 
@@ -195,7 +196,10 @@ std::vector<std::string> render_panel(const ViewInput& in, int width, int max_li
     for (std::string& l : top_process_lines(in, static_cast<size_t>(std::clamp(left, 0, 3)))) lines.push_back(std::move(l));
   }
   if (static_cast<int>(lines.size()) > max_lines) lines.resize(static_cast<size_t>(std::max(0, max_lines)));
-  for (std::string& l : lines) l = cut(std::move(l), width);
+  // The command line, the recording's path and the device and process names are someone
+  // else's text; the lines hold nothing else that is not printable, so each line is made
+  // safe whole (base/terminal_text.h) before the panel draws it between its own escapes.
+  for (std::string& l : lines) l = cut(escape_controls(l), width);
   return lines;
 }
 
@@ -215,9 +219,10 @@ std::string render_line(const ViewInput& in) {
                    pct(l.get(MetricId::kHostCpuIowaitPct, h)), pct(l.get(MetricId::kHostCpuStealPct, h)),
                    num(l.get(MetricId::kHostProcsRunning, h), "{:.0f}"));
   if (in.processes != nullptr) s += " | " + tree_line(in);
-  // Collapse the padding the panel uses for alignment.
+  // Collapse the padding the panel uses for alignment; control characters of names are
+  // escapes, as in the panel.
   std::string out;
-  for (char c : s) {
+  for (char c : escape_controls(s)) {
     if (c == ' ' && !out.empty() && out.back() == ' ') continue;
     out += c;
   }

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "base/terminal_text.h"
 #include "live/child.h"
 #include "live/live_view.h"
 #include "live/terminal.h"
@@ -76,7 +77,9 @@ void sleep_until(int64_t mono_ns) {
 }
 
 void note(bool quiet, const std::string& text) {
-  if (!quiet) std::fprintf(stderr, "chokepoint: %s\n", text.c_str());
+  // Notes quote the command, the directory and other tools' settings: control
+  // characters there are shown as escapes (base/terminal_text.h).
+  if (!quiet) std::fprintf(stderr, "chokepoint: %s\n", escape_controls(text).c_str());
 }
 
 bool dumb_terminal() {

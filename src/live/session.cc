@@ -103,7 +103,7 @@ Result<std::unique_ptr<Session>> Session::start(const SessionOptions& options) {
     s->procs_ = std::make_unique<sampler::proc::ProcessSampler>(*s->fs_,
                                                                 sampler::proc::live_process_options(options.roots));
   }
-  auto w = samples::RecordingWriter::create(options.out_dir, m);
+  auto w = samples::RecordingWriter::create(options.out_dir, m, options.replace);
   if (!w.ok()) return w.status();
   s->writer_ = std::move(w.value());
   return s;

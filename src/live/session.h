@@ -33,6 +33,7 @@ namespace chokepoint::live {
 
 struct SessionOptions {
   std::string out_dir;                  // recording directory (created)
+  bool replace = false;                 // replace a recording already in out_dir (--force)
   std::vector<std::string> command;     // what `run` launched; empty for `watch`
   std::vector<int64_t> roots;           // process tree roots; empty: no tree
   int64_t interval_ns = 100'000'000;

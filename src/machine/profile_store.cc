@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/safe_write.h"
+
 namespace chokepoint::machine {
 namespace {
 
@@ -84,18 +86,7 @@ Status save_profile(const Profile& p, const std::string& path) {
   std::error_code ec;
   const fs::path target(path);
   if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
-  const std::string tmp = path + ".tmp" + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << profile_to_json(p);
-    if (!out.good()) return Status::Error("cannot write '" + tmp + "'");
-  }
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    return Status::Error("cannot write '" + path + "'");
-  }
-  return Status::Ok();
+  return write_file_safely(path, profile_to_json(p));
 }
 
 bool same_gpu_name(std::string_view a, std::string_view b) {

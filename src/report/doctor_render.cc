@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/terminal_text.h"
 #include "base/version.h"
 
 namespace chokepoint::report {
@@ -62,19 +63,21 @@ void render_check(std::ostringstream& out, const Assessment& c, const DoctorText
   const std::string tag(rules::verdict_of(c));
   const std::string pad(tag.size() < kTagWidth ? kTagWidth - tag.size() : 1, ' ');
   const std::string padded_tag = (o.color ? color_of(c) + tag + "\033[0m" : tag) + pad;
-  std::string title = c.title;
+  // Names in checks (other processes on the GPU, device names, paths) come from the
+  // machine: shown with their control characters as escapes (base/terminal_text.h).
+  std::string title = escape_controls(c.title);
   if (title.size() < kTitleWidth) title += std::string(kTitleWidth - title.size(), ' ');
   out << "  " << padded_tag << title << ' ';
   // First line of the observation continues after the title; the rest wraps under it.
   std::ostringstream obs;
-  wrap(obs, c.observed.empty() ? "-" : c.observed, 2 + kTagWidth + kTitleWidth + 1, static_cast<size_t>(o.width));
+  wrap(obs, c.observed.empty() ? "-" : escape_controls(c.observed), 2 + kTagWidth + kTitleWidth + 1, static_cast<size_t>(o.width));
   std::string obs_text = obs.str();
   const size_t first = obs_text.find_first_not_of(' ');
   out << (first == std::string::npos ? "\n" : obs_text.substr(first));
   if (c.outcome == Assessment::Outcome::kFinding) {
-    wrap(out, "expected: " + c.expected, kIndent, static_cast<size_t>(o.width));
+    wrap(out, "expected: " + escape_controls(c.expected), kIndent, static_cast<size_t>(o.width));
   }
-  if (!c.advice.empty()) wrap(out, c.advice, kIndent, static_cast<size_t>(o.width));
+  if (!c.advice.empty()) wrap(out, escape_controls(c.advice), kIndent, static_cast<size_t>(o.width));
 }
 
 Json json_or_null(bool valid, const Json& v) { return valid ? v : Json(nullptr); }
@@ -90,8 +93,8 @@ std::string render_doctor_text(const DoctorReport& r, const DoctorTextOptions& o
   } else {
     const unsigned count = n.device_count.value_or(0);
     out << count << " GPU" << (count == 1 ? "" : "s");
-    if (!n.gpus.empty() && n.gpus[0].name.valid) out << " (" << *n.gpus[0].name << ")";
-    out << ", driver " << n.driver_version.value_or("?");
+    if (!n.gpus.empty() && n.gpus[0].name.valid) out << " (" << escape_controls(*n.gpus[0].name) << ")";
+    out << ", driver " << escape_controls(n.driver_version.value_or("?"));
     if (n.cuda_driver_version.valid) out << ", CUDA " << nvml::format_cuda_version(*n.cuda_driver_version);
     out << "\n";
   }
@@ -116,8 +119,8 @@ std::string render_doctor_text(const DoctorReport& r, const DoctorTextOptions& o
         out << "\nGPU " << section;
         for (const auto& g : n.gpus) {
           if (static_cast<int>(g.index) != section) continue;
-          if (g.name.valid) out << "  " << *g.name;
-          if (g.pci.valid) out << "  " << g.pci->bus_id;
+          if (g.name.valid) out << "  " << escape_controls(*g.name);
+          if (g.pci.valid) out << "  " << escape_controls(g.pci->bus_id);
         }
         out << "\n";
       }

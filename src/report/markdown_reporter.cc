@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "base/terminal_text.h"
 #include "report/format_util.h"
 #include "report/kernel_name.h"
 
@@ -18,8 +19,11 @@ constexpr size_t kKernelNameWidth = 72;
 // leaving `code spans` as written: rules quote code in backticks, and inside a span
 // every character is literal. '<' would otherwise open an HTML tag and swallow text
 // such as "std::vector<float>", '_' and '*' would turn "DataLoader.__next__" bold, and
-// '|' would end a table cell (GitHub needs "\|" even inside a code span there).
-std::string escape(std::string_view s, bool in_table = false) {
+// '|' would end a table cell (GitHub needs "\|" even inside a code span there). Control
+// characters from the input are escapes first (base/terminal_text.h): a Markdown report
+// is read in a terminal too (`cat`, `less -R`, a pager).
+std::string escape(std::string_view text, bool in_table = false) {
+  const std::string s = escape_controls(text);
   std::string out;
   bool in_code = false;
   for (char c : s) {
@@ -38,16 +42,25 @@ std::string escape(std::string_view s, bool in_table = false) {
   return out;
 }
 
-// A code span around text that may itself contain backticks; in a table cell '|' still
-// needs its backslash.
-std::string code(std::string_view s, bool in_table = false) {
-  const bool has_tick = s.find('`') != std::string_view::npos;
-  std::string out = has_tick ? "`` " : "`";
+// A code span around text that may itself contain backticks: the fence is one backtick
+// longer than the longest run inside (CommonMark), with spaces when the text starts or
+// ends with one; in a table cell '|' still needs its backslash. Control characters are
+// escapes (base/terminal_text.h).
+std::string code(std::string_view text, bool in_table = false) {
+  const std::string s = escape_controls(text);
+  size_t longest = 0, run = 0;
+  for (char c : s) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(longest + 1, '`');
+  const bool pad = !s.empty() && (s.front() == '`' || s.back() == '`');
+  std::string out = fence + (pad ? " " : "");
   for (char c : s) {
     if (c == '|' && in_table) out += '\\';
     out += c;
   }
-  return out + (has_tick ? " ``" : "`");
+  return out + (pad ? " " : "") + fence;
 }
 
 const char* severity_badge(Severity s) {
@@ -75,7 +88,7 @@ void header(const Report& r, std::ostream& out) {
   if (!r.verdict.summary.empty()) out << "> " << escape(r.verdict.summary) << "\n\n";
 
   for (const InputInfo& in : r.inputs) {
-    std::string v = in.format.empty() ? "" : in.format + ", ";
+    std::string v = in.format.empty() ? "" : escape(in.format) + ", ";
     v += format_bytes(static_cast<int64_t>(in.bytes));
     if (in.events >= 0) v += ", " + format_count(in.events) + " events";
     out << "- **Input:** " << code(in.path) << " (" << v << ")\n";
@@ -84,7 +97,7 @@ void header(const Report& r, std::ostream& out) {
     std::string v = d.name.empty() ? "unknown GPU" : escape(d.name);
     if (d.num_sms > 0) v += fmt::format(", {} SMs", d.num_sms);
     if (d.memory_bytes > 0) v += ", " + format_bytes(d.memory_bytes);
-    if (!d.compute_capability.empty()) v += ", compute " + d.compute_capability;
+    if (!d.compute_capability.empty()) v += ", compute " + escape(d.compute_capability);
     if (!d.ceilings.source.empty()) v += ", ceilings " + code(d.ceilings.source);
     out << "- **Device:** " << v << '\n';
   }
@@ -125,7 +138,7 @@ void breakdown(const Report& r, std::ostream& out) {
   if (!costs.empty()) {
     out << "\nCost by category: ";
     for (size_t i = 0; i < costs.size(); ++i) {
-      out << (i ? " · " : "") << costs[i].name << " " << format_pct(costs[i].pct);
+      out << (i ? " · " : "") << escape(costs[i].name) << " " << format_pct(costs[i].pct);
     }
     out << '\n';
   }
@@ -172,7 +185,7 @@ void live(const Report& r, std::ostream& out) {
   if (!l.top_processes.empty()) {
     out << "| PID | process | role | CPU (100 = one core) |\n|---:|---|---|---:|\n";
     for (const LiveProcess& p : l.top_processes) {
-      out << "| " << p.pid << " | " << escape(p.comm, true) << " | " << p.role << " | " << md_stat(p.cpu_pct, "%")
+      out << "| " << p.pid << " | " << escape(p.comm, true) << " | " << escape(p.role, true) << " | " << md_stat(p.cpu_pct, "%")
           << " |\n";
     }
     out << '\n';
@@ -193,8 +206,8 @@ void finding(size_t rank, const rules::Finding& f, std::ostream& out, bool live_
   if (!f.evidence.empty()) {
     out << "| Evidence | Value | Threshold |\n|---|---:|---:|\n";
     for (const rules::Evidence& e : f.evidence) {
-      out << "| " << escape(humanize(e.metric), true) << " | " << format_value(e.value, e.unit)
-          << " | " << (e.threshold ? format_value(*e.threshold, e.unit) : "") << " |\n";
+      out << "| " << escape(humanize(e.metric), true) << " | " << escape(format_value(e.value, e.unit), true)
+          << " | " << (e.threshold ? escape(format_value(*e.threshold, e.unit), true) : "") << " |\n";
     }
     out << '\n';
   }
@@ -240,11 +253,11 @@ void roofline(const Report& r, std::ostream& out) {
     const std::string gb = c.achieved_gbps ? format_number(*c.achieved_gbps) +
                                                  (c.pct_of_hbm ? " (" + format_pct(*c.pct_of_hbm) + ")" : "")
                                            : "";
-    out << "| " << c.kernel_class << " | " << format_number(c.ms_per_step) << " | " << format_pct(c.pct_of_step) << " | "
-        << tf << " | " << gb << " | " << c.bound << " |\n";
+    out << "| " << escape(c.kernel_class, true) << " | " << format_number(c.ms_per_step) << " | "
+        << format_pct(c.pct_of_step) << " | " << tf << " | " << gb << " | " << escape(c.bound, true) << " |\n";
   }
   out << '\n';
-  if (r.mfu_pct) out << "MFU: " << format_pct(*r.mfu_pct) << " of the " << r.mfu_precision << " peak.\n\n";
+  if (r.mfu_pct) out << "MFU: " << format_pct(*r.mfu_pct) << " of the " << escape(r.mfu_precision) << " peak.\n\n";
 }
 
 void top_kernels(const Report& r, std::ostream& out) {

@@ -7,12 +7,18 @@
 
 #include <fmt/format.h>
 
+#include "base/terminal_text.h"
 #include "report/format_util.h"
 #include "report/kernel_name.h"
 #include "report/text_layout.h"
 
 namespace chokepoint::report {
 namespace {
+
+// Every string of the report that comes from the input (names of kernels, devices,
+// files, processes, the command line; prose that quotes them) goes through here on its
+// way to the terminal: a control character is shown as an escape, never sent.
+std::string safe(std::string_view s) { return escape_controls(s); }
 
 // Below this many columns the tables cannot line up; lines overflow instead.
 constexpr size_t kMinWidth = 60;
@@ -39,7 +45,7 @@ std::vector<Row> share_rows(const std::vector<Share>& shares) {
   Row other{"other", 0, 0.0};
   for (const Share& s : sorted_by_pct(shares)) {
     if (rows.size() < kMaxShareRows && s.pct >= kMinSharePct) {
-      rows.push_back(Row{humanize(s.name), s.pct, s.ms_per_step});
+      rows.push_back(Row{safe(humanize(s.name)), s.pct, s.ms_per_step});
     } else {
       other.pct += s.pct;
       *other.ms_per_step += s.ms_per_step;
@@ -127,14 +133,16 @@ class TextWriter {
   // `prefix_plain`), continuation lines indented by `indent`.
   void wrapped(const std::string& prefix, std::string_view prefix_plain, std::string_view text,
                size_t indent, std::optional<Tone> tone = std::nullopt) {
-    emit(prefix, wrap(text, room(display_width(prefix_plain)), room(indent)), indent, tone);
+    emit(prefix, wrap(safe(text), room(display_width(prefix_plain)), room(indent)), indent, tone);
   }
 
   // A header line: a dim label, then items joined by " · ", wrapped between items.
   void field(std::string_view label, const std::vector<std::string>& items) {
     const std::string prefix = "  " + pad_right(label, kFieldLabelWidth - 2);
+    std::vector<std::string> shown;
+    for (const std::string& item : items) shown.push_back(safe(item));
     emit(style_(Tone::kDim, prefix),
-         wrap_items(items, room(kFieldLabelWidth), room(kFieldLabelWidth)), kFieldLabelWidth);
+         wrap_items(shown, room(kFieldLabelWidth), room(kFieldLabelWidth)), kFieldLabelWidth);
   }
 
   void live_header() {
@@ -320,7 +328,7 @@ class TextWriter {
     for (const auto& w : r_.what_ifs) {
       const bool listed = std::any_of(r_.remedies.begin(), r_.remedies.end(), [&](const auto& a) { return a.id == w.id; });
       if (!listed && w.estimated_speedup && *w.estimated_speedup < 1.05) {
-        idle.push_back(fmt::format("{} {}", w.id, format_speedup(*w.estimated_speedup)));
+        idle.push_back(fmt::format("{} {}", safe(w.id), format_speedup(*w.estimated_speedup)));
       }
     }
     if (!idle.empty()) {
@@ -357,13 +365,13 @@ class TextWriter {
       const std::string gb = c.achieved_gbps ? format_number(*c.achieved_gbps) +
                                                    (c.pct_of_hbm ? " (" + format_pct(*c.pct_of_hbm) + ")" : "")
                                              : "-";
-      out_ << "  " << pad_right(c.kernel_class, kLabelW) << pad_left(format_number(c.ms_per_step), kMsW)
+      out_ << "  " << pad_right(safe(c.kernel_class), kLabelW) << pad_left(format_number(c.ms_per_step), kMsW)
            << pad_left(format_pct(c.pct_of_step), kPctW) << pad_left(tf, kTfW) << pad_left(gb, kGbW)
-           << pad_left(c.bound.empty() ? "-" : c.bound, kBoundW) << '\n';
+           << pad_left(c.bound.empty() ? "-" : safe(c.bound), kBoundW) << '\n';
     }
     if (r_.mfu_pct) {
       out_ << "  " << style_(Tone::kDim, fmt::format("MFU {} of the {} peak (recorded GEMM FLOPs over the analyzed time)",
-                                                    format_pct(*r_.mfu_pct), r_.mfu_precision))
+                                                    format_pct(*r_.mfu_pct), safe(r_.mfu_precision)))
            << '\n';
     }
     out_ << '\n';
@@ -413,7 +421,7 @@ class TextWriter {
   void category_costs() {
     std::vector<std::string> items;
     for (const Share& c : sorted_by_pct(r_.breakdown.category_costs)) {
-      if (c.pct >= kMinSharePct) items.push_back(c.name + " " + format_pct(c.pct));
+      if (c.pct >= kMinSharePct) items.push_back(safe(c.name) + " " + format_pct(c.pct));
     }
     if (items.empty()) return;
     const std::string label = "cost by category";
@@ -426,9 +434,10 @@ class TextWriter {
     // Title line: rank, severity, id, title; the rest sits under kFindingIndent.
     const std::string tag = severity_tag(f.severity);
     const std::string lead = fmt::format("{:>2}. ", rank);
-    const std::string plain = lead + tag + " " + f.id + (f.title.empty() ? "" : " — ");
+    const std::string id = safe(f.id);
+    const std::string plain = lead + tag + " " + id + (f.title.empty() ? "" : " — ");
     const std::string styled = lead + style_(severity_tone(f.severity), tag) + " " +
-                               style_(Tone::kBold, f.id) + (f.title.empty() ? "" : " — ");
+                               style_(Tone::kBold, id) + (f.title.empty() ? "" : " — ");
     wrapped(styled, plain, f.title, kFindingIndent.size());
 
     const std::string indent(kFindingIndent);
@@ -445,16 +454,16 @@ class TextWriter {
     size_t metric_w = 0, value_w = 0;
     for (size_t i = 0; i < shown; ++i) {
       const rules::Evidence& e = f.evidence[i];
-      metric_w = std::max(metric_w, display_width(humanize(e.metric)));
-      value_w = std::max(value_w, display_width(format_value(e.value, e.unit)));
+      metric_w = std::max(metric_w, display_width(safe(humanize(e.metric))));
+      value_w = std::max(value_w, display_width(safe(format_value(e.value, e.unit))));
     }
     metric_w = std::min(metric_w, width_ / 2);
     for (size_t i = 0; i < shown; ++i) {
       const rules::Evidence& e = f.evidence[i];
-      out_ << indent << "  " << pad_right(humanize(e.metric), metric_w) << "  "
-           << pad_left(format_value(e.value, e.unit), value_w);
+      out_ << indent << "  " << pad_right(safe(humanize(e.metric)), metric_w) << "  "
+           << pad_left(safe(format_value(e.value, e.unit)), value_w);
       if (e.threshold) {
-        out_ << style_(Tone::kDim, "   threshold " + format_value(*e.threshold, e.unit));
+        out_ << style_(Tone::kDim, "   threshold " + safe(format_value(*e.threshold, e.unit)));
       }
       out_ << '\n';
     }
@@ -508,11 +517,11 @@ class TextWriter {
     for (size_t i = 0; i < r_.top_kernels.size(); ++i) {
       const KernelRow& k = r_.top_kernels[i];
       out_ << pad_left(fmt::format("{}.", i + 1), kRankW - 1) << ' '
-           << pad_right(shorten_kernel_name(k.name, name_w), name_w + 1);
+           << pad_right(shorten_kernel_name(safe(k.name), name_w), name_w + 1);
       if (with_kind) {
         const std::string tc = !k.tensor_cores ? "-" : *k.tensor_cores ? "yes" : "no";
-        out_ << pad_right(k.kernel_class.empty() ? "-" : k.kernel_class, kClassW)
-             << pad_right(k.precision.empty() ? "-" : k.precision, kPrecW) << pad_right(tc, kTcW);
+        out_ << pad_right(k.kernel_class.empty() ? "-" : safe(k.kernel_class), kClassW)
+             << pad_right(k.precision.empty() ? "-" : safe(k.precision), kPrecW) << pad_right(tc, kTcW);
       }
       out_ << pad_left(format_count(k.calls), kCallsW)
            << pad_left(format_decimal(k.total_ms, ms_decimals), kTotalW)
@@ -526,7 +535,7 @@ class TextWriter {
     out_ << style_(Tone::kBold, "Import warnings") << '\n';
     for (const timeline::ImportStat& s : r_.import_stats) {
       const std::string sev(severity_name(s.severity));
-      const std::string rest = " " + s.name + " x" + format_count(s.count) + ": ";
+      const std::string rest = " " + safe(s.name) + " x" + format_count(s.count) + ": ";
       wrapped("  " + style_(stat_tone(s.severity), sev) + rest, "  " + sev + rest, s.description,
               4);
     }

@@ -109,6 +109,62 @@ TEST(Recording, RefusesToMixTwoRunsInOneDirectory) {
   EXPECT_FALSE(again.ok());
 }
 
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(Recording, NeverOverwritesAMetaJsonItDidNotWrite) {
+  const std::string dir = fresh_dir("meta_only");
+  fs::create_directories(dir);
+  std::ofstream(fs::path(dir) / kMetaFile) << "{\"mine\": true}\n";
+  auto w = RecordingWriter::create(dir, start_meta());
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.status().message(), dir + " already holds a recording (meta.json); it is not overwritten");
+  EXPECT_EQ(slurp(dir + "/meta.json"), "{\"mine\": true}\n");
+  EXPECT_FALSE(fs::exists(fs::path(dir) / kSamplesFile));
+  EXPECT_EQ(existing_recording_files(dir), std::vector<std::string>{"meta.json"});
+}
+
+TEST(Recording, ReplaceRemovesTheOldRunsFilesAndNotWhatTheyLinkTo) {
+  const std::string dir = fresh_dir("replace");
+  fs::create_directories(dir);
+  const std::string victim = dir + ".victim";
+  std::ofstream(victim) << "precious\n";
+  fs::create_symlink(victim, fs::path(dir) / kSamplesFile);
+  fs::create_symlink(victim, fs::path(dir) / kMetaFile);
+  std::ofstream(fs::path(dir) / "trace-77.cptrace") << "old trace";
+  std::ofstream(fs::path(dir) / "notes.txt") << "not ours";
+  EXPECT_EQ(existing_recording_files(dir), (std::vector<std::string>{"meta.json", "samples.jsonl", "trace-77.cptrace"}));
+  auto w = RecordingWriter::create(dir, start_meta(), /*replace=*/true);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  ASSERT_TRUE(w.value()->append(tick(1'700'000'000'100'000'000, 1)).ok());
+  ASSERT_TRUE(w.value()->finish(start_meta()).ok());
+  EXPECT_EQ(slurp(victim), "precious\n");
+  EXPECT_FALSE(fs::is_symlink(fs::path(dir) / kSamplesFile));
+  EXPECT_FALSE(fs::exists(fs::path(dir) / "trace-77.cptrace"));
+  EXPECT_EQ(slurp(dir + "/notes.txt"), "not ours");
+  auto r = read_recording(dir);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->ticks, 1u);
+  fs::remove(victim);
+}
+
+TEST(Recording, MetaJsonIsNotWrittenThroughAPlantedTemporaryName) {
+  // The old writer wrote DIR/meta.json.tmp with O_TRUNC, following a link planted there.
+  const std::string dir = fresh_dir("planted_tmp");
+  fs::create_directories(dir);
+  const std::string victim = dir + ".victim";
+  std::ofstream(victim) << "precious\n";
+  fs::create_symlink(victim, fs::path(dir) / "meta.json.tmp");
+  auto w = RecordingWriter::create(dir, start_meta());
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  ASSERT_TRUE(w.value()->finish(start_meta()).ok());
+  EXPECT_EQ(slurp(victim), "precious\n");
+  EXPECT_NE(slurp(dir + "/meta.json").find("train.py"), std::string::npos);
+  fs::remove(victim);
+}
+
 TEST(Recording, CrashLosesOnlyTheCutLineAndRebuildsProcesses) {
   const std::string dir = fresh_dir("crash");
   {

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -10,6 +11,7 @@
 #include <ctime>
 #include <filesystem>
 
+#include "base/safe_write.h"
 #include "samples/meta_json.h"
 
 namespace chokepoint::samples {
@@ -42,25 +44,6 @@ std::string dump_line(const nlohmann::json& j) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-Status write_file(const std::string& path, const std::string& bytes, bool sync) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Status::Error(errno_text("cannot create " + path, errno));
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      return Status::Error(errno_text("cannot write " + path, err));
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (sync) ::fsync(fd);
-  ::close(fd);
-  return Status::Ok();
-}
-
 }  // namespace
 
 std::string default_recording_dir(int64_t realtime_ns) {
@@ -74,11 +57,10 @@ std::string default_recording_dir(int64_t realtime_ns) {
 
 Status write_meta_atomically(const std::string& dir, const RunMeta& meta) {
   const std::string path = (fs::path(dir) / kMetaFile).string();
-  const std::string tmp = path + ".tmp";
   const std::string text = run_meta_to_json(meta).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  if (Status s = write_file(tmp, text, /*sync=*/true); !s.ok()) return s;
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return Status::Error(errno_text("cannot rename " + tmp, errno));
-  return Status::Ok();
+  SafeWriteOptions o;
+  o.sync = true;
+  return write_file_safely(path, text, o);
 }
 
 size_t RecordingWriter::KeyHash::operator()(const Key& k) const {
@@ -86,16 +68,51 @@ size_t RecordingWriter::KeyHash::operator()(const Key& k) const {
                               static_cast<int64_t>(k.entity.kind));
 }
 
-Result<std::unique_ptr<RecordingWriter>> RecordingWriter::create(const std::string& dir, const RunMeta& start_meta) {
+bool is_recording_file_name(const std::string& name) {
+  // The tracer's names (tracer/trace_format.h; samples/ does not depend on tracer/).
+  const std::string cptrace = ".cptrace", cptrace_gz = ".cptrace.gz";
+  return name == kMetaFile || name == kSamplesFile || name == kSamplesGzFile ||
+         (name.rfind("trace-", 0) == 0 && (name.ends_with(cptrace) || name.ends_with(cptrace_gz)));
+}
+
+std::vector<std::string> existing_recording_files(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (is_recording_file_name(name)) out.push_back(name);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<std::unique_ptr<RecordingWriter>> RecordingWriter::create(const std::string& dir, const RunMeta& start_meta,
+                                                                 bool replace) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return Status::Error("cannot create recording directory " + dir + ": " + ec.message());
+  const std::vector<std::string> old = existing_recording_files(dir);
+  if (!old.empty() && !replace) {
+    std::string names;
+    for (const std::string& n : old) names += (names.empty() ? "" : ", ") + n;
+    return Status::Error(dir + " already holds a recording (" + names + "); it is not overwritten");
+  }
+  for (const std::string& n : old) {  // replace: the old run's files go, links themselves and not their targets
+    if (::unlink((fs::path(dir) / n).c_str()) != 0 && errno != ENOENT) {
+      return Status::Error(errno_text("cannot remove " + (fs::path(dir) / n).string(), errno));
+    }
+  }
+  // samples.jsonl first, created exclusively: of two runs started on one directory at
+  // once, one gets it and the other stops here, before it touches meta.json.
   const std::string samples = (fs::path(dir) / kSamplesFile).string();
-  if (fs::exists(samples, ec)) return Status::Error(dir + " already holds a recording (" + kSamplesFile + ")");
-  if (Status s = write_meta_atomically(dir, start_meta); !s.ok()) return s;
-  const int fd = ::open(samples.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) return Status::Error(errno_text("cannot create " + samples, errno));
-  return std::unique_ptr<RecordingWriter>(new RecordingWriter(dir, fd));
+  auto fd = create_new_file(samples, 0644, O_APPEND);
+  if (!fd.ok()) return fd.status();
+  if (Status s = write_meta_atomically(dir, start_meta); !s.ok()) {
+    ::close(fd.value());
+    ::unlink(samples.c_str());
+    return s;
+  }
+  return std::unique_ptr<RecordingWriter>(new RecordingWriter(dir, fd.value()));
 }
 
 RecordingWriter::~RecordingWriter() {

@@ -17,6 +17,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "base/status.h"
 #include "samples/metadata.h"
@@ -33,9 +34,12 @@ std::string default_recording_dir(int64_t realtime_ns);
 
 class RecordingWriter {
  public:
-  // Creates `dir` (and parents) and writes meta.json and an empty samples.jsonl. Fails
-  // when the directory already holds a samples file: never mix two runs.
-  static Result<std::unique_ptr<RecordingWriter>> create(const std::string& dir, const RunMeta& start_meta);
+  // Creates `dir` (and parents), an empty samples.jsonl (exclusively, never through a
+  // link) and meta.json. Fails when the directory already holds files of a recording
+  // (existing_recording_files()): never mix two runs, never overwrite one; with `replace`
+  // those files are removed first.
+  static Result<std::unique_ptr<RecordingWriter>> create(const std::string& dir, const RunMeta& start_meta,
+                                                         bool replace = false);
   ~RecordingWriter();
   RecordingWriter(const RecordingWriter&) = delete;
   RecordingWriter& operator=(const RecordingWriter&) = delete;
@@ -74,8 +78,15 @@ class RecordingWriter {
   std::string buffer_;  // reused: no allocation per tick once warm
 };
 
-// Writes `meta` to DIR/meta.json through a temp file and rename(2), so a reader sees
-// the old or the new file, never half of one.
+// True for the name of a file a recording holds: meta.json, samples.jsonl,
+// samples.jsonl.gz, trace-*.cptrace, trace-*.cptrace.gz.
+bool is_recording_file_name(const std::string& name);
+// The names of the recording files in `dir` (meta.json, samples.jsonl, samples.jsonl.gz,
+// trace-*.cptrace, trace-*.cptrace.gz), sorted; none when `dir` does not exist.
+std::vector<std::string> existing_recording_files(const std::string& dir);
+
+// Writes `meta` to DIR/meta.json through a new temporary file, synced, and rename(2)
+// (base/safe_write.h), so a reader sees the old or the new file, never half of one.
 Status write_meta_atomically(const std::string& dir, const RunMeta& meta);
 
 }  // namespace chokepoint::samples

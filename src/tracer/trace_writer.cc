@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/safe_write.h"
+
 namespace chokepoint::tracer {
 namespace {
 // Flush once this much is buffered (also at every CUPTI buffer and at exit).
@@ -29,11 +31,13 @@ std::string trace_file_path(const std::string& dir, int64_t pid) {
 
 std::unique_ptr<TraceWriter> TraceWriter::create(const std::string& dir, const FileHeader& header, std::string* error) {
   const std::string path = trace_file_path(dir, header.pid);
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    if (error != nullptr) *error = "cannot create " + path + ": " + std::strerror(errno);
+  // A file of its own: never one that is there already, nor through a planted link.
+  auto created = create_new_file(path, 0644);
+  if (!created.ok()) {
+    if (error != nullptr) *error = created.status().message();
     return nullptr;
   }
+  const int fd = created.value();
   std::unique_ptr<TraceWriter> w(new TraceWriter(path, fd));
   if (!write_all(fd, reinterpret_cast<const char*>(&header), sizeof header)) {
     if (error != nullptr) *error = "cannot write " + path + ": " + std::strerror(errno);

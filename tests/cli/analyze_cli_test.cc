@@ -5,6 +5,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -181,4 +183,208 @@ TEST(AnalyzeCli, CeilingsFromANamedProfile) {
   EXPECT_NE(bad.out.find("--ceilings: " + file + ": profile schema"), std::string::npos) << bad.out;
   EXPECT_EQ(run("analyze -q --ceilings /nonexistent/p.json " + kData + "small_grid.json.gz").rc, 2);
   std::filesystem::remove(file);
+}
+
+// Issue 13, hostile input: names in a trace (and the trace's own file name) that carry
+// terminal escapes reach the output with every control character shown as an escape.
+const std::string kHostile = std::string(CHOKEPOINT_TEST_DATA) + "/hostile/hostile_names.json";
+
+// Fails on a control character in `out` other than the reporter's own newlines: C0
+// (ESC, BEL ...), DEL, C1 (U+0080..U+009F) and bytes that are not valid UTF-8 (a raw
+// 0x9b is a CSI to a terminal in 8-bit mode). Decoded here, independently of the code
+// under test.
+void expect_no_controls(const std::string& out) {
+  size_t i = 0;
+  while (i < out.size()) {
+    const auto c = static_cast<unsigned char>(out[i]);
+    size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    ASSERT_NE(n, 0u) << "invalid UTF-8 lead byte " << static_cast<int>(c) << " at " << i;
+    ASSERT_LE(i + n, out.size()) << "truncated UTF-8 at " << i;
+    uint32_t cp = n == 1 ? c : c & (0x7F >> n);
+    for (size_t k = 1; k < n; ++k) {
+      const auto d = static_cast<unsigned char>(out[i + k]);
+      ASSERT_EQ(d & 0xC0, 0x80) << "invalid UTF-8 at " << i;
+      cp = (cp << 6) | (d & 0x3F);
+    }
+    EXPECT_FALSE((cp < 0x20 && cp != '\n') || (cp >= 0x7F && cp <= 0x9F))
+        << "control U+" << std::hex << cp << " at byte " << std::dec << i << " in:\n" << out.substr(i > 80 ? i - 80 : 0, 160);
+    i += n;
+  }
+}
+
+TEST(AnalyzeCli, HostileNamesNeverReachTheTerminalRaw) {
+  for (const char* format : {"text", "md"}) {
+    Output o = run("analyze --format " + std::string(format) + " --color never " + kHostile);
+    ASSERT_EQ(o.rc, 0) << o.out;
+    SCOPED_TRACE(format);
+    expect_no_controls(o.out);
+    EXPECT_EQ(o.out.find('\x1b'), std::string::npos);
+    EXPECT_EQ(o.out.find('\x07'), std::string::npos);
+    EXPECT_EQ(o.out.find("\xc2\x9b"), std::string::npos);
+    // Shown, as visible escapes: the device name (in Markdown prose, with the escapes'
+    // backslashes and brackets escaped in turn, so that it renders as the text does)
+    // and the kernels.
+    const std::string device = format == std::string("text")
+                                   ? "H200 \\x1b]0;pwned\\x07\\x1b]52;c;aGk=\\x07\\x1b[2J\\u009b2J"
+                                   : "H200 \\\\x1b\\]0;pwned\\\\x07\\\\x1b\\]52;c;aGk=\\\\x07\\\\x1b\\[2J\\\\u009b2J";
+    EXPECT_NE(o.out.find(device), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("gemm_\\x1b]0;pwned\\x07\\x1b]52;c;aGk=\\x07"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("elementwise_\\x1b[2J\\u009b2J"), std::string::npos) << o.out;
+  }
+}
+
+TEST(AnalyzeCli, HostileFileNameIsEscapedToo) {
+  const std::string dir = ::testing::TempDir() + "/hostile_" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  const std::string name = "\x1b]0;pwned\x07\x1b[2J\xc2\x9b" "2J\x9b" "trace.json";
+  std::filesystem::copy_file(kHostile, dir + "/" + name, std::filesystem::copy_options::overwrite_existing);
+  for (const char* format : {"text", "md"}) {
+    Output o = run("analyze --format " + std::string(format) + " '" + dir + "/" + name + "'", "NO_COLOR=1");
+    ASSERT_EQ(o.rc, 0) << o.out;
+    SCOPED_TRACE(format);
+    expect_no_controls(o.out);
+    EXPECT_NE(o.out.find("\\x1b]0;pwned\\x07\\x1b[2J\\u009b2J\\x9btrace.json"), std::string::npos) << o.out;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// Issue 13, data destroyed: the report never replaces an input, never follows a link.
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(AnalyzeCli, ReportNeverReplacesTheTraceItReads) {
+  const std::string dir = ::testing::TempDir() + "/same_file_" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string trace = dir + "/trace.json.gz";
+  std::filesystem::copy_file(kData + "input_bound.json.gz", trace);
+  const std::string before = slurp(trace);
+  for (const char* format : {"text", "json", "chrome"}) {
+    Output o = run("analyze -f " + std::string(format) + " " + trace + " -o " + trace);
+    EXPECT_EQ(o.rc, 2) << o.out;
+    EXPECT_NE(o.out.find("refusing to write '" + trace + "': it is the input '" + trace + "'"), std::string::npos)
+        << o.out;
+  }
+  // Also through another name of the same file, and as a file of an input directory.
+  std::filesystem::create_hard_link(trace, dir + "/alias.json.gz");
+  Output o = run("analyze " + trace + " -o " + dir + "/alias.json.gz");
+  EXPECT_EQ(o.rc, 2) << o.out;
+  EXPECT_NE(o.out.find(dir + "/alias.json.gz"), std::string::npos) << o.out;
+  o = run("analyze " + dir + " -o " + trace);
+  EXPECT_EQ(o.rc, 2) << o.out;
+  EXPECT_EQ(slurp(trace), before);
+  std::filesystem::remove(dir + "/alias.json.gz");
+  // A new file beside it is fine.
+  EXPECT_EQ(run("analyze -q " + trace + " -o " + dir + "/report.txt").rc, 0);
+  EXPECT_NE(slurp(dir + "/report.txt").find("Bound by: input"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(AnalyzeCli, ReportIsNotWrittenThroughASymlink) {
+  const std::string dir = ::testing::TempDir() + "/symlink_out_" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/victim") << "precious\n";
+  std::filesystem::create_symlink(dir + "/victim", dir + "/report.json");
+  Output o = run("analyze -f json " + kData + "input_bound.json.gz -o " + dir + "/report.json");
+  EXPECT_EQ(o.rc, 1) << o.out;
+  EXPECT_NE(o.out.find("symbolic link"), std::string::npos) << o.out;
+  EXPECT_EQ(slurp(dir + "/victim"), "precious\n");
+  EXPECT_TRUE(std::filesystem::is_symlink(dir + "/report.json"));
+  // No temporary file left behind, none under a predictable name.
+  const auto entries = std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator());
+  EXPECT_EQ(entries, 2);
+  std::filesystem::remove_all(dir);
+}
+
+// Issue 13, exit codes: a usage error is 2 with a message that says what is wrong, never
+// CLI11's own codes (105-115) or wording.
+TEST(Cli, UnknownCommandIsNamed) {
+  Output o = run("bogus");
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_NE(o.out.find("unknown command 'bogus'"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("A subcommand is required"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("analyze"), std::string::npos) << o.out;  // the commands there are
+  EXPECT_EQ(std::count(o.out.begin(), o.out.end(), '\n'), 1) << o.out;
+}
+
+TEST(Cli, UsageErrorsExitTwo) {
+  for (const char* args : {"", "analyze", "analyze --format", "analyze x --bogus", "analyze --color purple x",
+                           "doctor extra", "bench --bogus", "run", "watch --interval", "--bogus"}) {
+    Output o = run(args);
+    EXPECT_EQ(o.rc, 2) << "chokepoint " << args << ":\n" << o.out;
+    EXPECT_NE(o.out.find("--help"), std::string::npos) << o.out;
+  }
+  EXPECT_EQ(run("--help").rc, 0);
+  EXPECT_EQ(run("analyze --help").rc, 0);
+}
+
+TEST(Cli, PidMustBeAProcessId) {
+  for (const char* pid : {"abc", "0", "12x", "99999999999999999999999"}) {
+    Output o = run(std::string("watch --pid ") + pid);
+    EXPECT_EQ(o.rc, 2) << pid << ": " << o.out;
+    EXPECT_NE(o.out.find("'" + std::string(pid) + "' is not a valid process id"), std::string::npos) << o.out;
+    EXPECT_LT(o.out.size(), 200u) << o.out;  // not the 300-digit range of a double
+  }
+}
+
+// Issue 13: a FIFO (or a device) given as a trace is refused at once, not read forever.
+TEST(AnalyzeCli, FifoIsRefusedQuickly) {
+  const std::string fifo = ::testing::TempDir() + "/trace_fifo_" + std::to_string(getpid()) + ".json";
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string err = ::testing::TempDir() + "/fifo_err_" + std::to_string(getpid());
+  // `timeout` turns the old hang into exit status 124.
+  const int status = std::system(("timeout 20 " + kExe + " analyze " + fifo + " >/dev/null 2>" + err).c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  std::ifstream in(err);
+  const std::string msg((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(msg.find("cannot read '" + fifo + "': a FIFO (named pipe)"), std::string::npos) << msg;
+  Output dev = run("analyze /dev/zero");
+  EXPECT_EQ(dev.rc, 1);
+  EXPECT_NE(dev.out.find("a character device"), std::string::npos) << dev.out;
+  std::filesystem::remove(fifo);
+}
+
+// Issue 13: trace.json beside trace.json.gz (a `gunzip -k`) is one run, not two ranks.
+TEST(AnalyzeCli, PlainAndGzippedCopiesOfOneTraceAreReadOnce) {
+  const std::string dir = ::testing::TempDir() + "/twins_" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(kData + "input_bound.json.gz", dir + "/trace.json.gz");
+  ASSERT_EQ(std::system(("gzip -dc " + dir + "/trace.json.gz > " + dir + "/trace.json").c_str()), 0);
+  Output o = run("analyze --format json -q " + dir);
+  ASSERT_EQ(o.rc, 0) << o.out;
+  const auto j = nlohmann::json::parse(o.out);
+  ASSERT_EQ(j.at("inputs").size(), 1u) << j.at("inputs").dump();
+  EXPECT_EQ(j.at("inputs")[0].at("path"), dir + "/trace.json");
+  EXPECT_EQ(j.at("window").at("steps"), 3);  // not six: the same three steps once
+  bool said = false;
+  for (const auto& s : j.at("import_stats")) {
+    if (s.at("name") == "import_duplicate_files") {
+      said = true;
+      EXPECT_EQ(s.at("count"), 1);
+      EXPECT_NE(s.at("description").get<std::string>().find("read " + dir + "/trace.json, not " + dir +
+                                                            "/trace.json.gz"),
+                std::string::npos)
+          << s.dump();
+    }
+  }
+  EXPECT_TRUE(said) << j.at("import_stats").dump();
+  std::filesystem::remove_all(dir);
+}
+
+// Issue 13: error messages quote file names, which may hold escapes too.
+TEST(AnalyzeCli, ErrorMessagesEscapeTheNamesTheyQuote) {
+  const std::string dir = ::testing::TempDir() + "/hostile_err_" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  Output o = run("analyze '" + dir + "/\x1b]0;pwned\x07missing.json'");
+  EXPECT_EQ(o.rc, 1);
+  expect_no_controls(o.out);
+  EXPECT_NE(o.out.find("\\x1b]0;pwned\\x07missing.json"), std::string::npos) << o.out;
+  std::filesystem::remove_all(dir);
 }

@@ -95,8 +95,67 @@ TEST(RunCli, CommandNotFoundIs127WithAMessage) {
 TEST(RunCli, ExistingRecordingIsNotOverwritten) {
   const std::string d = temp_dir("exists");
   ASSERT_EQ(run(d, "run --view none -q -o " + d + "/rec -- true").rc, 0);
-  Output o = run(d, "run --view none -o " + d + "/rec -- true");
-  EXPECT_EQ(o.rc, 125) << o.err;
+  const std::string meta = slurp(d + "/rec/meta.json");
+  // A usage error, said before the command starts (it would print "started").
+  Output o = run(d, "run --view none -o " + d + "/rec -- echo started");
+  EXPECT_EQ(o.rc, 2) << o.err;
+  EXPECT_EQ(o.out, "");
+  EXPECT_NE(o.err.find(d + "/rec already holds a recording (meta.json, samples.jsonl)"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("--force"), std::string::npos) << o.err;
+  EXPECT_EQ(slurp(d + "/rec/meta.json"), meta);
+}
+
+TEST(RunCli, AMetaJsonAloneIsNotOverwrittenEither) {
+  // Issue 13: a directory holding someone's meta.json (no samples.jsonl) lost it.
+  const std::string d = temp_dir("meta_only");
+  fs::create_directories(d + "/rec");
+  std::ofstream(d + "/rec/meta.json") << "{\"mine\": true}\n";
+  Output o = run(d, "run --view none -q -o " + d + "/rec -- true");
+  EXPECT_EQ(o.rc, 2) << o.err;
+  EXPECT_NE(o.err.find("already holds a recording (meta.json)"), std::string::npos) << o.err;
+  EXPECT_EQ(slurp(d + "/rec/meta.json"), "{\"mine\": true}\n");
+  EXPECT_FALSE(fs::exists(d + "/rec/samples.jsonl"));
+  // --force replaces it with this run's recording.
+  o = run(d, "run --view none -q --force -o " + d + "/rec -- true");
+  EXPECT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(nlohmann::json::parse(slurp(d + "/rec/meta.json"))["command"][0], "true");
+}
+
+TEST(RunCli, ForceNeverFollowsPlantedLinks) {
+  // The old run's files may be links someone planted: --force removes the links, and
+  // the recording never writes through one (nor through meta.json.tmp, the old fixed
+  // temporary name).
+  const std::string d = temp_dir("planted");
+  fs::create_directories(d + "/rec");
+  for (const char* v : {"victim1", "victim2", "victim3"}) std::ofstream(d + "/" + v) << "precious\n";
+  fs::create_symlink(d + "/victim1", d + "/rec/samples.jsonl");
+  fs::create_symlink(d + "/victim2", d + "/rec/meta.json");
+  fs::create_symlink(d + "/victim3", d + "/rec/meta.json.tmp");
+  Output o = run(d, "run --view none -q --force -o " + d + "/rec -- true");
+  EXPECT_EQ(o.rc, 0) << o.err;
+  for (const char* v : {"victim1", "victim2", "victim3"}) EXPECT_EQ(slurp(d + "/" + v), "precious\n") << v;
+  EXPECT_FALSE(fs::is_symlink(d + "/rec/samples.jsonl"));
+  EXPECT_FALSE(fs::is_symlink(d + "/rec/meta.json"));
+}
+
+TEST(RunCli, ReportMustNotReplaceTheRecording) {
+  const std::string d = temp_dir("report_in_rec");
+  for (const char* name : {"samples.jsonl", "meta.json"}) {
+    Output o = run(d, "run --view none -q -o " + d + "/rec --report " + d + "/rec/" + name + " -f json -- echo started");
+    EXPECT_EQ(o.rc, 2) << o.err;
+    EXPECT_EQ(o.out, "") << "refused before the command starts";
+    EXPECT_NE(o.err.find("refusing to write the report to " + d + "/rec/" + name), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find(d + "/rec"), std::string::npos) << o.err;
+  }
+  // Through another path to the same directory, too.
+  fs::create_directories(d + "/rec");
+  fs::create_directory_symlink(d + "/rec", d + "/alias");
+  Output o = run(d, "run --view none -q -o " + d + "/rec --report " + d + "/alias/samples.jsonl -- true");
+  EXPECT_EQ(o.rc, 2) << o.err;
+  // A report beside the recording files is fine.
+  o = run(d, "run --view none -q -o " + d + "/rec --report " + d + "/rec/report.json -f json -- true");
+  EXPECT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(report_json(d + "/rec/report.json")["schema"], "chokepoint.report/1");
 }
 
 TEST(RunCli, UsageErrors) {
