@@ -38,7 +38,7 @@ struct LiveOptions {
   bool no_saved_profile = false;
   bool no_stacks = false;
   std::string pyspy;
-  double stack_rate = 50;
+  double stack_rate = 20;
   bool stack_subprocesses = false;
 };
 
@@ -117,6 +117,10 @@ int run_live(const char* cmd, const LiveOptions& o) {
       say(cmd, c.status().message());
       return 2;
     }
+  }
+  if (!o.pyspy.empty() && ::access(o.pyspy.c_str(), X_OK) != 0) {
+    std::fprintf(stderr, "chokepoint %s: --py-spy %s is not an executable file\n", cmd, escape_controls(o.pyspy).c_str());
+    return 2;
   }
   live::MonitorOptions mo;
   if (!parse_interval(cmd, "--interval", o.interval, 10'000'000, &mo.session.interval_ns) ||

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/terminal_text.h"
 #include "sampler/proc/roles.h"
 
 namespace chokepoint::live {
@@ -27,8 +28,9 @@ bool python_process(const samples::ProcessMeta& p) {
   return sampler::proc::is_python(p.cmdline) || p.comm.rfind("python", 0) == 0 || p.comm == "pt_main_thread";
 }
 
+// py-spy's messages and file names are not ours: escaped (base/terminal_text.h).
 void say(bool quiet, const std::string& text) {
-  if (!quiet) std::fprintf(stderr, "chokepoint: %s\n", text.c_str());
+  if (!quiet) std::fprintf(stderr, "chokepoint: %s\n", escape_controls(text).c_str());
 }
 
 // Writes a new file (never through a symlink, never over an existing file).
@@ -87,12 +89,14 @@ void StackSampling::poll(const Session& session, int64_t now_realtime_ns, int64_
       note_ = "py-spy may not read the job's memory (ptrace not permitted: run as the job's user with "
               "kernel.yama.ptrace_scope <= 1, as root, or give the container CAP_SYS_PTRACE): " + rec_->error();
       say(quiet_, "Python stacks: " + note_ + "; everything else goes on");
+      rec_.reset();
       return;
     }
     if (attempts_ >= kMaxAttempts) {
       gave_up_ = true;
       note_ = "py-spy could not attach: " + (rec_->error().empty() ? "exit " + std::to_string(*code) : rec_->error());
       say(quiet_, "Python stacks: " + note_ + "; everything else goes on");
+      rec_.reset();
       return;
     }
     rec_.reset();

@@ -18,7 +18,7 @@ namespace chokepoint::live {
 struct StackOptions {
   bool enabled = true;        // --no-stacks turns it off
   std::string pyspy;          // --py-spy PATH ("" search)
-  double rate_hz = 50;        // --stack-rate
+  double rate_hz = 20;        // --stack-rate
   bool subprocesses = false;  // --stack-subprocesses
 };
 

@@ -56,17 +56,18 @@ Result<report::Report> analyze_inputs(const Inputs& in, const AnalyzeOptions& ao
     if (auto ps = analyses::python_stacks_from_trace(in.tl); !ps.empty()) trace_stacks = std::move(ps);
   }
   const samples::PyStacks* stacks = in.stacks ? &*in.stacks : trace_stacks ? &*trace_stacks : nullptr;
+  static const analyses::HostAttribution kNoAttribution;
   if (stacks != nullptr) {
     host = attribute_host(*stacks, in.recording ? &*in.recording : nullptr, la ? &*la : nullptr, a ? &in.tl : nullptr,
                           a ? &*a : nullptr);
-    if (host) {
-      const int64_t steps = a && !a->windows.whole_trace ? a->steps() : 0;
-      ev.stacks = &ke.emplace(rules::StackEvidence{*host, steps});
-      if (la && in.stacks) {
-        gil = analyses::gil_waiting(*in.stacks, in.recording->samples, la->tick_ns, la->start_ns, la->end_ns);
-        ke->gil = &gil;
-        ke->run_s = la->duration_s;
-      }
+    // Without GPU idle time to charge (no GPU metrics, no trace) the stacks still measure
+    // GIL waiting.
+    const int64_t steps = host && a && !a->windows.whole_trace ? a->steps() : 0;
+    ev.stacks = &ke.emplace(rules::StackEvidence{host ? *host : kNoAttribution, steps});
+    if (la && in.stacks) {
+      gil = analyses::gil_waiting(*in.stacks, in.recording->samples, la->tick_ns, la->start_ns, la->end_ns);
+      ke->gil = &gil;
+      ke->run_s = la->duration_s;
     }
   }
   const rules::Diagnosis d = rules::diagnose(ev);

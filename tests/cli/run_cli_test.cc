@@ -212,6 +212,74 @@ TEST(RunCli, OneBusyProcessIsNotGilContention) {
   EXPECT_GT(top["cpu_pct"]["mean"].get<double>(), 40.0) << top.dump();
 }
 
+// Python stacks (py-spy) are optional: a job without py-spy, or where py-spy may not read
+// the job's memory (no ptrace rights), still gets its whole report, and says why there are
+// no stacks. Fake py-spy programs stand in for the real one (tests run where it may be
+// missing, and must not depend on the kernel's ptrace settings).
+const char* kSleepProgram = "import time\ntime.sleep(1.5)\n";
+
+std::string fake_pyspy(const std::string& dir, const std::string& name, const std::string& body) {
+  const std::string path = dir + "/" + name;
+  std::ofstream(path) << "#!/bin/sh\n" << body;
+  fs::permissions(path, fs::perms::owner_all);
+  return path;
+}
+
+TEST(RunCli, NoPySpyStillGivesTheReport) {
+  const std::string d = temp_dir("nopyspy");
+  { std::ofstream(d + "/sleep.py") << kSleepProgram; }
+  // PATH without py-spy (python3 stays reachable through its absolute path).
+  const std::string py = "$(python3 -c 'import sys; print(sys.executable)')";
+  Output o = run(d, "run --view none -o " + d + "/rec --report " + d + "/r.json -f json -- " + py + " " + d + "/sleep.py",
+                 "CHOKEPOINT_NVML_LIB=/nonexistent/libnvidia-ml.so.1 PATH=/nonexistent");
+  ASSERT_EQ(o.rc, 0) << o.err;
+  const auto r = report_json(d + "/r.json");
+  EXPECT_NE(r["host_hotspots"]["note"].get<std::string>().find("py-spy not found"), std::string::npos) << r.dump(1);
+  EXPECT_EQ(report_json(d + "/rec/meta.json")["stacks"]["tool"], "");
+  EXPECT_FALSE(r["live"].is_null());
+}
+
+TEST(RunCli, PtraceDeniedIsOneLineAndTheRunGoesOn) {
+  const std::string d = temp_dir("denied");
+  { std::ofstream(d + "/sleep.py") << kSleepProgram; }
+  const std::string spy = fake_pyspy(d, "py-spy",
+      "[ \"$1\" = --version ] && { echo 'py-spy 0.4.3'; exit 0; }\n"
+      "echo 'Error: Failed to copy PyInterpreterState from process: Permission denied (os error 13)' >&2\nexit 1\n");
+  Output o = run(d, "run --view none --py-spy " + spy + " -o " + d + "/rec --report " + d + "/r.json -f json -- python3 " +
+                        d + "/sleep.py");
+  ASSERT_EQ(o.rc, 0) << o.err;
+  EXPECT_NE(o.err.find("Python stacks: py-spy may not read the job's memory (ptrace not permitted"), std::string::npos)
+      << o.err;
+  const auto r = report_json(d + "/r.json");
+  EXPECT_NE(r["host_hotspots"]["note"].get<std::string>().find("CAP_SYS_PTRACE"), std::string::npos);
+  EXPECT_FALSE(r["findings"].is_null());
+  // Its log stays in the recording.
+  EXPECT_NE(slurp(d + "/rec/pyspy.log").find("Permission denied"), std::string::npos);
+}
+
+TEST(RunCli, StacksAndTheJobsSourceLinesAreRecorded) {
+  const std::string d = temp_dir("stacks");
+  { std::ofstream(d + "/sleep.py") << kSleepProgram; }
+  // Writes what py-spy would: the job's main thread on line 2 of sleep.py for 100 ms.
+  const std::string spy = fake_pyspy(d, "py-spy",
+      "[ \"$1\" = --version ] && { echo 'py-spy 0.4.3'; exit 0; }\n"
+      "while [ $# -gt 0 ]; do case $1 in --output) out=$2; shift;; --pid) pid=$2; shift;; esac; shift; done\n"
+      "printf '[{\"args\":{\"filename\":\"\",\"line\":0},\"name\":\"thread (%s): MainThread\",\"ph\":\"B\","
+      "\"pid\":%s,\"tid\":1,\"ts\":0},{\"args\":{\"filename\":\"" + d + "/sleep.py\",\"line\":2},"
+      "\"name\":\"<module>\",\"ph\":\"B\",\"pid\":%s,\"tid\":1,\"ts\":0},{\"args\":{\"filename\":\"" + d +
+      "/sleep.py\",\"line\":2},\"name\":\"<module>\",\"ph\":\"E\",\"pid\":%s,\"tid\":1,\"ts\":100000}]' "
+      "$pid $pid $pid $pid > \"$out\"\n");
+  Output o = run(d, "run --view none -q --py-spy " + spy + " -o " + d + "/rec -- python3 " + d + "/sleep.py");
+  ASSERT_EQ(o.rc, 0) << o.err;
+  const auto meta = report_json(d + "/rec/meta.json");
+  EXPECT_EQ(meta["stacks"]["tool"], "py-spy 0.4.3") << meta.dump(1);
+  EXPECT_EQ(meta["stacks"]["file"], "pyspy.json");
+  EXPECT_EQ(meta["stacks"]["rate_hz"], 20.0);
+  EXPECT_GT(meta["stacks"]["origin_ns"].get<int64_t>(), meta["start_ns"].get<int64_t>());
+  const auto sources = report_json(d + "/rec/sources.json");
+  EXPECT_EQ(sources[d + "/sleep.py:2"], "time.sleep(1.5)") << sources.dump();
+}
+
 TEST(RunCli, NoNvmlSaysSoOnceAndDiagnosesTheHost) {
   const std::string d = temp_dir("nonvml");
   Output o = run(d, "run --view none -o " + d + "/rec -- sleep 0.5");

@@ -154,7 +154,9 @@ Status parse_events(od::array events, Builder& b, PySpyReadStats& stats) {
     }
     ThreadState& st = b.threads[{pid, tid}];
     st.pid = pid;
-    const auto t = static_cast<int64_t>(ts);
+    // Time never goes back within a thread (py-spy's own clock is monotonic; a damaged
+    // file's is not): a late event counts at the thread's current time.
+    const auto t = std::max(static_cast<int64_t>(ts), st.last_ts);
     if (t != st.last_ts) {
       b.close(st, t);
       st.last_ts = t;
@@ -224,7 +226,21 @@ Result<samples::PyStacks> parse_pyspy_chrometrace(std::string_view json, int64_t
   std::stable_sort(b.segs.begin(), b.segs.end(), [](const auto& x, const auto& y) {
     return x.thread != y.thread ? x.thread < y.thread : x.start_ns < y.start_ns;
   });
-  b.out.segments = std::move(b.segs);
+  // One OS thread seen under two chrometrace ids (a reused pthread id) may overlap itself:
+  // a thread is on one stack at a time, the earlier segment keeps the overlap.
+  std::vector<samples::PyStackSegment> segs;
+  segs.reserve(b.segs.size());
+  for (auto g : b.segs) {
+    if (!segs.empty() && segs.back().thread == g.thread && g.start_ns < segs.back().end_ns) {
+      g.start_ns = segs.back().end_ns;
+      if (g.end_ns <= g.start_ns) {
+        ++stats.skipped;
+        continue;
+      }
+    }
+    segs.push_back(g);
+  }
+  b.out.segments = std::move(segs);
   b.out.source = "py-spy";
   if (stats_out != nullptr) *stats_out = stats;
   return std::move(b.out);

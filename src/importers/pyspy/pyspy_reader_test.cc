@@ -106,3 +106,31 @@ TEST(PySpyReader, UnmatchedEndsAndOtherPhasesAreCounted) {
 
 }  // namespace
 }  // namespace chokepoint::importers
+
+namespace chokepoint::importers {
+namespace {
+
+// Found by fuzz/pyspy_fuzzer: time going back within a thread, and one OS thread under two
+// chrometrace ids, must not give overlapping segments.
+TEST(PySpyReader, SegmentsNeverOverlapWithinAThread) {
+  const std::string j = R"([{"args":{"filename":"","line":0},"name":"thread (9): MainThread","ph":"B","pid":9,"tid":1,"ts":0},
+{"args":{"filename":"t.py","line":1},"name":"f","ph":"B","pid":9,"tid":1,"ts":0},
+{"args":{"filename":"t.py","line":1},"name":"f","ph":"E","pid":9,"tid":1,"ts":100},
+{"args":{"filename":"t.py","line":2},"name":"g","ph":"B","pid":9,"tid":1,"ts":50},
+{"args":{"filename":"t.py","line":2},"name":"g","ph":"E","pid":9,"tid":1,"ts":200},
+{"args":{"filename":"","line":0},"name":"thread (9): MainThread","ph":"B","pid":9,"tid":2,"ts":150},
+{"args":{"filename":"t.py","line":3},"name":"h","ph":"B","pid":9,"tid":2,"ts":150},
+{"args":{"filename":"t.py","line":3},"name":"h","ph":"E","pid":9,"tid":2,"ts":300}])";
+  auto r = parse_pyspy_chrometrace(j, 0);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->threads.size(), 1u);  // both ids name OS thread 9
+  const auto& segs = r->segments;
+  ASSERT_EQ(segs.size(), 3u);
+  for (size_t i = 1; i < segs.size(); ++i) EXPECT_LE(segs[i - 1].end_ns, segs[i].start_ns);
+  EXPECT_EQ(segs[1].start_ns, 100'000);  // g's late start counts from f's end
+  EXPECT_EQ(segs[2].start_ns, 200'000);  // h starts where g ended
+  EXPECT_EQ(segs[2].end_ns, 300'000);
+}
+
+}  // namespace
+}  // namespace chokepoint::importers

@@ -114,7 +114,7 @@ Result<std::unique_ptr<PySpyRecorder>> PySpyRecorder::start(const PySpyOptions& 
   std::unique_ptr<PySpyRecorder> r(new PySpyRecorder());
   r->o_ = o;
   r->target_ = target;
-  const std::string rate = std::to_string(static_cast<int>(o.rate_hz > 0 ? o.rate_hz : 50));
+  const std::string rate = std::to_string(static_cast<int>(o.rate_hz > 0 ? o.rate_hz : 20));
   const std::string pid = std::to_string(target);
   std::vector<std::string> args = {o.binary, "record", "--pid", pid, "--format", "chrometrace", "--rate", rate,
                                    "--idle", "--threads", "--nonblocking", "--output", o.out_file};

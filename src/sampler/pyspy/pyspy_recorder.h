@@ -31,7 +31,7 @@ namespace chokepoint::sampler {
 
 struct PySpyOptions {
   std::string binary;       // py-spy's path ("" not found)
-  double rate_hz = 50;      // samples per second per thread
+  double rate_hz = 20;      // samples per second per thread
   // Also sample the target's child processes (DataLoader workers, compile workers): each
   // costs py-spy about as much as the target (docs/BENCHMARKS.md), so it is an option.
   bool subprocesses = false;
