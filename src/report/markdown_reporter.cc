@@ -290,6 +290,31 @@ void import_stats(const Report& r, std::ostream& out) {
   out << '\n';
 }
 
+// Where the GPU waits, by line of the job's Python code (py-spy or a with_stack trace).
+void host_hotspots(const Report& r, std::ostream& out) {
+  if (!r.host) {
+    if (r.live && !r.stacks_note.empty()) out << "Python stacks: " << escape(r.stacks_note) << "\n\n";
+    return;
+  }
+  const analyses::HostAttribution& h = *r.host;
+  out << "## Where the GPU waits (Python stacks)\n\n";
+  out << fmt::format("GPU idle {} of {} ({}); the stacks of {} cover {} of it.\n\n",
+                     format_pct(h.window_s > 0 ? 100 * h.gpu_idle_s / h.window_s : 0), format_seconds(h.window_s),
+                     h.method == "trace" ? "from the trace" : "from sampled utilization", escape(h.thread),
+                     format_pct(h.gpu_idle_s > 0 ? 100 * h.covered_idle_s / h.gpu_idle_s : 0));
+  out << "| Line | Function | Class | GPU idle | Code |\n|---|---|---|---:|---|\n";
+  int n = 0;
+  for (const analyses::HotSpot& s : h.spots) {
+    if (s.idle_s <= 0 || ++n > 10) break;
+    const std::string idle = r.host_steps > 0 ? format_ms(1e3 * s.idle_s / static_cast<double>(r.host_steps)) + "/step"
+                                              : format_pct(h.gpu_idle_s > 0 ? 100 * s.idle_s / h.gpu_idle_s : 0);
+    out << "| " << code(fmt::format("{}:{}", s.frame.file, s.frame.line), true) << " | " << code(s.frame.function, true)
+        << " | " << analyses::host_class_name(s.cls) << " | " << idle << " | "
+        << (s.text.empty() ? std::string() : code(s.text, true)) << " |\n";
+  }
+  out << '\n';
+}
+
 }  // namespace
 
 Status MarkdownReporter::write(const Report& r, std::ostream& out, const RenderOptions&) const {
@@ -298,6 +323,7 @@ Status MarkdownReporter::write(const Report& r, std::ostream& out, const RenderO
   if (r.live) live(r, out);
   if (!r.live || !r.breakdown.idle_by_cause.empty()) breakdown(r, out);
   roofline(r, out);
+  host_hotspots(r, out);
   out << "## Findings\n\n";
   if (r.findings.empty()) out << "None: no rule fired on this input.\n\n";
   for (size_t i = 0; i < r.findings.size(); ++i) finding(i + 1, r.findings[i], out, r.live.has_value());

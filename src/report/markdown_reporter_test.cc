@@ -75,3 +75,37 @@ TEST(MarkdownReporter, PipesInTableCellsAreEscaped) {
 
 }  // namespace
 }  // namespace chokepoint::report
+
+namespace chokepoint::report {
+namespace {
+
+// The host hot spots table: one row per line of the job's code, names from the job (a file
+// name with a pipe, a line with an escape) kept inside their cells and made inert.
+TEST(MarkdownReporter, HostHotspotsTable) {
+  Report r = testing::input_bound_report();
+  analyses::HostAttribution h;
+  h.method = "trace";
+  h.thread = "MainThread of pid 7";
+  h.window_s = 1.0;
+  h.gpu_idle_s = 0.5;
+  h.covered_idle_s = 0.5;
+  analyses::HotSpot s;
+  s.frame = {"get_batch", "data|prep.py", 12};
+  s.text = "x = load()\x1b[2J";
+  s.cls = analyses::HostClass::kData;
+  s.idle_s = 0.4;
+  h.spots = {s};
+  r.host = h;
+  r.host_steps = 10;
+  std::ostringstream out;
+  ASSERT_TRUE(MarkdownReporter().write(r, out, {}).ok());
+  const std::string md = out.str();
+  EXPECT_NE(md.find("## Where the GPU waits (Python stacks)"), std::string::npos) << md;
+  EXPECT_NE(md.find("| `data\\|prep.py:12` | `get_batch` | data loading | 40 ms/step | `x = load()\\x1b[2J` |"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find('\x1b'), std::string::npos);
+}
+
+}  // namespace
+}  // namespace chokepoint::report
