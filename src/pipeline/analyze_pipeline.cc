@@ -75,6 +75,9 @@ Result<report::Report> analyze_inputs(const Inputs& in, const AnalyzeOptions& ao
     r.host = host;
     if (host && ke) r.host_steps = ke->steps;
     if (in.recording) r.stacks_note = in.stacks_problem.empty() ? in.recording->meta.stacks.note : in.stacks_problem;
+    if (!host && stacks != nullptr && r.stacks_note.empty()) {
+      r.stacks_note = "sampled, but there is no GPU idle time to charge to them (no GPU metrics, or the GPU was never active)";
+    }
     return r;
   };
 
