@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   auto analyze = chokepoint::cli::add_analyze_command(app);
   auto doctor = chokepoint::cli::add_doctor_command(app);
   auto bench = chokepoint::cli::add_bench_command(app);
+  auto explain = chokepoint::cli::add_explain_command(app);
   // `chokepoint bogus`: CLI11 would say "A subcommand is required", which reads as if
   // the word were missing rather than wrong.
   if (argc > 1 && argv[1][0] != '-') {
@@ -53,6 +54,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("analyze")) return analyze();
     if (app.got_subcommand("doctor")) return doctor();
     if (app.got_subcommand("bench")) return bench();
+    if (app.got_subcommand("explain")) return explain();
   } catch (const std::exception& e) {  // last resort: a message, never a crash trace
     std::fprintf(stderr, "chokepoint: internal error: %s\n", e.what());
     return 70;
