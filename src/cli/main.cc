@@ -1,4 +1,8 @@
 // chokepoint: finds what is choking an AI workload on NVIDIA GPUs and says what to change.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -9,7 +13,26 @@
 #include "base/version.h"
 #include "cli/commands.h"
 
+namespace {
+
+// Started with fd 0, 1 or 2 closed (`2>&-`), the next file chokepoint opens would get that
+// number: samples.jsonl as fd 2 would receive chokepoint's own messages. /dev/null takes
+// each closed one first (open returns the lowest free descriptor).
+void guard_standard_fds() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int got = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    if (got >= 0 && got != fd) {  // a lower one was open after all: put it where it belongs
+      dup2(got, fd);
+      close(got);
+    }
+  }
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  guard_standard_fds();
   CLI::App app{"chokepoint " CHOKEPOINT_VERSION
                ": find what limits a GPU/AI workload, with the evidence and the gain to expect."};
   app.require_subcommand(1);
