@@ -1,4 +1,8 @@
 // chokepoint: finds what is choking an AI workload on NVIDIA GPUs and says what to change.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -9,7 +13,26 @@
 #include "base/version.h"
 #include "cli/commands.h"
 
+namespace {
+
+// Started with fd 0, 1 or 2 closed (`2>&-`), the next file chokepoint opens would get that
+// number: samples.jsonl as fd 2 would receive chokepoint's own messages. /dev/null takes
+// each closed one first (open returns the lowest free descriptor).
+void guard_standard_fds() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int got = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    if (got >= 0 && got != fd) {  // a lower one was open after all: put it where it belongs
+      dup2(got, fd);
+      close(got);
+    }
+  }
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  guard_standard_fds();
   CLI::App app{"chokepoint " CHOKEPOINT_VERSION
                ": find what limits a GPU/AI workload, with the evidence and the gain to expect."};
   app.require_subcommand(1);
@@ -20,6 +43,7 @@ int main(int argc, char** argv) {
   auto analyze = chokepoint::cli::add_analyze_command(app);
   auto doctor = chokepoint::cli::add_doctor_command(app);
   auto bench = chokepoint::cli::add_bench_command(app);
+  auto explain = chokepoint::cli::add_explain_command(app);
   // `chokepoint bogus`: CLI11 would say "A subcommand is required", which reads as if
   // the word were missing rather than wrong.
   if (argc > 1 && argv[1][0] != '-') {
@@ -53,6 +77,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("analyze")) return analyze();
     if (app.got_subcommand("doctor")) return doctor();
     if (app.got_subcommand("bench")) return bench();
+    if (app.got_subcommand("explain")) return explain();
   } catch (const std::exception& e) {  // last resort: a message, never a crash trace
     std::fprintf(stderr, "chokepoint: internal error: %s\n", e.what());
     return 70;

@@ -3,7 +3,9 @@
 // with the report of the recording on stderr (and in --report FILE).
 #include <unistd.h>
 
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -80,13 +82,30 @@ bool check_destinations(const char* cmd, const std::string& dir, const std::stri
     return false;
   }
   if (report.empty() || report == "-") return true;
-  std::error_code ec1, ec2;
+  std::error_code ec1, ec2, ec3;
   const fs::path report_dir = fs::weakly_canonical(fs::absolute(report).parent_path(), ec1);
   const fs::path rec_dir = fs::weakly_canonical(fs::absolute(dir), ec2);
   const std::string name = fs::path(report).filename().string();
   if (!ec1 && !ec2 && report_dir == rec_dir && samples::is_recording_file_name(name)) {
     say(cmd, "refusing to write the report to " + report + ": it is the recording's own " + name + " in " + dir +
                  ", which the report would replace; choose another --report path");
+    return false;
+  }
+  // Where the report goes must be writable before the job starts, not found out after it
+  // ran (the recording's directory itself is created when the run starts).
+  if (name.empty() || name == "." || name == ".." || fs::is_directory(report, ec3)) {
+    say(cmd, "--report " + report + " is a directory; give a file name");
+    return false;
+  }
+  if (!ec1 && !ec2 && report_dir == rec_dir) return true;
+  const std::string parent = report_dir.empty() ? "." : report_dir.string();
+  if (ec1 || !fs::is_directory(parent, ec3)) {
+    say(cmd, "cannot write the report to " + report + ": no directory " + fs::path(report).parent_path().string());
+    return false;
+  }
+  if (::access(parent.c_str(), W_OK | X_OK) != 0) {
+    say(cmd, "cannot write the report to " + report + ": " + fs::path(parent).string() + " is not writable (" +
+                 std::strerror(errno) + ")");
     return false;
   }
   return true;

@@ -2,18 +2,40 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
 namespace chokepoint::live {
+namespace {
+
+// tcsetpgrp from a background group raises SIGTTOU unless it is blocked.
+void set_foreground(int tty, pid_t pgid) {
+  sigset_t ttou, old;
+  sigemptyset(&ttou);
+  sigaddset(&ttou, SIGTTOU);
+  pthread_sigmask(SIG_BLOCK, &ttou, &old);
+  (void)tcsetpgrp(tty, pgid);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+}  // namespace
 
 int exit_code_from_wait_status(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return 1;
+}
+
+int foreground_terminal_fd() {
+  for (int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) {
+    if (isatty(fd) && tcgetpgrp(fd) == getpgrp()) return fd;
+  }
+  return -1;
 }
 
 Result<Child> Child::spawn(const std::vector<std::string>& argv,
@@ -23,6 +45,8 @@ Result<Child> Child::spawn(const std::vector<std::string>& argv,
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
 
+  const int tty = foreground_terminal_fd();
+  const pid_t parent = getpid();
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return Status::Error(std::string("pipe: ") + std::strerror(errno));
   const pid_t pid = fork();
@@ -33,11 +57,20 @@ Result<Child> Child::spawn(const std::vector<std::string>& argv,
     return Status::Error(std::string("fork: ") + std::strerror(err));
   }
   if (pid == 0) {
-    // The child: signal dispositions back to defaults (we may have installed handlers
-    // before forking; exec resets handled ones, but not ignored ones).
+    // The child: its own process group (both sides set it, so that neither the terminal
+    // hand-over nor a signal to the group can come before it exists), the terminal's
+    // foreground when we had it, and SIGTERM when chokepoint dies.
+    setpgid(0, 0);
+    if (tty >= 0) set_foreground(tty, getpid());
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(128 + SIGTERM);  // chokepoint died before prctl
+    // Signal dispositions back to defaults (we may have installed handlers before
+    // forking; exec resets handled ones, but not ignored ones).
     struct sigaction sa {};
     sa.sa_handler = SIG_DFL;
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD, SIGWINCH}) sigaction(sig, &sa, nullptr);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD, SIGWINCH, SIGTSTP, SIGTTIN, SIGTTOU}) {
+      sigaction(sig, &sa, nullptr);
+    }
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -49,6 +82,8 @@ Result<Child> Child::spawn(const std::vector<std::string>& argv,
     (void)ignored;
     _exit(127);
   }
+  setpgid(pid, pid);  // EACCES once the child has exec'd: it has set it itself by then
+  if (tty >= 0) set_foreground(tty, pid);
   close(fds[1]);
   int err = 0;
   ssize_t n;
@@ -60,16 +95,29 @@ Result<Child> Child::spawn(const std::vector<std::string>& argv,
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
+    if (tty >= 0) set_foreground(tty, getpgrp());
     return Status::Error("cannot run '" + argv[0] + "': " + std::strerror(err));
   }
-  return Child(pid);
+  return Child(pid, tty);
+}
+
+void Child::follow_stop() {
+  if (tty_ >= 0) set_foreground(tty_, getpgrp());
+  kill(getpid(), SIGSTOP);  // returns once the shell continues us (fg or bg)
+  if (tty_ >= 0 && tcgetpgrp(tty_) == getpgrp()) set_foreground(tty_, pid_);  // fg: the command's again
+  kill(-pid_, SIGCONT);
 }
 
 std::optional<int> Child::poll() {
   if (exit_code_) return exit_code_;
   int status = 0;
-  const pid_t r = waitpid(pid_, &status, WNOHANG);
-  if (r == pid_) exit_code_ = exit_code_from_wait_status(status);
+  const pid_t r = waitpid(pid_, &status, WNOHANG | WUNTRACED);
+  if (r == pid_ && WIFSTOPPED(status)) {
+    follow_stop();
+  } else if (r == pid_) {
+    exit_code_ = exit_code_from_wait_status(status);
+    restore_terminal();
+  }
   return exit_code_;
 }
 
@@ -83,11 +131,20 @@ int Child::wait() {
       exit_code_ = 1;  // not our child any more (ECHILD): nothing to wait for
     }
   }
+  restore_terminal();
   return *exit_code_;
 }
 
 void Child::signal(int sig) const {
-  if (!exit_code_ && pid_ > 0) kill(pid_, sig);
+  if (pid_ > 0) kill(-pid_, sig);
+}
+
+bool Child::group_alive() const { return pid_ > 0 && kill(-pid_, 0) == 0; }
+
+void Child::restore_terminal() {
+  if (tty_ < 0) return;
+  if (tcgetpgrp(tty_) == pid_) set_foreground(tty_, getpgrp());
+  tty_ = -1;
 }
 
 }  // namespace chokepoint::live

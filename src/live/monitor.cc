@@ -4,6 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -24,10 +25,11 @@ volatile sig_atomic_t g_interrupts = 0;       // SIGINT, SIGTERM, SIGHUP receive
 volatile sig_atomic_t g_forward = 0;          // the last of them to forward (0: none)
 volatile sig_atomic_t g_resized = 0;
 
-void on_stop_signal(int sig, siginfo_t* info, void*) {
+void on_stop_signal(int sig, siginfo_t*, void*) {
   g_interrupts = g_interrupts + 1;
-  // From the terminal (SI_KERNEL) the child got it too: forward only what was sent to us.
-  if (info == nullptr || info->si_code != SI_KERNEL) g_forward = sig;
+  // The command runs in a process group of its own (child.h): whatever reaches us, from
+  // kill or from a terminal that the command's group does not hold, is forwarded to it.
+  g_forward = sig;
 }
 void on_winch(int) { g_resized = 1; }
 void on_chld(int) {}  // only to interrupt the sleep
@@ -143,7 +145,8 @@ Result<MonitorResult> monitor(const MonitorOptions& o) {
     }
     auto spawned = Child::spawn(o.command, env);
     if (!spawned.ok()) {
-      (void)session.finish(std::nullopt);
+      // Nothing ran: no half recording is left to block a retry with the same -o.
+      session.discard();
       return spawned.status();
     }
     child = std::move(spawned.value());
@@ -241,6 +244,16 @@ Result<MonitorResult> monitor(const MonitorOptions& o) {
     }
     sleep_until(next_tick);
   }
+
+  // Stopping the command (--duration, the third interrupt): its first process may be gone
+  // while others of its group, which ignore SIGTERM, live on. They get until the SIGKILL
+  // deadline (at most 10 s from now), then the group is killed.
+  if (child && kill_at >= 0) {
+    const int64_t deadline = std::min(kill_at, stamp().monotonic_ns + 10'000'000'000);
+    while (child->group_alive() && stamp().monotonic_ns < deadline) sleep_until(stamp().monotonic_ns + 50'000'000);
+    if (child->group_alive()) child->signal(SIGKILL);
+  }
+  if (child) child->restore_terminal();
 
   // One last tick so the end of the run is in the recording, then close it.
   const samples::TickTime end = stamp();

@@ -204,6 +204,8 @@ void Session::match_gpus() {
   if (any_matched) meta_.gpu_note.clear();
 }
 
+void Session::discard() { writer_->discard(); }
+
 Status Session::finish(std::optional<int> exit_code) {
   meta_.end_ns = samples::clock_ns(CLOCK_REALTIME);
   meta_.exit_code = exit_code;

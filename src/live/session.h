@@ -66,6 +66,9 @@ class Session {
   Status tick(const samples::TickTime& now);
   // Writes the final meta.json (end time, exit code, processes, GPU use).
   Status finish(std::optional<int> exit_code);
+  // Nothing was recorded (the command could not start): removes the recording's files, and
+  // its directory when start() created it, so that a retry with the same -o is not refused.
+  void discard();
 
   const samples::RunMeta& meta() const { return meta_; }
   // What the Python stack sampling recorded (live/stack_sampling.h), and its CPU cost.

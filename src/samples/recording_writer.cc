@@ -89,6 +89,13 @@ std::vector<std::string> existing_recording_files(const std::string& dir) {
 Result<std::unique_ptr<RecordingWriter>> RecordingWriter::create(const std::string& dir, const RunMeta& start_meta,
                                                                  bool replace) {
   std::error_code ec;
+  std::vector<std::string> created;  // the directories this call makes, deepest first
+  for (fs::path p = fs::absolute(dir, ec); !ec && !p.empty() && !fs::exists(fs::symlink_status(p, ec));
+       p = p.parent_path()) {
+    created.push_back(p.string());
+    if (p == p.parent_path()) break;
+  }
+  ec.clear();
   fs::create_directories(dir, ec);
   if (ec) return Status::Error("cannot create recording directory " + dir + ": " + ec.message());
   const std::vector<std::string> old = existing_recording_files(dir);
@@ -112,7 +119,16 @@ Result<std::unique_ptr<RecordingWriter>> RecordingWriter::create(const std::stri
     ::unlink(samples.c_str());
     return s;
   }
-  return std::unique_ptr<RecordingWriter>(new RecordingWriter(dir, fd.value()));
+  return std::unique_ptr<RecordingWriter>(new RecordingWriter(dir, fd.value(), std::move(created)));
+}
+
+void RecordingWriter::discard() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  for (const char* name : {kSamplesFile, kMetaFile}) ::unlink((fs::path(dir_) / name).c_str());
+  for (const std::string& d : created_dirs_) {
+    if (::rmdir(d.c_str()) != 0) break;  // not empty (someone else's file): kept, with its parents
+  }
 }
 
 RecordingWriter::~RecordingWriter() {

@@ -51,6 +51,9 @@ class RecordingWriter {
   Status process_exited(int64_t pid, int64_t realtime_ns);
   // Rewrites meta.json with the end-of-run fields and closes the samples file.
   Status finish(const RunMeta& final_meta);
+  // Closes and removes what create() wrote (samples.jsonl, meta.json) and the directory
+  // when create() made it and it is empty now: a run that never started leaves nothing.
+  void discard();
 
   const std::string& dir() const { return dir_; }
   uint64_t bytes_written() const { return bytes_written_; }
@@ -59,7 +62,8 @@ class RecordingWriter {
   const std::string& encode(const Tick& tick);
 
  private:
-  RecordingWriter(std::string dir, int fd) : dir_(std::move(dir)), fd_(fd) {}
+  RecordingWriter(std::string dir, int fd, std::vector<std::string> created_dirs)
+      : dir_(std::move(dir)), fd_(fd), created_dirs_(std::move(created_dirs)) {}
   Status write_all(const std::string& bytes);
 
   struct Key {
@@ -73,6 +77,7 @@ class RecordingWriter {
 
   std::string dir_;
   int fd_ = -1;
+  std::vector<std::string> created_dirs_;  // made by create(), deepest first
   uint64_t bytes_written_ = 0;
   std::unordered_map<Key, uint32_t, KeyHash> series_ids_;
   std::string buffer_;  // reused: no allocation per tick once warm

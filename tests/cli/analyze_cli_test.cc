@@ -388,3 +388,35 @@ TEST(AnalyzeCli, ErrorMessagesEscapeTheNamesTheyQuote) {
   EXPECT_NE(o.out.find("\\x1b]0;pwned\\x07missing.json"), std::string::npos) << o.out;
   std::filesystem::remove_all(dir);
 }
+
+// `chokepoint explain`: the glossary of ids a report prints.
+TEST(ExplainCli, ExplainsAFindingARemedyAndAVerdict) {
+  Output o = run("explain input-pipeline-stall");
+  EXPECT_EQ(o.rc, 0);
+  EXPECT_EQ(o.out.rfind("input-pipeline-stall (finding)\n  What it means:\n", 0), 0u) << o.out;
+  EXPECT_NE(o.out.find("How it is detected:"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("num_workers"), std::string::npos) << o.out;
+  o = run("explain cuda-graphs");
+  EXPECT_EQ(o.rc, 0);
+  EXPECT_EQ(o.out.rfind("cuda-graphs (remedy)\n", 0), 0u) << o.out;
+  o = run("explain idle");
+  EXPECT_EQ(o.rc, 0);
+  EXPECT_EQ(o.out.rfind("idle (verdict)\n", 0), 0u) << o.out;
+}
+
+TEST(ExplainCli, WithoutAnIdListsEveryId) {
+  Output o = run("explain");
+  EXPECT_EQ(o.rc, 0);
+  for (const char* id : {"Findings:", "input-pipeline-stall", "dev-shm", "Remedies:", "processes-not-threads",
+                         "Verdicts:", "communication", "unknown"}) {
+    EXPECT_NE(o.out.find(id), std::string::npos) << id << "\n" << o.out;
+  }
+}
+
+TEST(ExplainCli, UnknownIdIsAUsageError) {
+  Output o = run("explain 'no-such-rule\x1b]0;x\x07'");
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_NE(o.out.find("unknown id 'no-such-rule\\x1b]0;x\\x07'"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find('\x1b'), std::string::npos);
+  EXPECT_EQ(std::count(o.out.begin(), o.out.end(), '\n'), 1) << o.out;
+}

@@ -4,6 +4,8 @@
 #include <array>
 #include <set>
 
+#include "sampler/nvml/ranges.h"
+
 namespace chokepoint::sampler::gpu {
 namespace {
 
@@ -24,16 +26,18 @@ struct GpmMap {
   unsigned id;
   MetricId metric;
   double scale;
+  double max;  // in GPM's unit; below 0 or above it the reading is invalid (nvml/ranges.h)
 };
 constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kPct = nvml::range::kPctMax;
 constexpr std::array<GpmMap, 7> kGpm = {{
-    {nvml::gpm::kGraphicsUtil, MetricId::kGpuGrEngineActive, 1.0},
-    {nvml::gpm::kSmUtil, MetricId::kGpuSmActive, 1.0},
-    {nvml::gpm::kSmOccupancy, MetricId::kGpuSmOccupancy, 1.0},
-    {nvml::gpm::kAnyTensorUtil, MetricId::kGpuTensorActive, 1.0},
-    {nvml::gpm::kDramBwUtil, MetricId::kGpuDramActive, 1.0},
-    {nvml::gpm::kPcieRxPerSec, MetricId::kGpuPcieRxBytesPerS, kMiB},  // GPM gives MiB/s
-    {nvml::gpm::kPcieTxPerSec, MetricId::kGpuPcieTxBytesPerS, kMiB},
+    {nvml::gpm::kGraphicsUtil, MetricId::kGpuGrEngineActive, 1.0, kPct},
+    {nvml::gpm::kSmUtil, MetricId::kGpuSmActive, 1.0, kPct},
+    {nvml::gpm::kSmOccupancy, MetricId::kGpuSmOccupancy, 1.0, kPct},
+    {nvml::gpm::kAnyTensorUtil, MetricId::kGpuTensorActive, 1.0, kPct},
+    {nvml::gpm::kDramBwUtil, MetricId::kGpuDramActive, 1.0, kPct},
+    {nvml::gpm::kPcieRxPerSec, MetricId::kGpuPcieRxBytesPerS, kMiB, nvml::range::kPcieMiBpsMax},  // GPM gives MiB/s
+    {nvml::gpm::kPcieTxPerSec, MetricId::kGpuPcieTxBytesPerS, kMiB, nvml::range::kPcieMiBpsMax},
 }};
 
 }  // namespace
@@ -132,7 +136,10 @@ void GpuSampler::sample_gpm(Dev& d, const samples::TickTime& now, Tick& out) {
   const auto metrics = nvml_.gpm_metrics(d.snaps[older], d.snaps[slot], ids);
   for (size_t i = 0; i < kGpm.size(); ++i) {
     if (metrics.valid && i < metrics.value.size()) {
-      put(out, kGpm[i].metric, e, metrics.value[i].value, kGpm[i].scale);
+      // A NaN is outside every range too (!(x >= 0)).
+      const auto& v = metrics.value[i].value;
+      const bool in_range = !v.valid || (v.value >= 0.0 && v.value <= kGpm[i].max);
+      put(out, kGpm[i].metric, e, in_range ? v : nvml::Value<double>::fail(nvml::kOutOfRange), kGpm[i].scale);
     } else {
       out.add_invalid(kGpm[i].metric, e);
     }

@@ -118,6 +118,53 @@ TEST_F(GpuSamplerTest, NoGpuAndAGpuThatFellOffTheBus) {
   EXPECT_EQ(s2.skipped()[0].rfind("GPU 1: ", 0), 0u);
 }
 
+// Issue 13: readings no GPU can have printed as "util 250%", "4294967295 MHz" and
+// "-8388608.0 TiB". Each is recorded as invalid (a gap), the sane ones beside them as values.
+TEST_F(GpuSamplerTest, ImpossibleReadingsAreInvalidNotValues) {
+  auto n = open("fake_nvml", "h200_nonsense.txt");
+  ASSERT_NE(n, nullptr);
+  GpuSampler s(*n);
+  ASSERT_EQ(s.device_count(), 1u);
+  const Entity g0 = Entity::gpu(0);
+  Tick t0, t1;
+  s.sample({0, 0}, t0);
+  s.sample({100 * kMs, 100 * kMs}, t1);
+  EXPECT_EQ(find(t0, MetricId::kGpuUtilization, g0), -1);        // 250 %
+  EXPECT_EQ(find(t0, MetricId::kGpuMemoryUtilization, g0), -1);  // same reading, not trusted either
+  EXPECT_EQ(find(t0, MetricId::kGpuSmClockMhz, g0), -1);         // 4294967295 MHz
+  EXPECT_EQ(find(t0, MetricId::kGpuMemoryUsedBytes, g0), -1);    // negative: more used than there is
+  EXPECT_EQ(find(t0, MetricId::kGpuMemoryTotalBytes, g0), -1);   // the same call: not trusted
+  EXPECT_EQ(find(t0, MetricId::kGpuPowerW, g0), -1);             // 0xFFFFFFFF mW
+  EXPECT_EQ(find(t0, MetricId::kGpuTemperatureC, g0), -1);       // 0xFFFFFFFF C
+  EXPECT_EQ(find(t1, MetricId::kGpuSmActive, g0), -1);           // GPM 250 %
+  EXPECT_EQ(find(t1, MetricId::kGpuPcieTxBytesPerS, g0), -1);    // GPM -5 MiB/s
+  // The sane readings of the same GPU stay values.
+  EXPECT_EQ(find(t0, MetricId::kGpuMemClockMhz, g0), 3201);
+  EXPECT_DOUBLE_EQ(find(t0, MetricId::kGpuPowerLimitW, g0), 700.0);
+  EXPECT_EQ(find(t0, MetricId::kGpuPcieLinkGen, g0), 5);
+  EXPECT_DOUBLE_EQ(find(t1, MetricId::kGpuTensorActive, g0), 93.7);
+  EXPECT_DOUBLE_EQ(find(t1, MetricId::kGpuPcieRxBytesPerS, g0), 100.0 * 1024 * 1024);
+
+  // At the NVML layer, for every caller (doctor too): the reading fails with kOutOfRange.
+  const auto dev = n->device(0);
+  ASSERT_TRUE(dev.valid);
+  const auto rx = dev.value.pcie_throughput_kbps(nvml::PcieDirection::kRx);  // 0xFFFFFFFF KB/s
+  EXPECT_FALSE(rx.valid);
+  EXPECT_EQ(rx.error, nvml::kOutOfRange);
+  EXPECT_EQ(dev.value.pcie_throughput_kbps(nvml::PcieDirection::kTx).value_or(0), 1024u);
+  EXPECT_EQ(dev.value.clock_mhz(nvml::Clock::kSm).error, nvml::kOutOfRange);
+  EXPECT_EQ(dev.value.memory_info().error, nvml::kOutOfRange);
+  EXPECT_EQ(dev.value.utilization().error, nvml::kOutOfRange);
+  EXPECT_EQ(n->error_string(nvml::kOutOfRange), "an impossible value (out of range): not recorded");
+}
+
+TEST(NvmlRange, WithinKeepsTheBoundsAndFailures) {
+  EXPECT_TRUE(nvml::within(nvml::Value<unsigned>::ok(100), 0u, 100u).valid);
+  EXPECT_EQ(nvml::within(nvml::Value<unsigned>::ok(101), 0u, 100u).error, nvml::kOutOfRange);
+  EXPECT_EQ(nvml::within(nvml::Value<int>::ok(-51), -50, 200).error, nvml::kOutOfRange);
+  EXPECT_EQ(nvml::within(nvml::Value<unsigned>::fail(3), 0u, 100u).error, 3);  // its own failure kept
+}
+
 TEST(MatchGpuProcesses, MatchedNoneYetAndContainerMismatch) {
   const GpuUse matched = match_gpu_processes({{4242}, {777}}, {4242, 4300});
   EXPECT_EQ(matched.gpus, (std::vector<unsigned>{0}));

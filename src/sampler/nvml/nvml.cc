@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "sampler/nvml/ranges.h"
+
 namespace chokepoint::nvml {
 namespace {
 
@@ -40,6 +42,20 @@ Value<unsigned> get_uint_by_type(abi::DeviceGetUintByTypeFn fn, abi::Device h, i
   unsigned v = 0;
   const abi::Return rc = fn(h, type, &v);
   return rc == abi::kSuccess ? Value<unsigned>::ok(v) : Value<unsigned>::fail(rc);
+}
+
+// Memory figures no GPU can report: none at all, or more used (or free) than there is.
+Value<MemoryInfo> checked(Value<MemoryInfo> v) {
+  if (v.valid && (v.value.total == 0 || v.value.used > v.value.total || v.value.free > v.value.total ||
+                  (v.value.reserved && *v.value.reserved > v.value.total))) {
+    return Value<MemoryInfo>::fail(kOutOfRange);
+  }
+  return v;
+}
+
+Value<int> checked_temperature(int c) {
+  if (c == range::kTemperatureSentinel) return Value<int>::fail(kOutOfRange);
+  return within(Value<int>::ok(c), range::kTemperatureCMin, range::kTemperatureCMax);
 }
 
 Value<bool> get_enable_state(abi::DeviceGetIntFn fn, abi::Device h) {
@@ -142,6 +158,7 @@ Nvml::~Nvml() {
 std::string Nvml::error_string(int code) const {
   if (code == kMissingSymbol) return "not provided by this NVML library (older driver)";
   if (code == kNotQueried) return "not queried";
+  if (code == kOutOfRange) return "an impossible value (out of range): not recorded";
   if (api_.error_string != nullptr) {
     const char* s = api_.error_string(code);
     if (s != nullptr && s[0] != '\0') return s;
@@ -217,14 +234,14 @@ Value<MemoryInfo> Device::memory_info() const {
     m.version = abi::kMemoryV2Version;
     const abi::Return rc = api_->device_get_memory_info_v2(handle_, &m);
     if (rc == abi::kSuccess) {
-      return Value<MemoryInfo>::ok(MemoryInfo{m.total, m.free, m.used, m.reserved});
+      return checked(Value<MemoryInfo>::ok(MemoryInfo{m.total, m.free, m.used, m.reserved}));
     }
     first_error = rc;
   }
   if (api_->device_get_memory_info_v1 != nullptr) {
     abi::MemoryV1 m{};
     const abi::Return rc = api_->device_get_memory_info_v1(handle_, &m);
-    if (rc == abi::kSuccess) return Value<MemoryInfo>::ok(MemoryInfo{m.total, m.free, m.used, std::nullopt});
+    if (rc == abi::kSuccess) return checked(Value<MemoryInfo>::ok(MemoryInfo{m.total, m.free, m.used, std::nullopt}));
     if (first_error == kMissingSymbol) first_error = rc;
   }
   return Value<MemoryInfo>::fail(first_error);
@@ -235,29 +252,31 @@ Value<MemoryInfo> Device::memory_info_v1() const {
   abi::MemoryV1 m{};
   const abi::Return rc = api_->device_get_memory_info_v1(handle_, &m);
   if (rc != abi::kSuccess) return Value<MemoryInfo>::fail(rc);
-  return Value<MemoryInfo>::ok(MemoryInfo{m.total, m.free, m.used, std::nullopt});
+  return checked(Value<MemoryInfo>::ok(MemoryInfo{m.total, m.free, m.used, std::nullopt}));
 }
 
 // ---- Device: PCIe -------------------------------------------------------------------------
 
 Value<unsigned> Device::pcie_link_generation() const {
-  return get_uint(api_->device_get_curr_pcie_link_generation, handle_);
+  return within(get_uint(api_->device_get_curr_pcie_link_generation, handle_), range::kPcieGenMin, range::kPcieGenMax);
 }
 Value<unsigned> Device::max_pcie_link_generation() const {
-  return get_uint(api_->device_get_max_pcie_link_generation, handle_);
+  return within(get_uint(api_->device_get_max_pcie_link_generation, handle_), range::kPcieGenMin, range::kPcieGenMax);
 }
 Value<unsigned> Device::gpu_max_pcie_link_generation() const {
-  return get_uint(api_->device_get_gpu_max_pcie_link_generation, handle_);
+  return within(get_uint(api_->device_get_gpu_max_pcie_link_generation, handle_), range::kPcieGenMin,
+                range::kPcieGenMax);
 }
 Value<unsigned> Device::pcie_link_width() const {
-  return get_uint(api_->device_get_curr_pcie_link_width, handle_);
+  return within(get_uint(api_->device_get_curr_pcie_link_width, handle_), range::kPcieWidthMin, range::kPcieWidthMax);
 }
 Value<unsigned> Device::max_pcie_link_width() const {
-  return get_uint(api_->device_get_max_pcie_link_width, handle_);
+  return within(get_uint(api_->device_get_max_pcie_link_width, handle_), range::kPcieWidthMin, range::kPcieWidthMax);
 }
 Value<unsigned> Device::pcie_throughput_kbps(PcieDirection direction) const {
-  return get_uint_by_type(api_->device_get_pcie_throughput, handle_,
-                          direction == PcieDirection::kTx ? abi::kPcieUtilTxBytes : abi::kPcieUtilRxBytes);
+  return within(get_uint_by_type(api_->device_get_pcie_throughput, handle_,
+                                 direction == PcieDirection::kTx ? abi::kPcieUtilTxBytes : abi::kPcieUtilRxBytes),
+                0u, range::kPcieKBpsMax);
 }
 Value<unsigned> Device::pcie_replay_counter() const {
   return get_uint(api_->device_get_pcie_replay_counter, handle_);
@@ -266,10 +285,12 @@ Value<unsigned> Device::pcie_replay_counter() const {
 // ---- Device: clocks, power, thermals -----------------------------------------------------
 
 Value<unsigned> Device::clock_mhz(Clock clock) const {
-  return get_uint_by_type(api_->device_get_clock_info, handle_, clock_type(clock));
+  return within(get_uint_by_type(api_->device_get_clock_info, handle_, clock_type(clock)), range::kClockMhzMin,
+                range::kClockMhzMax);
 }
 Value<unsigned> Device::max_clock_mhz(Clock clock) const {
-  return get_uint_by_type(api_->device_get_max_clock_info, handle_, clock_type(clock));
+  return within(get_uint_by_type(api_->device_get_max_clock_info, handle_, clock_type(clock)), range::kClockMhzMin,
+                range::kClockMhzMax);
 }
 
 Value<uint64_t> Device::clocks_event_reasons() const {
@@ -286,13 +307,15 @@ Value<int> Device::performance_state() const {
   return rc == abi::kSuccess ? Value<int>::ok(v) : Value<int>::fail(rc);
 }
 
-Value<unsigned> Device::power_usage_mw() const { return get_uint(api_->device_get_power_usage, handle_); }
+Value<unsigned> Device::power_usage_mw() const {
+  return within(get_uint(api_->device_get_power_usage, handle_), 0u, range::kPowerMwMax);
+}
 Value<unsigned> Device::enforced_power_limit_mw() const {
-  return get_uint(api_->device_get_enforced_power_limit, handle_);
+  return within(get_uint(api_->device_get_enforced_power_limit, handle_), 0u, range::kPowerMwMax);
 }
 
 Value<unsigned> Device::default_power_limit_mw() const {
-  return get_uint(api_->device_get_power_management_default_limit, handle_);
+  return within(get_uint(api_->device_get_power_management_default_limit, handle_), 0u, range::kPowerMwMax);
 }
 
 Value<int> Device::temperature_c() const {
@@ -302,13 +325,16 @@ Value<int> Device::temperature_c() const {
     t.version = abi::kTemperatureV1Version;
     t.sensor_type = abi::kTemperatureGpu;
     const abi::Return rc = api_->device_get_temperature_v(handle_, &t);
-    if (rc == abi::kSuccess) return Value<int>::ok(t.temperature);
+    if (rc == abi::kSuccess) return checked_temperature(t.temperature);
     first_error = rc;
   }
   if (api_->device_get_temperature != nullptr) {
     unsigned v = 0;
     const abi::Return rc = api_->device_get_temperature(handle_, abi::kTemperatureGpu, &v);
-    if (rc == abi::kSuccess) return Value<int>::ok(static_cast<int>(v));
+    if (rc == abi::kSuccess) {
+      return v > static_cast<unsigned>(range::kTemperatureCMax) ? Value<int>::fail(kOutOfRange)
+                                                                 : checked_temperature(static_cast<int>(v));
+    }
     if (first_error == kMissingSymbol) first_error = rc;
   }
   return Value<int>::fail(first_error);
@@ -407,6 +433,7 @@ Value<Utilization> Device::utilization() const {
   abi::Utilization u{};
   const abi::Return rc = api_->device_get_utilization_rates(handle_, &u);
   if (rc != abi::kSuccess) return Value<Utilization>::fail(rc);
+  if (u.gpu > range::kPctMax || u.memory > range::kPctMax) return Value<Utilization>::fail(kOutOfRange);
   return Value<Utilization>::ok(Utilization{u.gpu, u.memory});
 }
 

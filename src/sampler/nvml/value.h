@@ -10,6 +10,7 @@ namespace chokepoint::nvml {
 // Codes of our own, outside NVML's range (NVML's are >= 0).
 inline constexpr int kMissingSymbol = -1;  // the loaded library does not export the entry point
 inline constexpr int kNotQueried = -2;     // nobody asked (default state)
+inline constexpr int kOutOfRange = -3;     // the call succeeded, but the reading is impossible
 
 template <typename T>
 struct Value {
@@ -30,5 +31,14 @@ struct Value {
     return valid ? Value<U>::ok(std::move(v)) : Value<U>::fail(error);
   }
 };
+
+// `v` when it is invalid already or lies in [lo, hi]; else invalid (kOutOfRange). A driver
+// that lost its GPU, a wrong struct layout or a sentinel (0xFFFFFFFF, -1) gives readings no
+// GPU can have: recorded as a missing reading, never as a value (ranges.h).
+template <typename T, typename L>
+Value<T> within(Value<T> v, L lo, L hi) {
+  if (v.valid && (v.value < static_cast<T>(lo) || v.value > static_cast<T>(hi))) return Value<T>::fail(kOutOfRange);
+  return v;
+}
 
 }  // namespace chokepoint::nvml

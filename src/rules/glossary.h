@@ -1,0 +1,30 @@
+// The glossary behind `chokepoint explain ID`: for every finding id (rules/registry.cc),
+// every remedy id (rules/remedies.h) and every verdict category (rules/finding.h), what it
+// means, how chokepoint detects it and what to do. One entry per id; glossary_test.cc
+// checks that every registered rule and remedy has one, so none can be added without.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace chokepoint::rules {
+
+struct GlossaryEntry {
+  std::string_view id;
+  std::string_view kind;       // "finding", "remedy" or "verdict"
+  std::string_view meaning;    // what it means
+  std::string_view detection;  // how chokepoint detects it (or, for a remedy, estimates it)
+  std::string_view action;     // what to do
+};
+
+// Every entry: findings in the registry's order, then remedies, then verdict categories.
+const std::vector<GlossaryEntry>& glossary();
+const GlossaryEntry* find_glossary_entry(std::string_view id);
+
+// The entry as `explain ID` prints it (plain text, wrapped at 88 columns).
+std::string format_glossary_entry(const GlossaryEntry& e);
+// Every id, grouped by kind, as `explain` without an id prints it.
+std::string format_glossary_index();
+
+}  // namespace chokepoint::rules
