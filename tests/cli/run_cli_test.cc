@@ -209,10 +209,12 @@ TEST(RunCli, OneBusyProcessIsNotGilContention) {
   ASSERT_EQ(o.rc, 0) << o.err;
   const auto r = report_json(d + "/r.json");
   EXPECT_FALSE(has_finding(r, "gil-contention")) << finding_ids(r);
-  // The process was seen busy (about one core on an idle machine; 64% was seen while a
-  // build used both cores of this 2-core machine, so the bound leaves room for load).
+  // The process was seen busy, not idle (idle reads ~0%): about one core on an idle machine,
+  // 64% while a build used both cores of this 2-core machine, 37-39% while ctest ran the
+  // four-thread GIL test beside it under a loaded CI (seen three times), so the bound
+  // leaves room for load.
   const auto& top = r["live"]["top_processes"][0];
-  EXPECT_GT(top["cpu_pct"]["mean"].get<double>(), 40.0) << top.dump();
+  EXPECT_GT(top["cpu_pct"]["mean"].get<double>(), 25.0) << top.dump();
 }
 
 // Python stacks (py-spy) are optional: a job without py-spy, or where py-spy may not read
