@@ -232,7 +232,7 @@ void add_common(CLI::App* c, LiveOptions* o) {
                  "Recording directory (default ./chokepoint-YYYYMMDD-HHMMSS/); one that already holds a recording "
                  "is refused unless --force");
   c->add_flag("--force", o->force,
-              "Replace a recording already in the -o directory (its meta.json, samples.jsonl and trace-*.cptrace "
+              "Replace a recording already in the -o directory (its meta.json, samples.jsonl, trace-*.cptrace and Python stack "
               "files are removed first)");
   c->add_option("--duration", o->duration, "Stop after this long (e.g. 60s, 5m)");
   c->add_option("--interval", o->interval, "Host (/proc) sampling interval")->capture_default_str();

@@ -12,14 +12,15 @@
 
 #include "base/terminal_text.h"
 #include "sampler/proc/roles.h"
+#include "samples/recording_writer.h"
 
 namespace chokepoint::live {
 
 namespace {
 
-constexpr const char* kStackFile = "pyspy.json";
-constexpr const char* kStackLog = "pyspy.log";
-constexpr const char* kSourcesFile = "sources.json";
+using samples::kSourcesFile;
+using samples::kStackFile;
+constexpr const char* kStackLog = samples::kStackLogFile;
 constexpr int kMaxAttempts = 4;
 // The interpreter needs a moment after exec before py-spy can find it.
 constexpr int64_t kStartDelayNs = 300'000'000;

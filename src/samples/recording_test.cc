@@ -134,8 +134,11 @@ TEST(Recording, ReplaceRemovesTheOldRunsFilesAndNotWhatTheyLinkTo) {
   fs::create_symlink(victim, fs::path(dir) / kSamplesFile);
   fs::create_symlink(victim, fs::path(dir) / kMetaFile);
   std::ofstream(fs::path(dir) / "trace-77.cptrace") << "old trace";
+  std::ofstream(fs::path(dir) / kStackLogFile) << "old py-spy log";
+  std::ofstream(fs::path(dir) / kSourcesFile) << "{}";
   std::ofstream(fs::path(dir) / "notes.txt") << "not ours";
-  EXPECT_EQ(existing_recording_files(dir), (std::vector<std::string>{"meta.json", "samples.jsonl", "trace-77.cptrace"}));
+  EXPECT_EQ(existing_recording_files(dir), (std::vector<std::string>{"meta.json", "pyspy.log", "samples.jsonl",
+                                                                     "sources.json", "trace-77.cptrace"}));
   auto w = RecordingWriter::create(dir, start_meta(), /*replace=*/true);
   ASSERT_TRUE(w.ok()) << w.status().message();
   ASSERT_TRUE(w.value()->append(tick(1'700'000'000'100'000'000, 1)).ok());
@@ -143,6 +146,8 @@ TEST(Recording, ReplaceRemovesTheOldRunsFilesAndNotWhatTheyLinkTo) {
   EXPECT_EQ(slurp(victim), "precious\n");
   EXPECT_FALSE(fs::is_symlink(fs::path(dir) / kSamplesFile));
   EXPECT_FALSE(fs::exists(fs::path(dir) / "trace-77.cptrace"));
+  EXPECT_FALSE(fs::exists(fs::path(dir) / kStackLogFile));  // a later py-spy log must not append to it
+  EXPECT_FALSE(fs::exists(fs::path(dir) / kSourcesFile));
   EXPECT_EQ(slurp(dir + "/notes.txt"), "not ours");
   auto r = read_recording(dir);
   ASSERT_TRUE(r.ok());

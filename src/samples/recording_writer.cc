@@ -71,7 +71,8 @@ size_t RecordingWriter::KeyHash::operator()(const Key& k) const {
 bool is_recording_file_name(const std::string& name) {
   // The tracer's names (tracer/trace_format.h; samples/ does not depend on tracer/).
   const std::string cptrace = ".cptrace", cptrace_gz = ".cptrace.gz";
-  return name == kMetaFile || name == kSamplesFile || name == kSamplesGzFile ||
+  return name == kMetaFile || name == kSamplesFile || name == kSamplesGzFile || name == kStackFile ||
+         name == std::string(kStackFile) + ".gz" || name == kStackLogFile || name == kSourcesFile ||
          (name.rfind("trace-", 0) == 0 && (name.ends_with(cptrace) || name.ends_with(cptrace_gz)));
 }
 

@@ -83,11 +83,18 @@ class RecordingWriter {
   std::string buffer_;  // reused: no allocation per tick once warm
 };
 
+// The Python stack files (live/stack_sampling.h, docs/RECORDING.md): py-spy's output
+// (also gzipped), its log, the job's source lines.
+inline constexpr const char* kStackFile = "pyspy.json";
+inline constexpr const char* kStackLogFile = "pyspy.log";
+inline constexpr const char* kSourcesFile = "sources.json";
+
 // True for the name of a file a recording holds: meta.json, samples.jsonl,
-// samples.jsonl.gz, trace-*.cptrace, trace-*.cptrace.gz.
+// samples.jsonl.gz, trace-*.cptrace, trace-*.cptrace.gz, pyspy.json(.gz), pyspy.log,
+// sources.json.
 bool is_recording_file_name(const std::string& name);
-// The names of the recording files in `dir` (meta.json, samples.jsonl, samples.jsonl.gz,
-// trace-*.cptrace, trace-*.cptrace.gz), sorted; none when `dir` does not exist.
+// The names of the recording files in `dir` (is_recording_file_name()), sorted; none when
+// `dir` does not exist.
 std::vector<std::string> existing_recording_files(const std::string& dir);
 
 // Writes `meta` to DIR/meta.json through a new temporary file, synced, and rename(2)
