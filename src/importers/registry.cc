@@ -20,6 +20,9 @@ namespace chokepoint::importers {
 namespace {
 
 constexpr size_t kSniffBytes = 64 << 10;
+// A JSON object whose first 64 KiB name no trace key (a Chrome trace with a large
+// "otherData" or metadata block before "traceEvents") is looked at again this far in.
+constexpr size_t kDeepSniffBytes = 16 << 20;
 
 bool ends_with(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -237,12 +240,17 @@ Status import_paths(const std::vector<std::string>& paths, timeline::Timeline& t
     const std::string& file = input.path;
     Result<std::string> head = read_head(file, kSniffBytes);
     if (!head.ok()) return head.status();
-    Importer* chosen = nullptr;
-    for (const auto& imp : importers) {
-      if (!head.value().empty() && imp->sniff(head.value())) {
-        chosen = imp.get();
-        break;
+    auto pick = [&](const std::string& h) -> Importer* {
+      for (const auto& imp : importers) {
+        if (!h.empty() && imp->sniff(h)) return imp.get();
       }
+      return nullptr;
+    };
+    Importer* chosen = pick(head.value());
+    if (!chosen && head.value().size() == kSniffBytes && head.value().find_first_not_of(" \t\r\n") != std::string::npos &&
+        head.value()[head.value().find_first_not_of(" \t\r\n")] == '{') {
+      Result<std::string> deeper = read_head(file, kDeepSniffBytes);
+      if (deeper.ok()) chosen = pick(deeper.value());
     }
     if (!chosen && input.from_directory) {
       // A directory of traces often holds other JSON too (configs, results): skip it.

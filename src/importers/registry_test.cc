@@ -124,6 +124,23 @@ TEST(Registry, UnknownFormatFailsWithOneLine) {
                    "written by `chokepoint run --trace`))");
 }
 
+// Issue 13: a valid trace whose first 64 KiB hold no trace key (a large metadata block
+// before "traceEvents") was "not a recognized trace format".
+TEST(Registry, TraceKeysPastTheFirst64KiBAreFound) {
+  TempDir dir;
+  const std::string big(100 << 10, 'x');
+  const std::string f = dir.file("late.json", "{\"otherData\": {\"note\": \"" + big + "\"}, \"traceEvents\": ["
+      "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 10, \"dur\": 5,"
+      " \"args\": {\"device\": 0, \"stream\": 7}}]}");
+  Timeline tl;
+  timeline::ImportStats stats;
+  Status st = run({f}, tl, stats);
+  ASSERT_TRUE(st.ok()) << st.message();
+  ASSERT_EQ(tl.sources.size(), 1u);
+  EXPECT_EQ(tl.sources[0].format, "kineto");
+  EXPECT_EQ(tl.gpu_ops.size(), 1u);
+}
+
 // A run directory holds other JSON beside the traces (tests/data/kineto has
 // expected.json and measured.json): those are skipped and counted, not fatal.
 TEST(Registry, DirectorySkipsJsonThatIsNotATrace) {

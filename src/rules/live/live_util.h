@@ -27,7 +27,9 @@ const samples::Series* proc_series(const SampleEvidence& c, int64_t pid, MetricI
 const samples::Series* host_series(const SampleEvidence& c, MetricId m);
 
 // Share (0..1) of `ticks` where `pred` holds, among the ticks where it could be judged
-// (pred returns nullopt when its inputs are missing); nullopt when none could.
+// (pred returns nullopt when its inputs are missing); nullopt when fewer than
+// kMinJudgedTicks could (half a second at the default 100 ms).
+constexpr int64_t kMinJudgedTicks = 5;
 std::optional<double> tick_share(std::span<const int64_t> ticks,
                                  const std::function<std::optional<bool>(int64_t)>& pred);
 // Every tick of the run.

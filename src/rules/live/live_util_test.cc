@@ -7,13 +7,15 @@ namespace chokepoint::rules::live {
 namespace {
 
 TEST(LiveUtil, TickShareCountsOnlyJudgedTicks) {
-  const std::vector<int64_t> ticks = {0, 1, 2, 3, 4};
-  // Tick 0 cannot be judged; 2 of the other 4 hold.
+  const std::vector<int64_t> ticks = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+  // Tick 0 cannot be judged; 4 of the other 8 hold.
   const auto share = tick_share(ticks, [](int64_t t) -> std::optional<bool> {
     if (t == 0) return std::nullopt;
     return t % 2 == 0;
   });
-  EXPECT_DOUBLE_EQ(*share, 2.0 / 4);
+  EXPECT_DOUBLE_EQ(*share, 4.0 / 8);
+  // Fewer than five judged ticks (a 2 ms run has one or two) give no share at all.
+  EXPECT_FALSE(tick_share(std::vector<int64_t>{0, 1, 2, 3}, [](int64_t) -> std::optional<bool> { return true; }));
   EXPECT_FALSE(tick_share(ticks, [](int64_t) -> std::optional<bool> { return std::nullopt; }));
   EXPECT_FALSE(tick_share({}, [](int64_t) -> std::optional<bool> { return true; }));
 }
