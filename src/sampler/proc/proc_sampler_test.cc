@@ -171,6 +171,23 @@ TEST(ProcessSampler, VariantsTreeRatesAndAVanishedWorker) {
   EXPECT_TRUE(std::isnan(find(t1, MetricId::kProcCpuPct, Entity::process(4300))));
 }
 
+// Issue 13: `watch --pid` of the shell chokepoint runs in made chokepoint (and its py-spy)
+// part of the watched tree. An excluded PID is never adopted, nor are its children.
+TEST(ProcessSampler, ExcludedPidAndItsChildrenAreNotAdopted) {
+  Replay r("exclude");
+  ProcFs pfs = ProcFs::fixture(r.root());
+  ProcessSamplerOptions o = options({4242});
+  o.exclude = {4300};  // stands for chokepoint, a child of the watched 4242
+  ProcessSampler ps(pfs, o);
+  r.load("variants/t0");
+  Tick t0;
+  TreeEvents ev0;
+  ps.sample({1000 * kSec, 0}, t0, &ev0);
+  ASSERT_EQ(ev0.appeared.size(), 1u);
+  EXPECT_EQ(ev0.appeared[0].pid, 4242);
+  EXPECT_EQ(ps.live_pids(), (std::vector<int64_t>{4242}));
+}
+
 TEST(ProcessSampler, UnreadableIoIsInvalidNotZero) {
   Replay r("eacces");
   ProcFs pfs = ProcFs::fixture(r.root());

@@ -37,6 +37,7 @@ double per_s(uint64_t before, uint64_t after, double dt_s) {
 ProcessSamplerOptions live_process_options(std::vector<int64_t> roots) {
   ProcessSamplerOptions o;
   o.roots = std::move(roots);
+  o.exclude = {static_cast<int64_t>(getpid())};
   if (const long hz = sysconf(_SC_CLK_TCK); hz > 0) o.clock_ticks_per_s = hz;
   if (const long page = sysconf(_SC_PAGESIZE); page > 0) o.page_size = page;
   return o;
@@ -74,6 +75,9 @@ void ProcessSampler::discover(const TickTime& now, TreeEvents* events) {
     if (fs_.read(proc_dir(*pid) + "stat", buf_) != 0) continue;
     fs_.forget(proc_dir(*pid));
     if (auto st = parse_task_stat(buf_); st && !dead(st->state)) candidates.emplace(*pid, std::move(*st));
+  }
+  for (const int64_t pid : opt_.exclude) {
+    if (candidates.erase(pid) > 0) outsiders_.insert(pid);
   }
   for (const int64_t root : opt_.roots) {
     const auto c = candidates.find(root);

@@ -33,6 +33,9 @@ namespace chokepoint::sampler::proc {
 
 struct ProcessSamplerOptions {
   std::vector<int64_t> roots;  // the launched (or attached) PIDs
+  // PIDs never adopted, nor their children: chokepoint itself (and so its py-spy), which
+  // is a descendant of the watched process when `watch --pid` names the shell it runs in.
+  std::vector<int64_t> exclude;
   int64_t clock_ticks_per_s = 100;  // sysconf(_SC_CLK_TCK): the unit of utime/stime
   int64_t page_size = 4096;
   int64_t discovery_interval_ns = 1'000'000'000;
