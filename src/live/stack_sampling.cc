@@ -1,15 +1,12 @@
 #include "live/stack_sampling.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
 
+#include "base/safe_write.h"
 #include "base/terminal_text.h"
 #include "sampler/proc/roles.h"
 #include "samples/recording_writer.h"
@@ -32,21 +29,6 @@ bool python_process(const samples::ProcessMeta& p) {
 // py-spy's messages and file names are not ours: escaped (base/terminal_text.h).
 void say(bool quiet, const std::string& text) {
   if (!quiet) std::fprintf(stderr, "chokepoint: %s\n", escape_controls(text).c_str());
-}
-
-// Writes a new file (never through a symlink, never over an existing file).
-bool write_new_file(const std::string& path, const std::string& text) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) return false;
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<size_t>(n);
-  }
-  ::close(fd);
-  return done == text.size();
 }
 
 }  // namespace
@@ -163,8 +145,9 @@ void StackSampling::finish(Session& session) {
   const auto lines = sampler::source_lines_of(file, cwd_);
   if (!lines.empty()) {
     const nlohmann::json j(lines);
-    if (write_new_file((std::filesystem::path(dir_) / kSourcesFile).string(),
-                       j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n")) {
+    if (write_file_safely((std::filesystem::path(dir_) / kSourcesFile).string(),
+                          j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n")
+            .ok()) {
       m.sources_file = kSourcesFile;
     }
   }

@@ -1,5 +1,7 @@
 #include "analyses/stacks/gil.h"
 
+#include "analyses/stacks/hotspots.h"
+
 #include <algorithm>
 #include <map>
 
@@ -27,8 +29,9 @@ bool stack_waits(const samples::PyStacks& s, const std::vector<int32_t>& stack) 
     // The innermost frame of the job's own code: what its line calls.
     const std::string* text = s.line_text(f);
     if (text == nullptr) return false;
+    if (line_syncs(*text)) return true;  // waits for the GPU
     for (std::string_view w : {"sleep(", ".wait(", ".get(", ".join(", "acquire(", ".recv(", "select(", ".poll(",
-                               "input(", ".item()", "synchronize(", ".cpu()", ".result("}) {
+                               "input(", ".result("}) {
       if (has(*text, w)) return true;
     }
     return false;

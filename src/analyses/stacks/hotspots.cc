@@ -12,13 +12,16 @@ bool has(std::string_view s, std::string_view sub) { return s.find(sub) != std::
 
 bool lib_has(const samples::PyFrame& f, std::string_view sub) { return has(f.file, sub); }
 
-// A line of the job that waits for the GPU.
-bool sync_text(std::string_view t) {
+}  // namespace
+
+bool line_syncs(std::string_view t) {
   for (std::string_view s : {".item()", ".cpu()", ".tolist()", ".numpy()", "synchronize(", ".to(\"cpu\")", ".to('cpu')"}) {
     if (has(t, s)) return true;
   }
   return false;
 }
+
+namespace {
 
 std::string lower(std::string_view s) {
   std::string o(s);
@@ -43,7 +46,7 @@ std::string_view host_class_name(HostClass c) {
 
 HostClass classify_stack(const samples::PyStacks& s, const std::vector<int32_t>& stack, const std::string& text) {
   // The line's own text first: `loss.item()` inside a logging call is a sync.
-  if (sync_text(text)) return HostClass::kSync;
+  if (line_syncs(text)) return HostClass::kSync;
   bool data = false, optim = false, logging = false, ckpt = false, framework = false, sync = false;
   for (int32_t id : stack) {
     const samples::PyFrame& f = s.frames[id];

@@ -71,6 +71,10 @@ struct AttributionInput {
 
 HostAttribution attribute_host_time(const AttributionInput& in);
 
+// Whether a line of the job's code waits for the GPU: .item(), .cpu(), .tolist(),
+// .numpy(), synchronize().
+bool line_syncs(std::string_view text);
+
 // The class of one stack (innermost frame first); `text` is the line of the innermost
 // frame of the job's own code ("" unknown).
 HostClass classify_stack(const samples::PyStacks& s, const std::vector<int32_t>& stack, const std::string& text);
