@@ -117,6 +117,7 @@ report::Report build_report(const timeline::Timeline& tl, const analyses::Analys
   r.verdict.confidence = d.confidence;
   r.verdict.summary = d.summary;
   r.verdict.unknown_reason = d.unknown_reason;
+  r.verdict.data_lost = d.data_lost;
   r.findings = d.findings;
   r.remedies = d.remedies;
 

@@ -69,6 +69,7 @@ report::Report build_live_report(const std::string& dir, const samples::Recordin
   r.verdict.confidence = d.confidence;
   r.verdict.summary = d.summary;
   r.verdict.unknown_reason = d.unknown_reason;
+  r.verdict.data_lost = d.data_lost;
   r.findings = d.findings;
   r.remedies = d.remedies;
   for (const auto& c : d.costs) r.breakdown.category_costs.push_back({rules::category_name(c.category), c.pct, 0});

@@ -132,4 +132,8 @@ std::string humanize(std::string_view key) {
   return out;
 }
 
+std::string data_lost_text(const DataLoss& l) {
+  return fmt::format("{} of {} {} ({})", format_count(l.lost), format_count(l.total), l.what, format_pct(100 * l.share()));
+}
+
 }  // namespace chokepoint::report

@@ -46,6 +46,9 @@ std::string format_speedup(double x);
 // A value with its unit, spaced the way people write it: "63.0%", "2.1x", "12.5 GB/s".
 std::string format_value(double v, std::string_view unit);
 
+// "65 of 328 GPU events with a negative or missing duration (20%)".
+std::string data_lost_text(const DataLoss& l);
+
 // Derived values the human formats show alike.
 // Milliseconds per step of a share (in %) of the analyzed time; none without steps.
 std::optional<double> gpu_ms_per_step(const Window& w, double pct);

@@ -249,7 +249,11 @@ Json report_to_json(const Report& r) {
   j["verdict"] = Json{{"bound", rules::category_name(r.verdict.bound)},
                       {"confidence", num(r.verdict.confidence)},
                       {"summary", r.verdict.summary},
-                      {"unknown_reason", str_or_null(r.verdict.unknown_reason)}};
+                      {"unknown_reason", str_or_null(r.verdict.unknown_reason)},
+                      {"data_lost", nullptr}};
+  if (const auto& l = r.verdict.data_lost) {
+    j["verdict"]["data_lost"] = Json{{"what", l->what}, {"lost", l->lost}, {"total", l->total}, {"share", num(l->share())}};
+  }
 
   Json findings = Json::array();
   for (const rules::Finding& f : r.findings) findings.push_back(finding_json(f));

@@ -86,6 +86,9 @@ void header(const Report& r, std::ostream& out) {
   out << fmt::format("**Bound by: {}** — confidence {:.2f}\n\n", category_label(r.verdict.bound),
                      r.verdict.confidence);
   if (!r.verdict.summary.empty()) out << "> " << escape(r.verdict.summary) << "\n\n";
+  if (r.verdict.data_lost && r.verdict.bound != rules::Category::kUnknown) {
+    out << "Confidence lowered by the data lost: " << escape(data_lost_text(*r.verdict.data_lost)) << ".\n\n";
+  }
 
   for (const InputInfo& in : r.inputs) {
     std::string v = in.format.empty() ? "" : escape(in.format) + ", ";

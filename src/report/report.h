@@ -86,6 +86,7 @@ struct Verdict {
   double confidence = 0;                 // 0..1 (rules/diagnose.h says what it means)
   std::string summary;                   // one sentence
   std::string unknown_reason;            // why the bound is unknown, when it is
+  std::optional<DataLoss> data_lost;     // the largest share of input lost (rules/diagnose.h)
 };
 
 // One kernel class on this machine's roofline: what it achieved against the ceilings.

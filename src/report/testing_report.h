@@ -44,9 +44,10 @@ inline Report input_bound_report() {
   b.category_costs = {{"input", 63.0, 259.7}, {"compute", 14.2, 58.5}, {"host", 7.9, 32.6},
                       {"memory", 6.3, 26.0},  {"sync", 3.1, 12.8},     {"transfer", 2.4, 9.9}};
 
-  r.verdict = {Category::kInput, 0.93,
-               "The GPU sits idle 63% of every step waiting for the DataLoader to hand over "
-               "the next batch."};
+  r.verdict.bound = Category::kInput;
+  r.verdict.confidence = 0.93;
+  r.verdict.summary =
+      "The GPU sits idle 63% of every step waiting for the DataLoader to hand over the next batch.";
 
   rules::Finding stall;
   stall.id = "input-pipeline-stall";

@@ -284,6 +284,9 @@ class TextWriter {
         fmt::format("Bound by: {} — confidence {:.2f}", category_label(v.bound), v.confidence);
     wrapped("", "", line, 2, Tone::kBold);
     if (!v.summary.empty()) wrapped("  ", "  ", v.summary, 2);
+    if (v.data_lost && v.bound != rules::Category::kUnknown) {
+      wrapped("  ", "  ", fmt::format("confidence lowered by the data lost: {}", data_lost_text(*v.data_lost)), 2, Tone::kYellow);
+    }
     out_ << '\n';
   }
 

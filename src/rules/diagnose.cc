@@ -126,6 +126,29 @@ std::vector<RemedyAdvice> remedies_of(const std::vector<Finding>& findings, cons
   return out;
 }
 
+// Lowers the confidence by the largest share of input lost; from kUntrustedLossShare on
+// the verdict is unknown, since what is left may not be the run (a GPU lost after the
+// first fifth of it, kernels without a duration that make the GPU look idle). True then.
+bool apply_data_loss(const EvidenceSet& ev, Diagnosis& d) {
+  std::vector<DataLoss> losses;
+  if (ev.trace != nullptr && ev.trace->stats != nullptr) losses = ev.trace->stats->losses();
+  if (ev.samples != nullptr) {
+    for (const DataLoss& l : ev.samples->rec.losses) add_loss(losses, l.what, l.lost, l.total);
+  }
+  const DataLoss* worst = worst_loss(losses);
+  if (worst == nullptr) return false;
+  d.data_lost = *worst;
+  if (worst->share() < kUntrustedLossShare) {
+    d.confidence *= 1.0 - worst->share();
+    return false;
+  }
+  d.bound = Category::kUnknown;
+  d.confidence = 0;
+  d.unknown_reason = fmt::format("{} of {} {}, {:.0f}%; what is left may not represent the run", worst->lost,
+                                 worst->total, worst->what, 100 * worst->share());
+  return true;
+}
+
 }  // namespace
 
 Diagnosis diagnose(const EvidenceSet& ev) {
@@ -182,6 +205,7 @@ Diagnosis diagnose(const EvidenceSet& ev) {
   d.confidence = v.bound == Category::kUnknown ? 0 : v.confidence;
   d.costs = std::move(v.costs);
   d.unknown_reason = v.unknown_reason;
+  const bool untrusted = apply_data_loss(ev, d);
 
   // Remedies, and each finding's estimate from its best remedy.
   d.remedies = remedies_of(d.findings, ev);
@@ -215,14 +239,18 @@ Diagnosis diagnose(const EvidenceSet& ev) {
       d.remedies.front().estimate_from != "upper bound") {
     head = &d.remedies.front();
   }
-  std::string s = d.bound == Category::kUnknown && !d.unknown_reason.empty()
+  if (untrusted) head = nullptr;
+  std::string s = untrusted ? fmt::format("Too much of the input was lost to judge the run: the verdict is unknown ({})", d.unknown_reason)
+                  : d.bound == Category::kUnknown && !d.unknown_reason.empty()
                       ? fmt::format("{}: the verdict is unknown ({})", v.lead, d.unknown_reason)
                       : v.lead;
   auto lower_first = [](std::string t) {
     if (!t.empty() && t[0] >= 'A' && t[0] <= 'Z' && !(t.size() > 1 && t[1] >= 'A' && t[1] <= 'Z')) t[0] = static_cast<char>(t[0] - 'A' + 'a');
     return t;
   };
-  if (head != nullptr) {
+  if (untrusted) {
+    s += ".";
+  } else if (head != nullptr) {
     s += fmt::format("; {} ({}) should give about {:.2f}x{}.", lower_first(head->title), head->id,
                      *head->estimated_speedup, head->id == "bigger-batch" ? " in samples per second" : "");
   } else if (!d.remedies.empty() && gain(d.remedies.front()) >= kMinHeadlineGain) {

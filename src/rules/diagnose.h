@@ -12,10 +12,12 @@
 // the host alone (0.4). 0.9 means the runner-up is a ninth of the verdict's cost.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "base/data_loss.h"
 #include "rules/remedies.h"
 #include "rules/rule.h"
 
@@ -35,6 +37,9 @@ struct Diagnosis {
   double confidence = 0;
   std::string summary;                  // one sentence
   std::string unknown_reason;           // why bound is unknown, when it is
+  // The kind of input lost in the largest share (base/data_loss.h), when any was: the
+  // confidence is lowered by that share, and from kUntrustedLossShare on there is no verdict.
+  std::optional<DataLoss> data_lost;
 };
 
 // Costs of step time per category, from the breakdown; matrix kernels below the ridge

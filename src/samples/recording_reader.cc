@@ -1,14 +1,20 @@
 #include "samples/recording_reader.h"
 
+#include <unistd.h>
 #include <zlib.h>
+
+#include <cstring>
 
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "base/read_file.h"
 #include "samples/meta_json.h"
 #include "samples/recording_writer.h"
 
@@ -20,7 +26,7 @@ namespace {
 
 class StatCounter {
  public:
-  void add(const char* name, Severity severity, const char* description, uint64_t n = 1) {
+  void add(const char* name, Severity severity, const std::string& description, uint64_t n = 1) {
     for (ReadStat& s : stats_) {
       if (s.name == name) {
         s.count += n;
@@ -38,6 +44,11 @@ class StatCounter {
 struct SeriesRef {
   bool known = false;  // false: a metric this version does not know; its values are dropped
   SeriesIndex index = 0;
+  // GPU utilization: read failures after the first good read mean the GPU was lost (a
+  // metric never read is one the GPU does not support, not data lost).
+  bool gpu_util = false;
+  bool answered = false;
+  int64_t reads_after = 0, failed_after = 0;
 };
 
 // A string field, or "" when absent or of another type (bad input is counted by the
@@ -50,34 +61,98 @@ std::string string_or(const json& j, const char* key) {
 // Lines of samples.jsonl, plain or gzipped; `whole` says the line ended with a newline.
 class LineReader {
  public:
-  explicit LineReader(const std::string& path) : gz_(gzopen(path.c_str(), "rb")) {
-    if (gz_ != nullptr) gzbuffer(gz_, 1 << 17);
+  // Only a regular file is read (a FIFO planted as samples.jsonl would block: base/read_file.h).
+  explicit LineReader(const std::string& path) {
+    Result<int> fd = open_regular_file(path);
+    if (!fd.ok()) {
+      error_ = fd.status().message();
+      return;
+    }
+    gz_ = gzdopen(fd.value(), "rb");  // takes the fd; gzdopen reads plain files as they are
+    if (gz_ == nullptr) {
+      ::close(fd.value());
+      error_ = "cannot read '" + path + "'";
+      return;
+    }
+    gzbuffer(gz_, 1 << 17);
   }
+  const std::string& error() const { return error_; }
   ~LineReader() {
     if (gz_ != nullptr) gzclose(gz_);
   }
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
 
-  bool next(std::string& line, bool* whole) {
+  // A line longer than kMaxRecordingLineBytes is read to its end but not kept: `line`
+  // is left empty and *oversized set.
+  bool next(std::string& line, bool* whole, bool* oversized) {
     line.clear();
+    *oversized = false;
     if (gz_ == nullptr) return false;
     char buf[8192];
-    while (gzgets(gz_, buf, sizeof buf) != nullptr) {  // gzopen reads plain files as they are
-      line += buf;
-      if (!line.empty() && line.back() == '\n') {
-        line.pop_back();
+    bool any = false;
+    while (gzgets(gz_, buf, sizeof buf) != nullptr) {
+      any = true;
+      const size_t n = std::strlen(buf);
+      const bool ends = n > 0 && buf[n - 1] == '\n';
+      if (!*oversized && line.size() + n > kMaxRecordingLineBytes) {
+        *oversized = true;
+        std::string().swap(line);
+      }
+      if (!*oversized) line.append(buf, ends ? n - 1 : n);
+      if (ends) {
         *whole = true;
         return true;
       }
     }
     *whole = false;
-    return !line.empty();
+    return any;
   }
 
  private:
-  gzFile gz_;
+  gzFile gz_ = nullptr;
+  std::string error_;
 };
+
+// The facts meta.json should have given, rebuilt from the samples when it did not (missing,
+// unreadable, or one field of the wrong type): the sampling interval from the ticks, and
+// the GPUs from their series, so GPU samples that are present are never dropped.
+void rebuild_run_facts(Recording& rec, StatCounter& stats) {
+  if (rec.meta.interval_ns <= 0) {
+    std::vector<int64_t> times;
+    for (const Series& s : rec.samples.series()) {
+      if (s.entity.kind == EntityKind::kHost) times.insert(times.end(), s.time_ns.begin(), s.time_ns.end());
+    }
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    std::vector<int64_t> gaps;
+    for (size_t i = 1; i < times.size(); ++i) gaps.push_back(times[i] - times[i - 1]);
+    if (!gaps.empty()) {
+      std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2), gaps.end());
+      rec.meta.interval_ns = gaps[gaps.size() / 2];
+      stats.add("meta_interval_rebuilt", Severity::kInfo, "no sampling interval in meta.json; taken from the ticks' spacing");
+    }
+  }
+  if (!rec.meta.gpus.empty()) return;
+  std::set<int64_t> seen;
+  for (const Series& s : rec.samples.series()) {
+    if (s.entity.kind == EntityKind::kGpu && s.entity.id >= 0 && s.entity.id < 4096) seen.insert(s.entity.id);
+  }
+  if (seen.empty()) return;
+  for (int64_t index : seen) {
+    GpuMeta g;
+    g.index = static_cast<unsigned>(index);
+    // Which GPU the command used is in meta.json only: a GPU that ran anything is judged.
+    const Series* util = rec.samples.find(MetricId::kGpuUtilization, Entity::gpu(index));
+    g.used = util != nullptr && std::any_of(util->values.begin(), util->values.end(), [](double v) { return v > 0; });
+    rec.meta.gpus.push_back(std::move(g));
+  }
+  rec.meta.gpu_note = "no meta.json, GPUs rebuilt from the samples";
+  stats.add("meta_gpus_rebuilt", Severity::kWarning,
+            "no GPU list in meta.json; GPUs rebuilt from the samples, and every GPU that ran anything is judged (which "
+            "of them the command used is unknown)",
+            seen.size());
+}
 
 }  // namespace
 
@@ -103,10 +178,17 @@ Result<Recording> read_recording(const std::string& dir) {
   Recording rec;
   StatCounter stats;
   if (have_meta) {
-    std::ifstream in(meta_path);
-    const json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
-    if (!run_meta_from_json(j, &rec.meta)) {
+    const Result<std::string> text = read_regular_file(meta_path.string());
+    const json j = text.ok() ? json::parse(text.value(), nullptr, /*allow_exceptions=*/false) : json();
+    std::vector<std::string> unreadable;
+    if (!run_meta_from_json(j, &rec.meta, &unreadable)) {
       stats.add("meta_unreadable", Severity::kWarning, "meta.json is not valid recording metadata; run facts are missing");
+    } else if (!unreadable.empty()) {
+      std::string names;
+      for (const std::string& n : unreadable) names += (names.empty() ? "" : ", ") + n;
+      stats.add("meta_fields_unreadable", Severity::kWarning,
+                "fields of meta.json with a value of the wrong type, left out (the samples are read as usual): " + names,
+                unreadable.size());
     }
   } else {
     stats.add("meta_missing", Severity::kWarning, "no meta.json; run facts are missing");
@@ -118,31 +200,46 @@ Result<Recording> read_recording(const std::string& dir) {
   int64_t last_tick_ns = 0;
   std::vector<SeriesRef> series;
   LineReader in(samples_path.string());
+  if (have_samples && !in.error().empty()) {
+    stats.add("samples_unreadable", Severity::kCritical, "samples.jsonl could not be read (" + in.error() + "); no samples");
+  }
   std::string line;
-  bool whole = false;
-  while (in.next(line, &whole)) {
+  bool whole = false, oversized = false;
+  int64_t lines = 0, bad_lines = 0, tick_lines = 0, ticks_skipped = 0;
+  while (in.next(line, &whole, &oversized)) {
     if (!whole) {
       // No newline after it: the writer was cut mid-line. A line counts only once whole.
-      if (!line.empty()) stats.add("truncated_last_line", Severity::kWarning, "the last line of samples.jsonl was cut (chokepoint killed while writing); dropped");
+      if (!line.empty() || oversized) stats.add("truncated_last_line", Severity::kWarning, "the last line of samples.jsonl was cut (chokepoint killed while writing); dropped");
       break;
     }
+    if (oversized) {
+      ++lines;
+      ++bad_lines;
+      stats.add("oversized_lines", Severity::kCritical, "lines of samples.jsonl longer than 4 MiB (no chokepoint record is); skipped unread");
+      continue;
+    }
     if (line.empty()) continue;
+    ++lines;
     const json j = json::parse(line, nullptr, false);
     const auto kind = j.is_object() ? j.find("k") : j.end();
     if (kind == j.end() || !kind->is_string()) {
+      ++bad_lines;
       stats.add("malformed_lines", Severity::kCritical, "lines of samples.jsonl that are not recording records; skipped");
       continue;
     }
     const std::string& k = kind->get_ref<const std::string&>();
     if (k == "tick") {
+      ++tick_lines;
       const auto t = j.find("t");
       const auto v = j.find("v");
       if (t == j.end() || !t->is_number_integer() || v == j.end() || !v->is_array()) {
+        ++bad_lines;
         stats.add("malformed_lines", Severity::kCritical, "lines of samples.jsonl that are not recording records; skipped");
         continue;
       }
       if (rec.ticks > 0 && t->get<int64_t>() <= last_tick_ns) {
         // Series are searched by time: a tick must come after the one before.
+        ++ticks_skipped;
         stats.add("ticks_out_of_order", Severity::kWarning, "ticks not later than the tick before them; skipped");
         continue;
       }
@@ -154,9 +251,14 @@ Result<Recording> read_recording(const std::string& dir) {
           stats.add("unknown_series", Severity::kCritical, "tick values naming an undeclared series; skipped");
           continue;
         }
-        const SeriesRef& ref = series[pair[0].get<size_t>()];
+        SeriesRef& ref = series[pair[0].get<size_t>()];
         if (!ref.known) continue;
         const bool valid = pair[1].is_number();
+        if (ref.gpu_util && ref.answered) {
+          ++ref.reads_after;
+          ref.failed_after += !valid;
+        }
+        ref.answered = ref.answered || valid;
         rec.samples.append(ref.index, last_tick_ns, valid ? pair[1].get<double>() : 0.0, valid);
       }
     } else if (k == "series") {
@@ -166,6 +268,7 @@ Result<Recording> read_recording(const std::string& dir) {
       const auto id_field = j.find("id");
       const size_t id = id_field != j.end() && id_field->is_number_unsigned() ? id_field->get<size_t>() : SIZE_MAX;
       if (id != series.size()) {
+        ++bad_lines;
         stats.add("malformed_lines", Severity::kCritical, "lines of samples.jsonl that are not recording records; skipped");
         continue;
       }
@@ -174,7 +277,9 @@ Result<Recording> read_recording(const std::string& dir) {
         series.push_back({});
         continue;
       }
-      series.push_back({true, rec.samples.series_index(*metric, entity)});
+      SeriesRef ref{true, rec.samples.series_index(*metric, entity)};
+      ref.gpu_util = *metric == MetricId::kGpuUtilization;
+      series.push_back(ref);
     } else if (k == "process") {
       ProcessMeta p;
       if (process_from_json(j, &p)) seen[p.pid] = std::move(p);
@@ -182,6 +287,7 @@ Result<Recording> read_recording(const std::string& dir) {
       const auto pid = j.find("pid");
       const auto t = j.find("t");
       if (pid == j.end() || !pid->is_number_integer() || t == j.end() || !t->is_number_integer()) {
+        ++bad_lines;
         stats.add("malformed_lines", Severity::kCritical, "lines of samples.jsonl that are not recording records; skipped");
         continue;
       }
@@ -190,6 +296,20 @@ Result<Recording> read_recording(const std::string& dir) {
       stats.add("unknown_records", Severity::kInfo, "record kinds this chokepoint version does not know; ignored");
     }
   }
+
+  add_loss(rec.losses, "lines of samples.jsonl that are not records", bad_lines, lines);
+  add_loss(rec.losses, "ticks out of time order", ticks_skipped, tick_lines);
+  for (const SeriesRef& ref : series) {
+    if (!ref.gpu_util) continue;
+    add_loss(rec.losses, "GPU utilization reads that failed after the GPU had answered", ref.failed_after, ref.reads_after);
+    if (ref.failed_after > 0) {
+      stats.add("gpu_reads_failed", Severity::kWarning,
+                "GPU utilization reads that failed after the GPU had answered (GPU lost, driver error); those ticks have no GPU data",
+                static_cast<uint64_t>(ref.failed_after));
+    }
+  }
+
+  rebuild_run_facts(rec, stats);
 
   if (!rec.complete) {
     stats.add("recording_incomplete", Severity::kWarning, "no end-of-run meta.json: chokepoint stopped without finishing (crash or kill -9); processes rebuilt from samples.jsonl");

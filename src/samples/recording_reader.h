@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/data_loss.h"
 #include "base/severity.h"
 #include "base/status.h"
 #include "samples/metadata.h"
@@ -16,6 +17,10 @@
 
 namespace chokepoint::samples {
 
+// A line of samples.jsonl longer than this is skipped (counted) without being held in
+// memory: the writer's longest record, a process with a 128 KiB command line escaped as
+// JSON, is far below it.
+inline constexpr size_t kMaxRecordingLineBytes = 4u << 20;
 
 struct ReadStat {
   std::string name;  // stable id: "truncated_last_line", "malformed_lines" ...
@@ -30,6 +35,9 @@ struct Recording {
   SampleStore samples;
   uint64_t ticks = 0;
   std::vector<ReadStat> stats;  // only the ones that happened
+  // What could not be used, out of how many: ticks out of order, lines that are not
+  // records, GPU utilization reads that failed after the GPU had answered (GPU lost).
+  std::vector<DataLoss> losses;
 
   const ReadStat* stat(const std::string& name) const;
 };

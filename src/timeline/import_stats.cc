@@ -29,6 +29,7 @@ bool ImportStats::has_errors() const {
 
 void ImportStats::merge(const ImportStats& other) {
   for (const auto& s : other.stats_) add(s.name, s.severity, s.description, s.count);
+  for (const auto& l : other.losses_) add_loss(losses_, l.what, l.lost, l.total);
 }
 
 }  // namespace chokepoint::timeline

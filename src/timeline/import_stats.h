@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "base/data_loss.h"
 #include "base/severity.h"
 
 namespace chokepoint::timeline {
@@ -29,8 +30,14 @@ class ImportStats {
   bool has_errors() const;
   void merge(const ImportStats& other);
 
+  // How much of each kind of input was lost, out of how many (base/data_loss.h): the
+  // diagnosis lowers its confidence by the largest share.
+  void lost(const std::string& what, int64_t n, int64_t of) { add_loss(losses_, what, n, of); }
+  const std::vector<DataLoss>& losses() const { return losses_; }
+
  private:
   std::vector<ImportStat> stats_;
+  std::vector<DataLoss> losses_;
 };
 
 }  // namespace chokepoint::timeline

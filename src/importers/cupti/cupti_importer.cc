@@ -144,6 +144,7 @@ class Reader {
       stat(stats_, "cupti_truncated", Severity::kWarning,
            "the trace has no end record: the process died before flushing (SIGKILL, crash); its last buffers are missing");
     }
+    stats_.lost("trace records whose end is before their start or out of range", bad_spans_, spans_);
     link_sync_threads();
     if (!open_ranges_.empty()) {
       stat(stats_, "cupti_nvtx_unclosed", Severity::kInfo,
@@ -178,7 +179,9 @@ class Reader {
   }
   // Start and end of a record, or false (and counted) when they are not a time span.
   bool span(const Record& r, int64_t* start, int64_t* end) {
+    ++spans_;
     if (t(r.start, start) && t(r.end, end) && *end >= *start && *end - *start <= kDay) return true;
+    ++bad_spans_;
     stat(stats_, "cupti_bad_times", Severity::kWarning, "records whose end is before their start, longer than a day or out of range; skipped");
     return false;
   }
@@ -371,6 +374,7 @@ class Reader {
   timeline::ImportStats& stats_;
   int64_t id_offset_;
   int64_t offset_ = 0;
+  int64_t spans_ = 0, bad_spans_ = 0;  // time spans read, and those that were not spans
   // A record longer than a day is damage too (the sums of overlapping ones overflow).
   static constexpr int64_t kHour = 3'600'000'000'000, kDay = 24 * kHour, kYear = 365 * kDay;
   int64_t lo_ = 0, hi_ = int64_t{1} << 62;  // the plausible times (header's clock)

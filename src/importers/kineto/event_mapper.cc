@@ -128,12 +128,16 @@ void EventMapper::map_complete(const RawEvent& ev) {
     return;
   }
   int64_t dur = ev.dur_ns;
+  const bool gpu = cat == Cat::kKernel || cat == Cat::kMemcpy || cat == Cat::kMemset;
+  gpu_events_ += gpu;
   if (!ev.has_dur) {
     stats_.add(Stat::kMissingDuration);
     dur = 0;
+    gpu_events_bad_ += gpu;
   } else if (dur < 0) {
     stats_.add(Stat::kNegativeDuration);
     dur = 0;
+    gpu_events_bad_ += gpu;
   }
   const TimeNs start = ev.ts_ns;
   const TimeNs end = add_saturating(start, dur);

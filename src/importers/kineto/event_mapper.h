@@ -30,6 +30,10 @@ class EventMapper {
   void map(const RawEvent& ev);
   // Number of events mapped into tables (not counting skipped ones).
   int64_t mapped() const { return mapped_; }
+  // GPU events (kernels, copies, memsets) seen, and those of them whose duration was
+  // negative or missing (given zero length): the share the diagnosis cannot trust.
+  int64_t gpu_events() const { return gpu_events_; }
+  int64_t gpu_events_without_duration() const { return gpu_events_bad_; }
 
   // Applies the metadata, shifts every row this mapper added by the base time, links sync
   // records to the thread of their runtime call, and raises the end-of-trace stats.
@@ -58,6 +62,7 @@ class EventMapper {
   StatCounter& stats_;
   Rows begin_;
   int64_t mapped_ = 0;
+  int64_t gpu_events_ = 0, gpu_events_bad_ = 0;
   int64_t id_offset_;
   std::unordered_map<int64_t, int16_t> device_index_;    // local device id -> index
   std::unordered_map<int16_t, int64_t> events_on_device_;

@@ -69,6 +69,8 @@ Status import_kineto(ByteSource& in, int32_t source_index, timeline::Timeline& t
   if (!st.ok()) return st;
   mapper.finish(meta);
   counter.flush_to(stats);
+  stats.lost("GPU events with a negative or missing duration", mapper.gpu_events_without_duration(),
+             mapper.gpu_events());
   return Status::Ok();
 }
 

@@ -1,0 +1,99 @@
+// Issue 13, wrong answers from bad data: real H200 recordings and traces with one kind of
+// data lost (tests/data/hostile/make_damaged.py made them from tests/data/kineto and
+// tests/data/live). Before, each gave a confident verdict: `idle`/`host` at full
+// confidence for a GPU lost after a fifth of the run, the same confidence with 13% of
+// the kernels' durations gone, and a dropped GPU for a meta.json with one wrong field.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "pipeline/analyze_pipeline.h"
+
+namespace {
+
+using chokepoint::rules::Category;
+const std::string kData = std::string(CHOKEPOINT_TEST_DATA);
+const std::string kDamaged = kData + "/hostile/damaged/";
+
+chokepoint::report::Report analyze(const std::string& path) {
+  auto r = chokepoint::pipeline::analyze_paths({path});
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? r.value() : chokepoint::report::Report{};
+}
+
+bool has_stat(const chokepoint::report::Report& r, const std::string& name) {
+  return std::any_of(r.import_stats.begin(), r.import_stats.end(), [&](const auto& s) { return s.name == name; });
+}
+
+TEST(DamagedGolden, MostKernelsWithoutADurationGiveNoVerdict) {
+  const auto r = analyze(kDamaged + "neg_all.json.gz");
+  EXPECT_EQ(r.verdict.bound, Category::kUnknown) << r.verdict.summary;
+  EXPECT_EQ(r.verdict.confidence, 0);
+  ASSERT_TRUE(r.verdict.data_lost.has_value());
+  EXPECT_EQ(r.verdict.data_lost->lost, 168);   // every kernel; the 24 copies kept theirs
+  EXPECT_EQ(r.verdict.data_lost->total, 192);
+  EXPECT_NE(r.verdict.summary.find("168 of 192 GPU events with a negative or missing duration"), std::string::npos)
+      << r.verdict.summary;
+  // No remedy is promised from what is left.
+  EXPECT_EQ(r.verdict.summary.find("should give"), std::string::npos) << r.verdict.summary;
+}
+
+TEST(DamagedGolden, SomeKernelsWithoutADurationLowerTheConfidenceByTheirShare) {
+  const auto clean = analyze(kData + "/kineto/healthy_bf16.json.gz");
+  const auto r = analyze(kDamaged + "neg_some.json.gz");
+  ASSERT_TRUE(r.verdict.data_lost.has_value());
+  EXPECT_EQ(r.verdict.data_lost->lost, 54);
+  EXPECT_EQ(r.verdict.data_lost->total, 422);
+  EXPECT_FALSE(clean.verdict.data_lost.has_value());
+  EXPECT_EQ(r.verdict.bound, Category::kCompute);  // 13% lost: still judged, less surely
+  EXPECT_LT(r.verdict.confidence, clean.verdict.confidence * (1 - 54.0 / 422) + 1e-9);
+}
+
+TEST(DamagedGolden, AGpuLostAfterAFifthOfTheRunGivesNoVerdict) {
+  const auto r = analyze(kDamaged + "gpu_lost");
+  EXPECT_EQ(r.verdict.bound, Category::kUnknown) << r.verdict.summary;
+  ASSERT_TRUE(r.verdict.data_lost.has_value());
+  EXPECT_EQ(r.verdict.data_lost->what, "GPU utilization reads that failed after the GPU had answered");
+  EXPECT_GT(r.verdict.data_lost->share(), 0.75);
+  EXPECT_TRUE(has_stat(r, "gpu_reads_failed"));
+}
+
+TEST(DamagedGolden, TicksInReverseOrderGiveNoVerdict) {
+  const auto r = analyze(kDamaged + "reversed_ticks");
+  EXPECT_EQ(r.verdict.bound, Category::kUnknown);
+  ASSERT_TRUE(r.verdict.data_lost.has_value());
+  EXPECT_EQ(r.verdict.data_lost->what, "ticks out of time order");
+  EXPECT_EQ(r.verdict.data_lost->lost, 310);
+}
+
+// One field of the wrong type is named and left out; the GPU samples are read as usual and
+// the verdict is the clean recording's.
+TEST(DamagedGolden, OneWrongFieldInMetaKeepsTheSamples) {
+  const auto clean = analyze(kData + "/live/healthy_bf16");
+  const auto r = analyze(kDamaged + "meta_wrong_field");
+  EXPECT_EQ(r.verdict.bound, clean.verdict.bound);
+  EXPECT_DOUBLE_EQ(r.verdict.confidence, clean.verdict.confidence);
+  ASSERT_TRUE(r.live.has_value());
+  ASSERT_EQ(r.live->gpus.size(), 1u);
+  EXPECT_NEAR(r.live->interval_ms, 100, 1);  // rebuilt from the ticks
+  const auto it = std::find_if(r.import_stats.begin(), r.import_stats.end(),
+                               [](const auto& s) { return s.name == "meta_fields_unreadable"; });
+  ASSERT_NE(it, r.import_stats.end());
+  EXPECT_NE(it->description.find("interval_ns"), std::string::npos) << it->description;
+}
+
+// No meta.json at all: the GPU is rebuilt from its series, judged with less confidence
+// (which process used it is unknown), never dropped.
+TEST(DamagedGolden, NoMetaRebuildsTheGpuFromTheSamples) {
+  const auto clean = analyze(kData + "/live/healthy_bf16");
+  const auto r = analyze(kDamaged + "no_meta");
+  EXPECT_EQ(r.verdict.bound, clean.verdict.bound) << r.verdict.summary;
+  EXPECT_LT(r.verdict.confidence, clean.verdict.confidence);
+  EXPECT_GT(r.verdict.confidence, 0);
+  EXPECT_TRUE(has_stat(r, "meta_gpus_rebuilt"));
+  ASSERT_TRUE(r.live.has_value());
+  ASSERT_EQ(r.live->gpus.size(), 1u);
+}
+
+}  // namespace
