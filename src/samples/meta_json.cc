@@ -36,24 +36,39 @@ bool fits(const json& j) {
   }
 }
 
-// True when `key` holds a value of type T (then in *out). A key of the wrong type keeps
-// the default: bad input is counted by the caller's validity checks, never fatal.
-template <typename T>
-bool get_if(const json& j, const char* key, T* out) {
-  const auto it = j.find(key);
-  if (it == j.end() || it->is_null() || !fits<T>(*it)) return false;
-  try {
-    *out = it->get<T>();
-    return true;
-  } catch (const json::exception&) {
-    return false;
+// Where the names of fields present but unreadable go (null: nowhere), with the prefix
+// that places them ("gpus[].", "processes[].").
+struct Unreadable {
+  std::vector<std::string>* names = nullptr;
+  const char* prefix = "";
+  void add(const char* key) const {
+    if (names == nullptr) return;
+    std::string n = std::string(prefix) + key;
+    if (std::find(names->begin(), names->end(), n) == names->end()) names->push_back(std::move(n));
   }
+};
+
+// True when `key` holds a value of type T (then in *out). A key of the wrong type keeps
+// the default and is named in `bad`: bad input is counted, never fatal.
+template <typename T>
+bool get_if(const json& j, const char* key, T* out, const Unreadable& bad = {}) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return false;
+  if (fits<T>(*it)) {
+    try {
+      *out = it->get<T>();
+      return true;
+    } catch (const json::exception&) {
+    }
+  }
+  bad.add(key);
+  return false;
 }
 
 template <typename T>
-void get_opt(const json& j, const char* key, std::optional<T>* out) {
+void get_opt(const json& j, const char* key, std::optional<T>* out, const Unreadable& bad = {}) {
   T v{};
-  if (get_if(j, key, &v)) *out = std::move(v);
+  if (get_if(j, key, &v, bad)) *out = std::move(v);
 }
 
 template <typename T>
@@ -72,19 +87,19 @@ json gpu_to_json(const GpuMeta& g) {
   return j;
 }
 
-GpuMeta gpu_from_json(const json& j) {
+GpuMeta gpu_from_json(const json& j, const Unreadable& bad) {
   GpuMeta g;
-  get_if(j, "index", &g.index);
-  get_if(j, "name", &g.name);
-  get_if(j, "uuid", &g.uuid);
-  get_if(j, "bus_id", &g.bus_id);
-  get_if(j, "pids", &g.pids);
-  get_if(j, "used", &g.used);
-  get_opt(j, "sm_count", &g.sm_count);
-  get_opt(j, "max_link_gen", &g.max_link_gen);
-  get_opt(j, "max_link_width", &g.max_link_width);
-  get_opt(j, "numa_node", &g.numa_node);
-  get_if(j, "local_cpus", &g.local_cpus);
+  get_if(j, "index", &g.index, bad);
+  get_if(j, "name", &g.name, bad);
+  get_if(j, "uuid", &g.uuid, bad);
+  get_if(j, "bus_id", &g.bus_id, bad);
+  get_if(j, "pids", &g.pids, bad);
+  get_if(j, "used", &g.used, bad);
+  get_opt(j, "sm_count", &g.sm_count, bad);
+  get_opt(j, "max_link_gen", &g.max_link_gen, bad);
+  get_opt(j, "max_link_width", &g.max_link_width, bad);
+  get_opt(j, "numa_node", &g.numa_node, bad);
+  get_if(j, "local_cpus", &g.local_cpus, bad);
   return g;
 }
 
@@ -109,18 +124,19 @@ json process_to_json(const ProcessMeta& p) {
   return j;
 }
 
-bool process_from_json(const json& j, ProcessMeta* out) {
+bool process_from_json(const json& j, ProcessMeta* out, std::vector<std::string>* unreadable) {
+  const Unreadable bad{unreadable, "processes[]."};
   if (!j.is_object() || !j.contains("pid")) return false;
   ProcessMeta p;
-  get_if(j, "pid", &p.pid);
-  get_if(j, "ppid", &p.ppid);
-  get_if(j, "comm", &p.comm);
-  get_if(j, "cmdline", &p.cmdline);
+  get_if(j, "pid", &p.pid, bad);
+  get_if(j, "ppid", &p.ppid, bad);
+  get_if(j, "comm", &p.comm, bad);
+  get_if(j, "cmdline", &p.cmdline, bad);
   std::string role;
-  get_if(j, "role", &role);
+  get_if(j, "role", &role, bad);
   p.role = parse_role(role).value_or(ProcessRole::kChild);
-  get_opt(j, "rank", &p.rank);
-  get_opt(j, "cpus_allowed", &p.cpus_allowed);
+  get_opt(j, "rank", &p.rank, bad);
+  get_opt(j, "cpus_allowed", &p.cpus_allowed, bad);
   if (const auto it = j.find("thread_names"); it != j.end() && it->is_object()) {
     for (const auto& [key, name] : it->items()) {
       int64_t tid = 0;
@@ -128,9 +144,9 @@ bool process_from_json(const json& j, ProcessMeta* out) {
       if (ec == std::errc() && ptr == key.data() + key.size() && name.is_string()) p.thread_names[tid] = name.get<std::string>();
     }
   }
-  get_if(j, "first_seen_ns", &p.first_seen_ns);
-  get_if(j, "last_seen_ns", &p.last_seen_ns);
-  get_if(j, "exited", &p.exited);
+  get_if(j, "first_seen_ns", &p.first_seen_ns, bad);
+  get_if(j, "last_seen_ns", &p.last_seen_ns, bad);
+  get_if(j, "exited", &p.exited, bad);
   *out = std::move(p);
   return true;
 }
@@ -161,39 +177,41 @@ json run_meta_to_json(const RunMeta& meta) {
   return j;
 }
 
-bool run_meta_from_json(const json& j, RunMeta* out) {
+bool run_meta_from_json(const json& j, RunMeta* out, std::vector<std::string>* unreadable) {
+  const Unreadable bad{unreadable, ""};
+  const Unreadable bad_stacks{unreadable, "stacks."};
   if (!j.is_object() || !j.contains("format_version")) return false;
   RunMeta m;
-  get_if(j, "format_version", &m.format_version);
-  get_if(j, "chokepoint_version", &m.chokepoint_version);
-  get_if(j, "command", &m.command);
-  get_if(j, "pid", &m.pid);
-  get_if(j, "start_ns", &m.start_ns);
-  get_opt(j, "end_ns", &m.end_ns);
-  get_if(j, "interval_ns", &m.interval_ns);
-  get_opt(j, "exit_code", &m.exit_code);
-  get_if(j, "host", &m.host);
-  get_if(j, "gpu_note", &m.gpu_note);
-  get_if(j, "gpu_unavailable", &m.gpu_unavailable);
-  get_if(j, "sampler_cpu_ms", &m.sampler_cpu_ms);
+  get_if(j, "format_version", &m.format_version, bad);
+  get_if(j, "chokepoint_version", &m.chokepoint_version, bad);
+  get_if(j, "command", &m.command, bad);
+  get_if(j, "pid", &m.pid, bad);
+  get_if(j, "start_ns", &m.start_ns, bad);
+  get_opt(j, "end_ns", &m.end_ns, bad);
+  get_if(j, "interval_ns", &m.interval_ns, bad);
+  get_opt(j, "exit_code", &m.exit_code, bad);
+  get_if(j, "host", &m.host, bad);
+  get_if(j, "gpu_note", &m.gpu_note, bad);
+  get_if(j, "gpu_unavailable", &m.gpu_unavailable, bad);
+  get_if(j, "sampler_cpu_ms", &m.sampler_cpu_ms, bad);
   if (const auto it = j.find("stacks"); it != j.end() && it->is_object()) {
-    get_if(*it, "tool", &m.stacks.tool);
-    get_if(*it, "file", &m.stacks.file);
-    get_if(*it, "sources_file", &m.stacks.sources_file);
-    get_if(*it, "origin_ns", &m.stacks.origin_ns);
-    get_if(*it, "pid", &m.stacks.pid);
-    get_if(*it, "rate_hz", &m.stacks.rate_hz);
-    get_if(*it, "note", &m.stacks.note);
+    get_if(*it, "tool", &m.stacks.tool, bad_stacks);
+    get_if(*it, "file", &m.stacks.file, bad_stacks);
+    get_if(*it, "sources_file", &m.stacks.sources_file, bad_stacks);
+    get_if(*it, "origin_ns", &m.stacks.origin_ns, bad_stacks);
+    get_if(*it, "pid", &m.stacks.pid, bad_stacks);
+    get_if(*it, "rate_hz", &m.stacks.rate_hz, bad_stacks);
+    get_if(*it, "note", &m.stacks.note, bad_stacks);
   }
   if (const auto it = j.find("gpus"); it != j.end() && it->is_array()) {
     for (const json& g : *it) {
-      if (g.is_object()) m.gpus.push_back(gpu_from_json(g));
+      if (g.is_object()) m.gpus.push_back(gpu_from_json(g, Unreadable{unreadable, "gpus[]."}));
     }
   }
   if (const auto it = j.find("processes"); it != j.end() && it->is_array()) {
     for (const json& p : *it) {
       ProcessMeta pm;
-      if (process_from_json(p, &pm)) m.processes.push_back(std::move(pm));
+      if (process_from_json(p, &pm, unreadable)) m.processes.push_back(std::move(pm));
     }
   }
   *out = std::move(m);

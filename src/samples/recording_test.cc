@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "samples/meta_json.h"
 #include "samples/recording_reader.h"
@@ -233,6 +234,96 @@ TEST(Recording, FieldsOfTheWrongTypeAndTicksGoingBackAreCountedNotThrown) {
   EXPECT_EQ(r->stat("ticks_out_of_order")->count, 1u);
   EXPECT_EQ(r->stat("malformed_lines")->count, 2u);
   EXPECT_EQ(r->samples.find(MetricId::kGpuSmActive, Entity::gpu(0))->values, (std::vector<double>{1, 3}));
+}
+
+// Issue 13: one 400 MB line in samples.jsonl took 1.6 GB. A line past the bound is skipped
+// unread (counted), the records after it are read.
+TEST(Recording, AnOversizedLineIsSkippedNotHeld) {
+  const std::string dir = fresh_dir("oversized");
+  fs::create_directories(dir);
+  {
+    std::ofstream out(fs::path(dir) / kSamplesFile);
+    out << "{\"k\":\"series\",\"id\":0,\"metric\":\"gpu.sm_active\",\"entity\":\"gpu:0\"}\n";
+    out << "{\"k\":\"tick\",\"t\":10,\"v\":[[0,1]]}\n";
+    out << "{\"k\":\"process\",\"comm\":\"" << std::string(kMaxRecordingLineBytes + 100, 'a') << "\"}\n";
+    out << "{\"k\":\"tick\",\"t\":11,\"v\":[[0,3]]}\n";
+  }
+  auto r = read_recording(dir);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->stat("oversized_lines")->count, 1u);
+  EXPECT_EQ(r->ticks, 2u);
+  EXPECT_EQ(r->samples.find(MetricId::kGpuSmActive, Entity::gpu(0))->values, (std::vector<double>{1, 3}));
+}
+
+// Issue 13: losses know out of how many, so the diagnosis can scale its confidence.
+TEST(Recording, LossesCountTicksOutOfOrderAndGpuReadsThatFailedAfterAnswering) {
+  const std::string dir = fresh_dir("losses");
+  fs::create_directories(dir);
+  {
+    std::ofstream out(fs::path(dir) / kSamplesFile);
+    out << "{\"k\":\"series\",\"id\":0,\"metric\":\"gpu.utilization\",\"entity\":\"gpu:0\"}\n";
+    out << "{\"k\":\"series\",\"id\":1,\"metric\":\"gpu.utilization\",\"entity\":\"gpu:1\"}\n";
+    // GPU 1 never answers (NOT_SUPPORTED: not a loss); GPU 0 answers, then is lost.
+    out << "{\"k\":\"tick\",\"t\":10,\"v\":[[0,90],[1,null]]}\n";
+    out << "{\"k\":\"tick\",\"t\":20,\"v\":[[0,null],[1,null]]}\n";
+    out << "{\"k\":\"tick\",\"t\":15,\"v\":[[0,50],[1,null]]}\n";
+    out << "{\"k\":\"tick\",\"t\":30,\"v\":[[0,null],[1,null]]}\n";
+    out << "{\"k\":\"tick\",\"t\":40,\"v\":[[0,95],[1,null]]}\n";
+  }
+  auto r = read_recording(dir);
+  ASSERT_TRUE(r.ok());
+  auto loss = [&](const std::string& what) -> const DataLoss* {
+    for (const DataLoss& l : r->losses) {
+      if (l.what == what) return &l;
+    }
+    return nullptr;
+  };
+  ASSERT_NE(loss("ticks out of time order"), nullptr);
+  EXPECT_EQ(loss("ticks out of time order")->lost, 1);
+  EXPECT_EQ(loss("ticks out of time order")->total, 5);
+  const DataLoss* gpu = loss("GPU utilization reads that failed after the GPU had answered");
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->lost, 2);   // t=20 and t=30 on GPU 0; none of GPU 1's
+  EXPECT_EQ(gpu->total, 3);  // GPU 0's reads after its first answer
+  EXPECT_EQ(r->stat("gpu_reads_failed")->count, 2u);
+}
+
+// Issue 13: a FIFO planted as meta.json or samples.jsonl hung the reader (a FIFO's open
+// waits for a writer). Neither is opened; the recording reads with what is a file.
+TEST(Recording, FifosInPlaceOfItsFilesDoNotHang) {
+  const std::string dir = fresh_dir("fifo");
+  fs::create_directories(dir);
+  ASSERT_EQ(::mkfifo((fs::path(dir) / kMetaFile).c_str(), 0600), 0);
+  ASSERT_EQ(::mkfifo((fs::path(dir) / kSamplesFile).c_str(), 0600), 0);
+  auto r = read_recording(dir);  // would block forever before
+  ASSERT_TRUE(r.ok());
+  EXPECT_NE(r->stat("meta_unreadable"), nullptr);
+  EXPECT_NE(r->stat("samples_unreadable"), nullptr);
+  EXPECT_EQ(r->ticks, 0u);
+}
+
+// Issue 13: one field of the wrong type in meta.json is named, the rest of it kept, and
+// the interval rebuilt from the ticks.
+TEST(Recording, OneWrongFieldOfMetaIsNamedAndTheRestKept) {
+  const std::string dir = fresh_dir("wrongfield");
+  fs::create_directories(dir);
+  std::ofstream(fs::path(dir) / kMetaFile)
+      << R"({"format":"chokepoint.recording","format_version":1,"interval_ns":"fast","pid":42,
+            "gpus":[{"index":0,"name":"NVIDIA H200","used":"yes"}],"end_ns":100})";
+  std::ofstream(fs::path(dir) / kSamplesFile) << "{\"k\":\"series\",\"id\":0,\"metric\":\"host.procs_running\",\"entity\":\"host\"}\n"
+                                               << "{\"k\":\"tick\",\"t\":10,\"v\":[[0,1]]}\n"
+                                               << "{\"k\":\"tick\",\"t\":60,\"v\":[[0,1]]}\n"
+                                               << "{\"k\":\"tick\",\"t\":110,\"v\":[[0,1]]}\n";
+  auto r = read_recording(dir);
+  ASSERT_TRUE(r.ok());
+  ASSERT_NE(r->stat("meta_fields_unreadable"), nullptr);
+  EXPECT_EQ(r->stat("meta_fields_unreadable")->count, 2u);
+  EXPECT_NE(r->stat("meta_fields_unreadable")->description.find("interval_ns, gpus[].used"), std::string::npos)
+      << r->stat("meta_fields_unreadable")->description;
+  EXPECT_EQ(r->meta.pid, 42);
+  ASSERT_EQ(r->meta.gpus.size(), 1u);
+  EXPECT_EQ(r->meta.gpus[0].name, "NVIDIA H200");
+  EXPECT_EQ(r->meta.interval_ns, 50);
 }
 
 // Found by fuzz/recording_fuzzer with UBSan fatal: a huge float where an integer belongs
