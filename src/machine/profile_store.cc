@@ -1,5 +1,7 @@
 #include "machine/profile_store.h"
 
+#include "base/read_file.h"
+
 #include <unistd.h>
 
 #include <cctype>
@@ -72,11 +74,10 @@ std::optional<std::string> profile_path_for(std::string_view gpu_name) {
 }
 
 Result<Profile> load_profile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Error("cannot read profile '" + path + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  auto p = parse_profile(ss.str());
+  // A ceilings file is small; a FIFO or device named by --ceilings must not hang the run.
+  const Result<std::string> text = read_regular_file(path, 16u << 20);
+  if (!text.ok()) return Status::Error("cannot read profile: " + text.status().message());
+  auto p = parse_profile(text.value());
   if (!p.ok()) return Status::Error(path + ": " + p.status().message());
   return p;
 }

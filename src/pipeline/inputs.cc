@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/read_file.h"
 #include "importers/pyspy/pyspy_reader.h"
 #include "samples/recording_writer.h"
 #include "tracer/trace_format.h"
@@ -20,11 +21,8 @@ bool is_recording_dir(const std::string& path) {
     return true;
   }
   // meta.json alone (a run killed before its first tick): only ours, by its format key.
-  std::ifstream in(fs::path(path) / samples::kMetaFile);
-  std::string head(256, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<size_t>(in.gcount()));
-  return head.find("\"chokepoint.recording\"") != std::string::npos;
+  const Result<std::string> meta = read_regular_file((fs::path(path) / samples::kMetaFile).string());
+  return meta.ok() && meta.value().find("\"chokepoint.recording\"") != std::string::npos;
 }
 
 std::vector<std::string> recording_trace_files(const std::string& dir) {
@@ -68,8 +66,8 @@ Result<Inputs> load_recording(const std::string& dir, const importers::ImportOpt
       in.stacks->rate_hz = sm.rate_hz;
       in.stacks->idle_included = true;
       if (!sm.sources_file.empty() && sm.sources_file.find('/') == std::string::npos) {
-        std::ifstream f(fs::path(dir) / sm.sources_file);
-        const auto j = nlohmann::json::parse(f, nullptr, /*allow_exceptions=*/false);
+        const Result<std::string> f = read_regular_file((fs::path(dir) / sm.sources_file).string());
+        const auto j = f.ok() ? nlohmann::json::parse(f.value(), nullptr, /*allow_exceptions=*/false) : nlohmann::json();
         if (j.is_object()) {
           for (const auto& [k, v] : j.items()) {
             if (v.is_string()) in.stacks->source_lines[k] = v.get<std::string>();

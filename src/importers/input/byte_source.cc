@@ -9,6 +9,8 @@
 #include <cstring>
 #include <vector>
 
+#include "base/read_file.h"
+
 namespace chokepoint::importers {
 namespace {
 
@@ -150,7 +152,8 @@ bool is_gzip(std::string_view head) {
 }
 
 Result<std::unique_ptr<ByteSource>> open_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO with no writer would block the open itself (base/read_file.h).
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return Status::Error(io_error(path, errno));
   struct stat st;
   if (::fstat(fd, &st) != 0) {
@@ -162,6 +165,11 @@ Result<std::unique_ptr<ByteSource>> open_file(const std::string& path) {
     ::close(fd);
     return Status::Error(io_error(path, EISDIR));
   }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Status::Error("cannot read '" + path + "': " + file_kind_name(st.st_mode) + ", not a file");
+  }
+  if (const int flags = ::fcntl(fd, F_GETFL); flags >= 0) (void)::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   char magic[2];
   ssize_t m = ::pread(fd, magic, 2, 0);
