@@ -8,8 +8,11 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <set>
 #include <type_traits>
+#include <utility>
 
+#include "base/read_file.h"
 #include "importers/importer.h"
 #include "importers/input/byte_source.h"
 #include "importers/cupti/cupti_importer.h"
@@ -52,12 +55,7 @@ Status expand_paths(const std::vector<std::string>& paths, std::vector<InputFile
       // A FIFO would block the read until a writer comes (forever, for a stray one), a
       // device never ends: only files, whose size is known, are read.
       if (!S_ISREG(st.st_mode)) {
-        const char* kind = S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
-                           : S_ISCHR(st.st_mode) ? "a character device"
-                           : S_ISBLK(st.st_mode) ? "a block device"
-                           : S_ISSOCK(st.st_mode) ? "a socket"
-                                                  : "not a regular file";
-        return Status::Error(cannot_read(path, std::string(kind) +
+        return Status::Error(cannot_read(path, file_kind_name(st.st_mode) +
                                                    "; analyze reads trace files and directories (save the "
                                                    "stream to a file first)"));
       }
@@ -212,40 +210,64 @@ std::vector<std::unique_ptr<Importer>> all_importers() {
   return list;
 }
 
-Status import_paths(const std::vector<std::string>& paths, timeline::Timeline& tl,
-                    timeline::ImportStats& stats, const ImportOptions& opts) {
-  if (paths.empty()) return Status::Error("no input trace given");
-  std::vector<InputFile> files;
-  Status st = expand_paths(paths, &files);
-  if (!st.ok()) return st;
-  std::string dropped;
-  if (const int64_t twins = drop_compressed_twins(&files, &dropped); twins > 0) {
-    stats.add("import_duplicate_files", Severity::kWarning,
-              "A trace present both plain and gzipped (X.json and X.json.gz) is one run, not two ranks: it was "
-              "read once, from the plain file (" + dropped + ").",
-              twins);
-  }
+namespace {
 
-  MultiFileProgress progress{opts};
-  for (const InputFile& f : files) progress.total += file_size_or_zero(f.path);
+// chokepoint's own outputs written into a directory of traces (`analyze DIR --format chrome
+// -o DIR/x.json`, `-f json -o DIR/report.json`) are not more ranks of the run: the Chrome
+// export ends with its generator, the JSON report starts with its schema.
+bool is_own_output(const std::string& path, const std::string& head) {
+  if (head.find("\"schema\": \"chokepoint.report/") != std::string::npos ||
+      head.find("\"schema\":\"chokepoint.report/") != std::string::npos) {
+    return true;
+  }
+  if (ends_with(path, ".gz")) return false;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  std::string tail(512, '\0');
+  size_t n = 0;
+  if (std::fseek(f, -static_cast<long>(tail.size()), SEEK_END) == 0 || std::fseek(f, 0, SEEK_SET) == 0) {
+    n = std::fread(tail.data(), 1, tail.size(), f);
+  }
+  std::fclose(f);
+  tail.resize(n);
+  return tail.find("\"otherData\":{\"generator\":\"chokepoint ") != std::string::npos;
+}
+
+// One pass over the files: each one sniffed and imported into `tl`. A file listed from a
+// directory that is not a trace, or chokepoint's own output, is skipped; one that fails to
+// import is named in *failed (the caller imports again without it: its half-read rows are
+// in `tl`). A file the user named fails the whole import.
+Status import_files(const std::vector<InputFile>& files, const std::set<std::string>& skip,
+                    const std::vector<std::unique_ptr<Importer>>& importers, timeline::Timeline& tl,
+                    timeline::ImportStats& stats, const ImportOptions& opts, MultiFileProgress& progress,
+                    std::vector<std::pair<std::string, std::string>>* failed, size_t* imported) {
   ImportOptions file_opts = opts;
   if (opts.progress) {
     file_opts.progress = &MultiFileProgress::report;
     file_opts.progress_ctx = &progress;
   }
-
-  const std::vector<std::unique_ptr<Importer>> importers = all_importers();
-  size_t imported = 0;
   for (const InputFile& input : files) {
     const std::string& file = input.path;
+    if (skip.count(file) > 0) continue;
     Result<std::string> head = read_head(file, kSniffBytes);
-    if (!head.ok()) return head.status();
+    if (!head.ok()) {
+      if (!input.from_directory) return head.status();
+      failed->emplace_back(file, head.status().message());
+      continue;
+    }
     auto pick = [&](const std::string& h) -> Importer* {
       for (const auto& imp : importers) {
         if (!h.empty() && imp->sniff(h)) return imp.get();
       }
       return nullptr;
     };
+    if (input.from_directory && is_own_output(file, head.value())) {
+      stats.add("import_own_outputs", Severity::kInfo,
+                "chokepoint's own outputs in an input directory (a Chrome export, a JSON report) are not traces of "
+                "the run; skipped.");
+      progress.done_before += file_size_or_zero(file);
+      continue;
+    }
     Importer* chosen = pick(head.value());
     if (!chosen && head.value().size() == kSniffBytes && head.value().find_first_not_of(" \t\r\n") != std::string::npos &&
         head.value()[head.value().find_first_not_of(" \t\r\n")] == '{') {
@@ -264,22 +286,73 @@ Status import_paths(const std::vector<std::string>& paths, timeline::Timeline& t
       return Status::Error(cannot_read(
           file, "not a recognized trace format (understood: " + understood(importers) + ")"));
     }
-    ++imported;
     const auto source_index = static_cast<int32_t>(tl.sources.size());
     timeline::Source src;
     src.path = file;
     src.format = std::string(chosen->name());
     tl.sources.push_back(src);
-    st = chosen->import(file, source_index, tl, stats, file_opts);
+    const Status st = chosen->import(file, source_index, tl, stats, file_opts);
     if (!st.ok()) {
       const bool has_path = st.message().rfind("cannot read '", 0) == 0;
-      return has_path ? st : Status::Error(cannot_read(file, st.message()));
+      if (!input.from_directory) return has_path ? st : Status::Error(cannot_read(file, st.message()));
+      failed->emplace_back(file, st.message());
+      continue;
     }
+    ++*imported;
     progress.done_before += file_size_or_zero(file);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status import_paths(const std::vector<std::string>& paths, timeline::Timeline& tl,
+                    timeline::ImportStats& stats, const ImportOptions& opts) {
+  if (paths.empty()) return Status::Error("no input trace given");
+  std::vector<InputFile> files;
+  Status st = expand_paths(paths, &files);
+  if (!st.ok()) return st;
+  std::string dropped;
+  if (const int64_t twins = drop_compressed_twins(&files, &dropped); twins > 0) {
+    stats.add("import_duplicate_files", Severity::kWarning,
+              "A trace present both plain and gzipped (X.json and X.json.gz) is one run, not two ranks: it was "
+              "read once, from the plain file (" + dropped + ").",
+              twins);
+  }
+
+  MultiFileProgress progress{opts};
+  for (const InputFile& f : files) progress.total += file_size_or_zero(f.path);
+  const std::vector<std::unique_ptr<Importer>> importers = all_importers();
+  const timeline::ImportStats before = stats;
+  std::vector<std::pair<std::string, std::string>> failed;
+  size_t imported = 0;
+  st = import_files(files, {}, importers, tl, stats, opts, progress, &failed, &imported);
+  if (!st.ok()) return st;
+  std::string names;
+  if (!failed.empty()) {
+    // Every file of a directory is imported or skipped with a warning, never half: the
+    // ones that failed left rows behind, so the others are imported again without them.
+    std::set<std::string> skip;
+    for (const auto& [file, why] : failed) {
+      skip.insert(file);
+      names += (names.empty() ? "" : "; ") + std::filesystem::path(file).filename().string() + ": " + why;
+    }
+    tl = timeline::Timeline{};
+    stats = before;
+    imported = 0;
+    std::vector<std::pair<std::string, std::string>> again;
+    progress.done_before = 0;
+    st = import_files(files, skip, importers, tl, stats, opts, progress, &again, &imported);
+    if (!st.ok()) return st;
+    stats.add("import_failed_files", Severity::kWarning,
+              "Files in an input directory that are traces but could not be read were left out, the others "
+              "analyzed (" + names + ").",
+              static_cast<int64_t>(failed.size()));
   }
   if (imported == 0) {
     return Status::Error("no recognized trace in " + (paths.size() == 1 ? "'" + paths[0] + "'" : "the inputs") +
-                         " (understood: " + understood(importers) + ")");
+                         " (understood: " + understood(importers) +
+                         (failed.empty() ? ")" : "); the traces could not be read: " + names));
   }
   tl.finalize();
   remove_duplicates(tl, stats);

@@ -164,6 +164,58 @@ TEST(Registry, DirectorySkipsJsonThatIsNotATrace) {
             "trace (trace-<pid>.cptrace, written by `chokepoint run --trace`))");
 }
 
+// Issue 13: one trace of a directory that cannot be read (a damaged plain-JSON rank)
+// aborted the whole directory while non-trace files were skipped. Now it is left out with
+// a warning naming it, and the others are analyzed without any of its rows.
+TEST(Registry, ADirectoryTraceThatFailsIsLeftOutNotFatal) {
+  TempDir dir;
+  dir.copy(kData + "/small_grid.json.gz", "rank0.json.gz");
+  // Recognized (a trace's keys), then not a trace: the Kineto importer fails on it, after
+  // mapping nothing, and rank2 after it must still be read.
+  dir.file("rank1.json", R"({"schemaVersion": 1, "traceEvents": 42})");
+  dir.copy(kData + "/small_grid.json.gz", "rank2.json.gz");
+  Timeline tl;
+  timeline::ImportStats stats;
+  ASSERT_TRUE(run({dir.path()}, tl, stats).ok());
+  EXPECT_EQ(tl.sources.size(), 2u);
+  EXPECT_EQ(stats.count("import_failed_files"), 1);
+  bool named = false;
+  for (const auto& st : stats.all()) named = named || (st.name == "import_failed_files" && st.description.find("rank1.json") != std::string::npos);
+  EXPECT_TRUE(named);
+  Timeline one;
+  timeline::ImportStats one_stats;
+  ASSERT_TRUE(run({kData + "/small_grid.json.gz"}, one, one_stats).ok());
+  EXPECT_EQ(tl.gpu_ops.size(), 2 * one.gpu_ops.size());  // nothing half-read kept
+
+  // Named by the user, the same file is still an error.
+  Timeline tl2;
+  timeline::ImportStats stats2;
+  EXPECT_FALSE(run({dir.path() + "/rank1.json"}, tl2, stats2).ok());
+  // Every trace of the directory failing is an error that says why.
+  TempDir bad;
+  bad.file("rank1.json", R"({"schemaVersion": 1, "traceEvents": 42})");
+  Timeline tl3;
+  timeline::ImportStats stats3;
+  const Status st3 = run({bad.path()}, tl3, stats3);
+  EXPECT_NE(st3.message().find("the traces could not be read: rank1.json"), std::string::npos) << st3.message();
+}
+
+// Issue 13: `analyze DIR --format chrome -o DIR/x.json` and `-f json -o DIR/report.json`
+// put chokepoint's own outputs beside the traces; the export read as one more rank.
+TEST(Registry, OwnOutputsInADirectoryAreNotRanks) {
+  TempDir dir;
+  dir.copy(kData + "/small_grid.json.gz", "trace.json.gz");
+  dir.file("export.json", "{\"traceEvents\":[\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":1,\"tid\":7,"
+                          "\"ts\":1,\"dur\":2,\"args\":{\"device\":0,\"stream\":7}}\n],\"displayTimeUnit\":\"ns\","
+                          "\"otherData\":{\"generator\":\"chokepoint 0.1.0\",\"base_time_ns\":1}}");
+  dir.file("report.json", "{\n  \"schema\": \"chokepoint.report/1\",\n  \"traceEvents\": []\n}");
+  Timeline tl;
+  timeline::ImportStats stats;
+  ASSERT_TRUE(run({dir.path()}, tl, stats).ok());
+  EXPECT_EQ(tl.sources.size(), 1u);
+  EXPECT_EQ(stats.count("import_own_outputs"), 2);
+}
+
 TEST(Registry, ClearErrors) {
   TempDir dir;
   Timeline tl;
