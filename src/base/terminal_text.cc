@@ -37,7 +37,13 @@ size_t utf8_sequence(std::string_view s, size_t i, uint32_t* cp) {
   return n;
 }
 
-bool is_control(uint32_t cp) { return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F); }
+// C0, DEL and C1; and the Unicode format characters that reorder or break what is shown
+// (bidi embeddings, overrides and isolates, the marks, the line and paragraph separators):
+// a name holding U+202E shows its text reversed, the "Trojan Source" trick (CVE-2021-42574).
+bool is_control(uint32_t cp) {
+  return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x061C || cp == 0x200E || cp == 0x200F ||
+         (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
 
 // Calls byte(i) for each byte to escape as "\xNN", cp(i, n, code point) for each C1
 // control to escape as "\u00NN", keep(i, n) for each run to keep; stops early when a
@@ -67,7 +73,48 @@ void scan(std::string_view s, Byte byte, C1 c1, Keep keep) {
   }
 }
 
+bool is_wide(uint32_t cp) {
+  return (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) || (cp >= 0xAC00 && cp <= 0xD7A3) ||
+         (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
+         (cp >= 0xFFE0 && cp <= 0xFFE6) || (cp >= 0x1F300 && cp <= 0x1F64F) || (cp >= 0x1F900 && cp <= 0x1F9FF) ||
+         (cp >= 0x20000 && cp <= 0x3FFFD);
+}
+
+// Bytes of the character at s[i] (1 for an invalid byte) and its columns.
+size_t next_char(std::string_view s, size_t i, size_t* cols) {
+  uint32_t cp = 0;
+  const size_t n = utf8_sequence(s, i, &cp);
+  if (n == 0) {
+    *cols = 1;
+    return 1;
+  }
+  *cols = is_wide(cp) ? 2 : 1;
+  return n;
+}
+
 }  // namespace
+
+size_t display_columns(std::string_view s) {
+  size_t cols = 0;
+  for (size_t i = 0; i < s.size();) {
+    size_t c = 0;
+    i += next_char(s, i, &c);
+    cols += c;
+  }
+  return cols;
+}
+
+std::string_view cut_to_columns(std::string_view s, size_t columns) {
+  size_t used = 0, i = 0;
+  while (i < s.size()) {
+    size_t c = 0;
+    const size_t n = next_char(s, i, &c);
+    if (used + c > columns) break;
+    used += c;
+    i += n;
+  }
+  return s.substr(0, i);
+}
 
 std::string escape_controls(std::string_view s) {
   if (!has_controls(s)) return std::string(s);
@@ -83,9 +130,8 @@ std::string escape_controls(std::string_view s) {
         return true;
       },
       [&](uint32_t cp) {
-        out += "\\u00";
-        out += kHex[(cp >> 4) & 0xF];
-        out += kHex[cp & 0xF];
+        out += "\\u";
+        for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(cp >> shift) & 0xF];
         return true;
       },
       [&](size_t i, size_t n) {

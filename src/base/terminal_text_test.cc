@@ -29,6 +29,28 @@ TEST(EscapeControls, EscapesC1AsCodePointsAndAsRawBytes) {
   EXPECT_EQ(escape_controls("\xc2\xa0"), "\xc2\xa0");                // U+00A0 is printable
 }
 
+// Issue 13: a kernel named "evil\u202e)x(lanigiro" shows as "evil" + its tail reversed
+// ("Trojan Source", CVE-2021-42574); every bidi and line-breaking format character is escaped.
+TEST(EscapeControls, EscapesBidiAndLineSeparators) {
+  EXPECT_EQ(escape_controls("gemm\xe2\x80\xae" "lanigiro"), "gemm\\u202elanigiro");   // U+202E RLO
+  EXPECT_EQ(escape_controls("\xe2\x81\xa6x\xe2\x81\xa9"), "\\u2066x\\u2069");      // LRI .. PDI
+  EXPECT_EQ(escape_controls("\xe2\x80\x8e\xe2\x80\x8f\xd8\x9c"), "\\u200e\\u200f\\u061c");  // marks
+  EXPECT_EQ(escape_controls("a\xe2\x80\xa8" "b"), "a\\u2028b");                       // line separator
+  EXPECT_EQ(escape_controls("\xe2\x80\x94 \xe2\x80\xa2"), "\xe2\x80\x94 \xe2\x80\xa2");  // em dash, bullet kept
+  EXPECT_TRUE(has_controls("x\xe2\x80\xae"));
+}
+
+// Issue 13: the live panel cut its lines by bytes, and "GPU0 · util" cut inside the
+// two-byte "·" printed half a character.
+TEST(CutToColumns, NeverSplitsACharacter) {
+  EXPECT_EQ(cut_to_columns("GPU0 \xc2\xb7 util", 6), "GPU0 \xc2\xb7");
+  EXPECT_EQ(cut_to_columns("GPU0 \xc2\xb7 util", 5), "GPU0 ");
+  EXPECT_EQ(cut_to_columns("\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88", 2), "\xe2\x96\x88\xe2\x96\x88");  // bar blocks
+  EXPECT_EQ(cut_to_columns("\xe6\xbc\xa2\xe5\xad\x97", 3), "\xe6\xbc\xa2");  // CJK: two columns each
+  EXPECT_EQ(cut_to_columns("short", 80), "short");
+  EXPECT_EQ(display_columns("a\xc2\xb7\xe6\xbc\xa2"), 4u);
+}
+
 TEST(EscapeControls, EscapesInvalidUtf8ByteByByte) {
   EXPECT_EQ(escape_controls("\xff\xfe"), "\\xff\\xfe");
   EXPECT_EQ(escape_controls("\xc0\x9b"), "\\xc0\\x9b");      // overlong ESC-like form

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "base/terminal_text.h"
 #include "live/child.h"
 #include "live/live_view.h"
 #include "live/session.h"
@@ -135,7 +136,14 @@ TEST(LiveView, PanelShowsTheSignalsAndDashesForMissingOnes) {
   EXPECT_NE(all.find("Gen5 x16 (max Gen5 x16, 63 GB/s)"), std::string::npos) << all;
   EXPECT_NE(all.find("main 98%"), std::string::npos) << all;
   EXPECT_NE(all.find("loader workers 1 = 95%"), std::string::npos) << all;
-  for (const auto& l : render_panel(in, 40, 12)) EXPECT_LE(l.size(), 40u);
+  // Cut to the terminal's columns, never inside a character (issue 13: a cut by bytes
+  // split the two-byte "·"): at every width each line is valid UTF-8 that fits.
+  for (int w = 8; w <= 80; ++w) {
+    for (const auto& l : render_panel(in, w, 12)) {
+      EXPECT_LE(display_columns(l), static_cast<size_t>(w)) << l;
+      EXPECT_EQ(escape_controls(l), l) << "cut inside a character at width " << w << ": " << l;
+    }
+  }
   EXPECT_LE(render_panel(in, 200, 4).size(), 4u);
 
   const std::string line = render_line(in);

@@ -34,7 +34,7 @@ std::string per_s(std::optional<double> v) {
 }
 
 std::string cut(std::string s, int width) {
-  if (width > 0 && static_cast<int>(s.size()) > width) s.resize(static_cast<size_t>(width));
+  if (width > 0) s = std::string(cut_to_columns(s, static_cast<size_t>(width)));
   return s;
 }
 
