@@ -27,6 +27,10 @@ constexpr double kDramHeavyPct = 60.0;
 // share-based confidence is scaled down, further for a busy GPU without GPM (utilization
 // cannot tell compute from memory) and without GPU metrics at all.
 constexpr double kSampleConfidence = 0.7, kNoGpmFactor = 0.7, kHostOnlyConfidence = 0.4;
+// GPUs judged without a PID match (meta.gpu_note: a container whose PIDs the driver does not
+// share): their load may be another job's as well as the command's, so the verdict that
+// rests on it is less sure (issue 13).
+constexpr double kNoPidMatchFactor = 0.6;
 
 double saving(const Finding& f) {
   return f.estimated_speedup && *f.estimated_speedup > 0 ? 1.0 - 1.0 / *f.estimated_speedup : 0.0;
@@ -165,6 +169,11 @@ Verdict sample_verdict(const SampleEvidence& ev, std::vector<Finding>& findings)
                             sm ? fmt::format(" (SM activity {:.0f}%{})", *sm,
                                              tensor ? fmt::format(", tensor cores {:.0f}%", *tensor) : std::string())
                                : std::string(" (no GPM metrics: SM, tensor and DRAM activity unknown)"));
+  }
+  if (!ev.rec.meta.gpu_note.empty() && !gpus.empty()) {
+    d.confidence *= kNoPidMatchFactor;
+    d.lead += fmt::format(" (which processes used the GPUs is not known, {}: their load may include another job's)",
+                          ev.rec.meta.gpu_note);
   }
   if (d.bound == Category::kIdle || d.bound == Category::kUnknown) {
     d.unknown_reason = window_s <= 0 && busy <= 0

@@ -1,5 +1,10 @@
 #include "sampler/gpu/gpu_sampler.h"
 
+#include <signal.h>
+
+#include <cerrno>
+#include <limits>
+
 #include <algorithm>
 #include <array>
 #include <set>
@@ -42,17 +47,27 @@ constexpr std::array<GpmMap, 7> kGpm = {{
 
 }  // namespace
 
-GpuUse match_gpu_processes(const std::vector<std::vector<int64_t>>& pids_per_gpu, const std::vector<int64_t>& tree_pids) {
+bool pid_exists_here(int64_t pid) {
+  if (pid <= 0 || pid > std::numeric_limits<pid_t>::max()) return false;
+  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+}
+
+GpuUse match_gpu_processes(const std::vector<std::vector<int64_t>>& pids_per_gpu, const std::vector<int64_t>& tree_pids,
+                           const std::function<bool(int64_t)>& exists_here) {
   const std::set<int64_t> tree(tree_pids.begin(), tree_pids.end());
   GpuUse use;
-  bool any_process = false;
+  std::set<int64_t> others;
   for (size_t i = 0; i < pids_per_gpu.size(); ++i) {
-    any_process = any_process || !pids_per_gpu[i].empty();
+    others.insert(pids_per_gpu[i].begin(), pids_per_gpu[i].end());
     if (std::any_of(pids_per_gpu[i].begin(), pids_per_gpu[i].end(), [&](int64_t p) { return tree.count(p) > 0; })) {
       use.gpus.push_back(static_cast<unsigned>(i));
     }
   }
-  if (use.gpus.empty() && any_process) {
+  const auto here = static_cast<size_t>(std::count_if(others.begin(), others.end(), exists_here));
+  // Most of the GPUs' PIDs are processes of this namespace, none of the tree: the GPUs
+  // are someone else's (a CPU-only command beside another job), not a PID mismatch.
+  if (use.gpus.empty() && !others.empty() && 2 * here >= others.size()) return use;
+  if (use.gpus.empty() && !others.empty()) {
     use.pid_match_failed = true;
     use.note = "all GPUs, PID match failed";
     for (size_t i = 0; i < pids_per_gpu.size(); ++i) use.gpus.push_back(static_cast<unsigned>(i));

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,12 +39,19 @@ struct GpuUse {
   std::string note;
 };
 
+// Whether a process with this PID exists in our PID namespace (kill(pid, 0): EPERM counts,
+// so another user's process is seen even where /proc hides it).
+bool pid_exists_here(int64_t pid);
+
 // pids_per_gpu[i]: compute-process PIDs NVML reports on GPU i (host PID namespace).
 // When some of them are in the tree, the GPUs holding those PIDs are used. When GPUs run
-// processes but none is in the tree (a container whose PID namespace differs from the
-// driver's), all GPUs are judged and the note says so. When no GPU runs anything yet,
-// nothing is used and the note is empty.
-GpuUse match_gpu_processes(const std::vector<std::vector<int64_t>>& pids_per_gpu, const std::vector<int64_t>& tree_pids);
+// processes but none is in the tree, either they are other processes of this machine
+// (most of their PIDs exist here: another user's job; the command does not use those GPUs
+// and nothing is judged used) or the driver's PID namespace is not ours (a container: no
+// such PIDs here), and then all GPUs are judged and the note says so. When no GPU runs
+// anything yet, nothing is used and the note is empty.
+GpuUse match_gpu_processes(const std::vector<std::vector<int64_t>>& pids_per_gpu, const std::vector<int64_t>& tree_pids,
+                           const std::function<bool(int64_t)>& exists_here = pid_exists_here);
 
 class GpuSampler {
  public:

@@ -7,6 +7,8 @@
 #include <cstdlib>
 
 #include <gtest/gtest.h>
+#include <set>
+#include <unistd.h>
 
 #ifndef CHOKEPOINT_FAKE_NVML_DIR
 #define CHOKEPOINT_FAKE_NVML_DIR ""
@@ -175,11 +177,31 @@ TEST(MatchGpuProcesses, MatchedNoneYetAndContainerMismatch) {
   EXPECT_TRUE(idle.gpus.empty());
   EXPECT_FALSE(idle.pid_match_failed);
 
-  // In a container NVML reports host PIDs the tree never sees.
-  const GpuUse container = match_gpu_processes({{91234}, {}}, {42, 43});
+  // In a container NVML reports host PIDs the tree never sees (and that do not exist here).
+  auto nowhere = [](int64_t) { return false; };
+  const GpuUse container = match_gpu_processes({{91234}, {}}, {42, 43}, nowhere);
   EXPECT_EQ(container.gpus, (std::vector<unsigned>{0, 1}));
   EXPECT_TRUE(container.pid_match_failed);
   EXPECT_EQ(container.note, "all GPUs, PID match failed");
+}
+
+// Issue 13: a CPU-only command run beside another user's GPU job. That job's PIDs exist in
+// this namespace, so the match did not fail: the command uses no GPU, and the other job's
+// load must not become its verdict.
+TEST(MatchGpuProcesses, AnotherJobOnTheGpuIsNotTheCommands) {
+  const std::set<int64_t> here = {5000, 5001};
+  auto exists = [&](int64_t p) { return here.count(p) > 0; };
+  const GpuUse other = match_gpu_processes({{5000}, {5001}}, {42, 43}, exists);
+  EXPECT_TRUE(other.gpus.empty());
+  EXPECT_FALSE(other.pid_match_failed);
+  EXPECT_TRUE(other.note.empty());
+  // One PID of the three exists here by chance (a container's small PIDs): still a mismatch.
+  const GpuUse container = match_gpu_processes({{5000, 91234}, {91235}}, {42}, exists);
+  EXPECT_TRUE(container.pid_match_failed);
+  // The real check: this test's own PID exists, a PID past pid_max does not.
+  EXPECT_TRUE(pid_exists_here(getpid()));
+  EXPECT_FALSE(pid_exists_here(int64_t{1} << 40));
+  EXPECT_FALSE(pid_exists_here(0));
 }
 
 }  // namespace
