@@ -38,3 +38,6 @@ inline void check_cuda(cudaError_t e, const char* expr, const char* file, int li
 }  // namespace chokepoint::bench::gpu
 
 #define CP_CUDA(expr) ::chokepoint::bench::gpu::check_cuda((expr), #expr, __FILE__, __LINE__)
+
+// After a kernel launch: launch-configuration errors surface here.
+#define CP_CUDA_LAUNCH() CP_CUDA(cudaGetLastError())
