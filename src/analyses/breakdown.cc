@@ -111,6 +111,136 @@ struct DeviceWindow {
   bool any = false;
 };
 
+// The windows device ops of source `src` fall in, in start order.
+std::vector<size_t> windows_of_source(const StepWindows& windows, int32_t src) {
+  const auto& ws = windows.steps;
+  std::vector<size_t> wins;
+  for (size_t k = 0; k < ws.size(); ++k) {
+    if (ws[k].source == src || windows.whole_trace) wins.push_back(k);
+  }
+  std::sort(wins.begin(), wins.end(), [&](size_t a, size_t b) { return ws[a].start < ws[b].start; });
+  return wins;
+}
+
+// One device's ops swept against its windows (`wins`, in start order): busy time, time
+// per kernel class and the gaps' idle causes, per window.
+class DeviceSweep {
+ public:
+  DeviceSweep(const Timeline& tl, const TimelineIndex& ix, const std::vector<StepWindow>& ws,
+              const std::vector<size_t>& wins)
+      : g_(tl.gpu_ops), ix_(ix), attr_{tl, ix}, ws_(ws), wins_(wins), acc_(wins.size()) {
+    for (size_t k = 0; k < wins.size(); ++k) acc_[k].cur_end = ws[wins[k]].start;
+  }
+
+  std::vector<DeviceWindow> run(const std::vector<uint32_t>& ops) {
+    size_t j = 0;
+    for (uint32_t op : ops) {
+      const TimeNs s = g_.start[op], e = g_.end[op];
+      while (j < wins_.size() && ws_[wins_[j]].end <= s) finish(j++, op);
+      for (size_t k = j; k < wins_.size() && ws_[wins_[k]].start < e; ++k) add_op(k, op);
+    }
+    while (j < wins_.size()) finish(j++, -1);
+    return std::move(acc_);
+  }
+
+ private:
+  // Window k ends: the gap to its end, up to the next op `next` (-1: none).
+  void finish(size_t k, int64_t next) {
+    DeviceWindow& a = acc_[k];
+    const StepWindow& w = ws_[wins_[k]];
+    if (a.cur_end < w.end) {
+      attr_.gap(a.cur_end, w.end, next, a.idle);
+      ++a.gaps;
+      a.cur_end = w.end;
+    }
+  }
+
+  // The part of `op` inside window k, and the gap before it.
+  void add_op(size_t k, uint32_t op) {
+    const StepWindow& w = ws_[wins_[k]];
+    const TimeNs cs = std::max(g_.start[op], w.start), ce = std::min(g_.end[op], w.end);
+    if (ce <= cs) return;
+    DeviceWindow& a = acc_[k];
+    a.any = true;
+    ++a.ops;
+    a.class_sum[static_cast<int>(ix_.kclass[op])] += ce - cs;
+    if (is_transfer(g_.copy_kind[op])) a.transfer_sum += ce - cs;
+    if (cs > a.cur_end) {
+      attr_.gap(a.cur_end, cs, op, a.idle);
+      ++a.gaps;
+    }
+    if (ce > a.cur_end) {
+      a.busy += ce - std::max(cs, a.cur_end);
+      a.cur_end = ce;
+    }
+  }
+
+  const timeline::GpuOps& g_;
+  const TimelineIndex& ix_;
+  Attributor attr_;
+  const std::vector<StepWindow>& ws_;
+  const std::vector<size_t>& wins_;
+  std::vector<DeviceWindow> acc_;
+};
+
+// Adds one device's share of a window to the step's breakdown.
+void add_device_window(const DeviceWindow& a, StepBreakdown& b) {
+  b.busy += a.busy;
+  for (int c = 0; c < kNumIdleCauses; ++c) b.idle[c] += a.idle[c];
+  const TimeNs sum = std::accumulate(a.class_sum.begin(), a.class_sum.end(), TimeNs{0});
+  // Concurrent streams overlap: share the busy union out in proportion to op time.
+  const double scale = sum > 0 ? static_cast<double>(a.busy) / static_cast<double>(sum) : 0;
+  for (int c = 0; c < kNumKernelClasses; ++c) {
+    b.busy_by_class[c] += static_cast<TimeNs>(static_cast<double>(a.class_sum[c]) * scale);
+  }
+  b.transfer_busy += static_cast<TimeNs>(static_cast<double>(a.transfer_sum) * scale);
+  b.gpu_ops += a.ops;
+  b.gaps += a.gaps;
+}
+
+// Completes a step seen by `devices` devices: the average over them, the host's critical
+// time, and sync idle the syncs merely exposed relabelled as host work.
+void finish_step(const TimelineIndex& ix, const StepWindow& w, int devices, StepBreakdown& b) {
+  b.duration = w.duration();
+  const int n = devices;
+  if (n > 1) {  // average over the devices of the step's process
+    b.busy /= n;
+    for (auto& v : b.idle) v /= n;
+    for (auto& v : b.busy_by_class) v /= n;
+    b.transfer_busy /= n;
+  } else if (n == 0) {
+    b.idle[static_cast<int>(IdleCause::kNothingQueued)] = b.duration;
+  }
+  const ThreadActivity* th = ix.thread(w.pid, w.tid);
+  const TimeNs span = w.cpu_end - w.cpu_start;
+  // Allocator calls block too (cudaFree waits for the device): not host work.
+  b.host_critical = span - (th ? th->sync.overlap(w.cpu_start, w.cpu_end) +
+                                     th->allocator.overlap(w.cpu_start, w.cpu_end)
+                               : 0);
+  // What-if: without the syncs the step would take max(host work, GPU work + other
+  // idle). Sync idle beyond what that saves is host time the syncs merely exposed.
+  const TimeNs sync_idle = b.idle_of(IdleCause::kSync);
+  const TimeNs gpu_side = b.duration - sync_idle;
+  const TimeNs exposed = std::clamp(b.host_critical - gpu_side, TimeNs{0}, sync_idle);
+  if (exposed > 0) {
+    b.idle[static_cast<int>(IdleCause::kSync)] -= exposed;
+    b.idle[static_cast<int>(IdleCause::kHostWork)] += exposed;
+    b.sync_relabelled = exposed;
+  }
+}
+
+void add_to_total(const StepBreakdown& b, StepBreakdown& t) {
+  t.duration += b.duration;
+  t.busy += b.busy;
+  for (int c = 0; c < kNumIdleCauses; ++c) t.idle[c] += b.idle[c];
+  for (int c = 0; c < kNumKernelClasses; ++c) t.busy_by_class[c] += b.busy_by_class[c];
+  t.transfer_busy += b.transfer_busy;
+  t.host_critical += b.host_critical;
+  t.sync_relabelled += b.sync_relabelled;
+  t.gpu_ops += b.gpu_ops;
+  t.gaps += b.gaps;
+}
+
 }  // namespace
 
 const char* idle_cause_name(IdleCause c) {
@@ -131,8 +261,6 @@ TimeNs StepBreakdown::idle_total() const { return std::accumulate(idle.begin(), 
 
 Breakdown compute_breakdown(const Timeline& tl, const TimelineIndex& ix, const StepWindows& windows) {
   const auto& ws = windows.steps;
-  const auto& g = tl.gpu_ops;
-  Attributor attr{tl, ix};
   Breakdown out;
   out.steps.resize(ws.size());
   std::vector<int> devices_seen(ws.size(), 0);
@@ -141,111 +269,17 @@ Breakdown compute_breakdown(const Timeline& tl, const TimelineIndex& ix, const S
     const auto& ops = ix.device_ops[d];
     if (ops.empty()) continue;
     const int32_t src = d < tl.devices.size() ? tl.devices[d].source_index : 0;
-    std::vector<size_t> wins;
-    for (size_t k = 0; k < ws.size(); ++k) {
-      if (ws[k].source == src || windows.whole_trace) wins.push_back(k);
-    }
-    std::sort(wins.begin(), wins.end(), [&](size_t a, size_t b) { return ws[a].start < ws[b].start; });
-    std::vector<DeviceWindow> acc(wins.size());
-    for (size_t k = 0; k < wins.size(); ++k) acc[k].cur_end = ws[wins[k]].start;
-
-    auto finish = [&](size_t k, int64_t next) {
-      DeviceWindow& a = acc[k];
-      const StepWindow& w = ws[wins[k]];
-      if (a.cur_end < w.end) {
-        attr.gap(a.cur_end, w.end, next, a.idle);
-        ++a.gaps;
-        a.cur_end = w.end;
-      }
-    };
-
-    size_t j = 0;
-    for (uint32_t op : ops) {
-      const TimeNs s = g.start[op], e = g.end[op];
-      while (j < wins.size() && ws[wins[j]].end <= s) finish(j++, op);
-      for (size_t k = j; k < wins.size() && ws[wins[k]].start < e; ++k) {
-        const StepWindow& w = ws[wins[k]];
-        const TimeNs cs = std::max(s, w.start), ce = std::min(e, w.end);
-        if (ce <= cs) continue;
-        DeviceWindow& a = acc[k];
-        a.any = true;
-        ++a.ops;
-        a.class_sum[static_cast<int>(ix.kclass[op])] += ce - cs;
-        if (is_transfer(g.copy_kind[op])) a.transfer_sum += ce - cs;
-        if (cs > a.cur_end) {
-          attr.gap(a.cur_end, cs, op, a.idle);
-          ++a.gaps;
-        }
-        if (ce > a.cur_end) {
-          a.busy += ce - std::max(cs, a.cur_end);
-          a.cur_end = ce;
-        }
-      }
-    }
-    while (j < wins.size()) finish(j++, -1);
-
+    const std::vector<size_t> wins = windows_of_source(windows, src);
+    const std::vector<DeviceWindow> acc = DeviceSweep(tl, ix, ws, wins).run(ops);
     for (size_t k = 0; k < wins.size(); ++k) {
-      const DeviceWindow& a = acc[k];
-      if (!a.any) continue;
-      StepBreakdown& b = out.steps[wins[k]];
+      if (!acc[k].any) continue;
       ++devices_seen[wins[k]];
-      b.busy += a.busy;
-      for (int c = 0; c < kNumIdleCauses; ++c) b.idle[c] += a.idle[c];
-      const TimeNs sum = std::accumulate(a.class_sum.begin(), a.class_sum.end(), TimeNs{0});
-      // Concurrent streams overlap: share the busy union out in proportion to op time.
-      const double scale = sum > 0 ? static_cast<double>(a.busy) / static_cast<double>(sum) : 0;
-      for (int c = 0; c < kNumKernelClasses; ++c) {
-        b.busy_by_class[c] += static_cast<TimeNs>(static_cast<double>(a.class_sum[c]) * scale);
-      }
-      b.transfer_busy += static_cast<TimeNs>(static_cast<double>(a.transfer_sum) * scale);
-      b.gpu_ops += a.ops;
-      b.gaps += a.gaps;
+      add_device_window(acc[k], out.steps[wins[k]]);
     }
   }
 
-  for (size_t k = 0; k < ws.size(); ++k) {
-    StepBreakdown& b = out.steps[k];
-    const StepWindow& w = ws[k];
-    b.duration = w.duration();
-    const int n = devices_seen[k];
-    if (n > 1) {  // average over the devices of the step's process
-      b.busy /= n;
-      for (auto& v : b.idle) v /= n;
-      for (auto& v : b.busy_by_class) v /= n;
-      b.transfer_busy /= n;
-    } else if (n == 0) {
-      b.idle[static_cast<int>(IdleCause::kNothingQueued)] = b.duration;
-    }
-    const ThreadActivity* th = ix.thread(w.pid, w.tid);
-    const TimeNs span = w.cpu_end - w.cpu_start;
-    // Allocator calls block too (cudaFree waits for the device): not host work.
-    b.host_critical = span - (th ? th->sync.overlap(w.cpu_start, w.cpu_end) +
-                                       th->allocator.overlap(w.cpu_start, w.cpu_end)
-                                 : 0);
-    // What-if: without the syncs the step would take max(host work, GPU work + other
-    // idle). Sync idle beyond what that saves is host time the syncs merely exposed.
-    const TimeNs sync_idle = b.idle_of(IdleCause::kSync);
-    const TimeNs gpu_side = b.duration - sync_idle;
-    const TimeNs exposed = std::clamp(b.host_critical - gpu_side, TimeNs{0}, sync_idle);
-    if (exposed > 0) {
-      b.idle[static_cast<int>(IdleCause::kSync)] -= exposed;
-      b.idle[static_cast<int>(IdleCause::kHostWork)] += exposed;
-      b.sync_relabelled = exposed;
-    }
-  }
-
-  for (const auto& b : out.steps) {
-    StepBreakdown& t = out.total;
-    t.duration += b.duration;
-    t.busy += b.busy;
-    for (int c = 0; c < kNumIdleCauses; ++c) t.idle[c] += b.idle[c];
-    for (int c = 0; c < kNumKernelClasses; ++c) t.busy_by_class[c] += b.busy_by_class[c];
-    t.transfer_busy += b.transfer_busy;
-    t.host_critical += b.host_critical;
-    t.sync_relabelled += b.sync_relabelled;
-    t.gpu_ops += b.gpu_ops;
-    t.gaps += b.gaps;
-  }
+  for (size_t k = 0; k < ws.size(); ++k) finish_step(ix, ws[k], devices_seen[k], out.steps[k]);
+  for (const auto& b : out.steps) add_to_total(b, out.total);
   return out;
 }
 

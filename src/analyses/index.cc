@@ -12,16 +12,16 @@ bool is_dataloader_annotation(std::string_view n) {
   return n.find("DataLoader") != std::string_view::npos;
 }
 
-TimelineIndex build_index(const Timeline& tl) {
-  TimelineIndex ix;
-  const auto& rc = tl.runtime_calls;
-  const auto& cpu = tl.cpu_ranges;
-  const auto& g = tl.gpu_ops;
+namespace {
 
-  // API classes, once per distinct name.
+using RowOf = std::unordered_map<int64_t, int32_t>;
+
+// API classes, once per distinct name; returns the RuntimeCalls row of each correlation id.
+RowOf classify_api_calls(const Timeline& tl, TimelineIndex& ix) {
+  const auto& rc = tl.runtime_calls;
   std::unordered_map<timeline::StringId, ApiClass> api_by_name;
   ix.api.resize(rc.size());
-  std::unordered_map<int64_t, int32_t> by_corr;
+  RowOf by_corr;
   by_corr.reserve(rc.size());
   for (size_t i = 0; i < rc.size(); ++i) {
     auto it = api_by_name.find(rc.name[i]);
@@ -31,62 +31,76 @@ TimelineIndex build_index(const Timeline& tl) {
     ix.api[i] = it->second;
     if (rc.correlation[i] >= 0) by_corr.emplace(rc.correlation[i], static_cast<int32_t>(i));
   }
+  return by_corr;
+}
 
-  // ATen ops by External id (the innermost op carries the id its kernels point to).
-  std::unordered_map<int64_t, int32_t> op_by_ext;
+// ATen ops by External id (the innermost op carries the id its kernels point to).
+RowOf ops_by_external_id(const timeline::CpuRanges& cpu) {
+  RowOf op_by_ext;
   op_by_ext.reserve(cpu.size());
   for (size_t i = 0; i < cpu.size(); ++i) {
     if (cpu.category[i] == CpuCategory::kOp && cpu.external_id[i] >= 0) {
       op_by_ext.emplace(cpu.external_id[i], static_cast<int32_t>(i));
     }
   }
+  return op_by_ext;
+}
 
-  ix.api_op_row.assign(rc.size(), -1);
-  for (size_t i = 0; i < rc.size(); ++i) {
-    if (rc.external_id[i] < 0) continue;
-    auto it = op_by_ext.find(rc.external_id[i]);
-    if (it != op_by_ext.end()) ix.api_op_row[i] = it->second;
+// The row `key` maps to, -1 when it is negative or not there.
+int32_t row_of(const RowOf& rows, int64_t key) {
+  if (key < 0) return -1;
+  auto it = rows.find(key);
+  return it != rows.end() ? it->second : -1;
+}
+
+// A kernel's class, by its name (once per distinct name) or else by its ATen op's.
+class KernelClassifier {
+ public:
+  explicit KernelClassifier(const Timeline& tl) : tl_(tl) {}
+
+  KernelClass of(timeline::StringId name, int32_t op_row) {
+    auto it = class_by_name_.find(name);
+    if (it == class_by_name_.end()) {
+      it = class_by_name_.emplace(name, classify_kernel_name(tl_.strings.view(name))).first;
+    }
+    KernelClass c = it->second;
+    if (c == KernelClass::kOther && op_row >= 0) c = classify_op_name(tl_.strings.view(tl_.cpu_ranges.name[op_row]));
+    return c;
   }
 
-  // GPU ops: links and classes.
+ private:
+  const Timeline& tl_;
+  std::unordered_map<timeline::StringId, KernelClass> class_by_name_;
+};
+
+// GPU ops: links to their launch call and ATen op, classes, and each device's ops.
+void index_gpu_ops(const Timeline& tl, const RowOf& by_corr, const RowOf& op_by_ext, TimelineIndex& ix) {
+  const auto& rc = tl.runtime_calls;
+  const auto& g = tl.gpu_ops;
   const size_t n = g.size();
   ix.launch_row.assign(n, -1);
   ix.op_row.assign(n, -1);
   ix.kclass.assign(n, KernelClass::kOther);
-  std::unordered_map<timeline::StringId, KernelClass> class_by_name;
+  KernelClassifier classes(tl);
   ix.device_ops.resize(tl.devices.size());
   for (size_t i = 0; i < n; ++i) {
-    if (g.correlation[i] >= 0) {
-      auto it = by_corr.find(g.correlation[i]);
-      if (it != by_corr.end()) ix.launch_row[i] = it->second;
-    }
+    ix.launch_row[i] = row_of(by_corr, g.correlation[i]);
     int64_t ext = g.external_id[i];
     if (ext < 0 && ix.launch_row[i] >= 0) ext = rc.external_id[ix.launch_row[i]];
-    if (ext >= 0) {
-      auto it = op_by_ext.find(ext);
-      if (it != op_by_ext.end()) ix.op_row[i] = it->second;
-    }
-    if (g.kind[i] != GpuOpKind::kKernel) {
-      ix.kclass[i] = KernelClass::kCopy;
-    } else {
-      auto it = class_by_name.find(g.name[i]);
-      if (it == class_by_name.end()) {
-        it = class_by_name.emplace(g.name[i], classify_kernel_name(tl.strings.view(g.name[i]))).first;
-      }
-      KernelClass c = it->second;
-      if (c == KernelClass::kOther && ix.op_row[i] >= 0) {
-        c = classify_op_name(tl.strings.view(cpu.name[ix.op_row[i]]));
-      }
-      ix.kclass[i] = c;
-    }
+    ix.op_row[i] = row_of(op_by_ext, ext);
+    ix.kclass[i] = g.kind[i] != GpuOpKind::kKernel ? KernelClass::kCopy : classes.of(g.name[i], ix.op_row[i]);
     const int16_t d = g.device[i];
     if (d >= 0) {
       if (static_cast<size_t>(d) >= ix.device_ops.size()) ix.device_ops.resize(d + 1);
       ix.device_ops[d].push_back(static_cast<uint32_t>(i));  // gpu_ops is sorted by start
     }
   }
+}
 
-  // Per-thread activity.
+// Per-thread activity.
+void index_threads(const Timeline& tl, TimelineIndex& ix) {
+  const auto& rc = tl.runtime_calls;
+  const auto& cpu = tl.cpu_ranges;
   for (size_t i = 0; i < cpu.size(); ++i) {
     auto& t = ix.threads[thread_key(cpu.pid[i], cpu.tid[i])];
     if (cpu.category[i] == CpuCategory::kOp) {
@@ -116,6 +130,19 @@ TimelineIndex build_index(const Timeline& tl) {
     t.api.build();
     t.op.build();
   }
+}
+
+}  // namespace
+
+TimelineIndex build_index(const Timeline& tl) {
+  TimelineIndex ix;
+  const auto& rc = tl.runtime_calls;
+  const RowOf by_corr = classify_api_calls(tl, ix);
+  const RowOf op_by_ext = ops_by_external_id(tl.cpu_ranges);
+  ix.api_op_row.assign(rc.size(), -1);
+  for (size_t i = 0; i < rc.size(); ++i) ix.api_op_row[i] = row_of(op_by_ext, rc.external_id[i]);
+  index_gpu_ops(tl, by_corr, op_by_ext, ix);
+  index_threads(tl, ix);
   return ix;
 }
 

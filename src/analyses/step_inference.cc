@@ -226,25 +226,17 @@ std::pair<TimeNs, int64_t> boundary_strength(const Sequence& s, const Pauses& ps
   return best;
 }
 
-std::optional<InferredSteps> infer_sequence(const Timeline& tl, const TimelineIndex& ix, int32_t source,
-                                            const Sequence& s) {
-  if (s.rows.size() < static_cast<size_t>(kMinPeriod * kMinCycles)) return std::nullopt;
-  const size_t distinct = s.tok.empty() ? 0 : *std::max_element(s.tok.begin(), s.tok.end()) + 1;
-  // The sequence's own period: the shortest at which the names repeat.
-  int64_t base = 0;
-  double match = 0;
+// The sequence's own period: the shortest at which the names repeat (0: none), with its
+// exact match in `match`.
+int64_t base_period(const Sequence& s, size_t distinct, double* match) {
   for (int64_t p : candidate_periods(s.tok, distinct)) {
-    if (repeats(s.tok, p, &match)) {
-      base = p;
-      break;
-    }
+    if (repeats(s.tok, p, match)) return p;
   }
-  if (base == 0) return std::nullopt;
+  return 0;
+}
 
-  // An iteration is a whole number of base periods (the MLP of 60 identical layers repeats
-  // every 2 ops, its step every 120): the names cannot tell, the pauses can. The base
-  // period is the iteration when its cycles have a clear boundary (a pause at one phase
-  // well above the typical pause); otherwise the shortest multiple that has one is.
+// The pauses before each op, their median and the positions of the notable ones.
+Pauses pause_profile(const Timeline& tl, const Sequence& s) {
   Pauses ps;
   ps.before = pauses(tl, s);
   ps.typical = median_of(std::vector<TimeNs>(ps.before.begin() + 1, ps.before.end()));
@@ -252,6 +244,15 @@ std::optional<InferredSteps> infer_sequence(const Timeline& tl, const TimelineIn
   for (size_t j = 1; j < ps.before.size(); ++j) {
     if (ps.before[j] >= ps.notable) ps.notable_at.push_back(j);
   }
+  return ps;
+}
+
+// The iteration's length in ops and the phase of its first op ({0, 0}: none found).
+// An iteration is a whole number of base periods (the MLP of 60 identical layers repeats
+// every 2 ops, its step every 120): the names cannot tell, the pauses can. The base
+// period is the iteration when its cycles have a clear boundary (a pause at one phase
+// well above the typical pause); otherwise the shortest multiple that has one is.
+std::pair<int64_t, int64_t> iteration_period(const Sequence& s, const Pauses& ps, int64_t base, size_t distinct) {
   const int64_t max_period = static_cast<int64_t>(s.tok.size()) / kMinCycles;
   // Iteration lengths to try, shortest first: the multiples of the base period, and the
   // distances between a name's occurrences that also repeat (a name issued once per
@@ -262,17 +263,51 @@ std::optional<InferredSteps> infer_sequence(const Timeline& tl, const TimelineIn
     if (p > base && p % base != 0) tries.push_back(p);
   }
   std::sort(tries.begin(), tries.end());
-  int64_t period = 0, phase = 0;
   for (int64_t p : tries) {
     double exact = 0;
     if (p != base && !repeats(s.tok, p, &exact)) continue;
     const auto [strength, r] = boundary_strength(s, ps, p);
-    if (strength >= ps.notable) {
-      period = p;
-      phase = r;
-      break;
-    }
+    if (strength >= ps.notable) return {p, r};
   }
+  return {0, 0};
+}
+
+// The cycle of ops [first, last]; `next_start` is the next cycle's first op (SIZE_MAX: none).
+InferredCycle make_cycle(const Timeline& tl, const TimelineIndex& ix, const Sequence& s, size_t first, size_t last,
+                         size_t next_start) {
+  const auto& g = tl.gpu_ops;
+  const auto& rc = tl.runtime_calls;
+  // A cycle begins when its first op was launched, or ran when its launch is unknown.
+  auto issued = [&](size_t j) { return s.issue[j] >= 0 ? s.issue[j] : g.start[s.rows[j]]; };
+  InferredCycle cy;
+  cy.cpu_start = issued(first);
+  const int32_t lr_last = ix.launch_row[s.rows[last]];
+  cy.cpu_end = next_start != SIZE_MAX ? issued(next_start) : (lr_last >= 0 ? rc.end[lr_last] : g.end[s.rows[last]]);
+  cy.gpu_end = cy.cpu_start;
+  for (size_t j = first; j <= last; ++j) cy.gpu_end = std::max(cy.gpu_end, g.end[s.rows[j]]);
+  // The launching thread: of the first op, or of the first op of the cycle whose launch
+  // was recorded (the API calls of the cycle's process fall in its window by pid).
+  for (size_t j = first; j <= last; ++j) {
+    const int32_t lr = ix.launch_row[s.rows[j]];
+    if (lr < 0) continue;
+    cy.pid = rc.pid[lr];
+    cy.tid = rc.tid[lr];
+    break;
+  }
+  cy.ops = static_cast<int64_t>(last - first + 1);
+  return cy;
+}
+
+std::optional<InferredSteps> infer_sequence(const Timeline& tl, const TimelineIndex& ix, int32_t source,
+                                            const Sequence& s) {
+  if (s.rows.size() < static_cast<size_t>(kMinPeriod * kMinCycles)) return std::nullopt;
+  const size_t distinct = s.tok.empty() ? 0 : *std::max_element(s.tok.begin(), s.tok.end()) + 1;
+  double match = 0;
+  const int64_t base = base_period(s, distinct, &match);
+  if (base == 0) return std::nullopt;
+
+  const Pauses ps = pause_profile(tl, s);
+  auto [period, phase] = iteration_period(s, ps, base, distinct);
   if (period == 0 && base >= kMinPeriod && self_match(s.tok, base) >= kMinMatch) {
     period = base;  // no clear boundary at all: cycles of the base period from its start
   }
@@ -280,10 +315,6 @@ std::optional<InferredSteps> infer_sequence(const Timeline& tl, const TimelineIn
   if (period != base) match = self_match(s.tok, period);
 
   const std::vector<size_t> starts = cycle_starts(s, period, phase);
-  const auto& g = tl.gpu_ops;
-  const auto& rc = tl.runtime_calls;
-  // A cycle begins when its first op was launched, or ran when its launch is unknown.
-  auto issued = [&](size_t j) { return s.issue[j] >= 0 ? s.issue[j] : g.start[s.rows[j]]; };
   InferredSteps out;
   out.source = source;
   out.period_ops = period;
@@ -296,22 +327,7 @@ std::optional<InferredSteps> infer_sequence(const Timeline& tl, const TimelineIn
     const size_t last = has_next ? starts[c + 1] - 1 : first + static_cast<size_t>(period) - 1;
     if (last >= s.rows.size()) break;
     if (!has_next && last != s.rows.size() - 1) break;
-    InferredCycle cy;
-    cy.cpu_start = issued(first);
-    const int32_t lr_last = ix.launch_row[s.rows[last]];
-    cy.cpu_end = has_next ? issued(starts[c + 1]) : (lr_last >= 0 ? rc.end[lr_last] : g.end[s.rows[last]]);
-    cy.gpu_end = cy.cpu_start;
-    for (size_t j = first; j <= last; ++j) cy.gpu_end = std::max(cy.gpu_end, g.end[s.rows[j]]);
-    // The launching thread: of the first op, or of the first op of the cycle whose launch
-    // was recorded (the API calls of the cycle's process fall in its window by pid).
-    for (size_t j = first; j <= last; ++j) {
-      const int32_t lr = ix.launch_row[s.rows[j]];
-      if (lr < 0) continue;
-      cy.pid = rc.pid[lr];
-      cy.tid = rc.tid[lr];
-      break;
-    }
-    cy.ops = static_cast<int64_t>(last - first + 1);
+    const InferredCycle cy = make_cycle(tl, ix, s, first, last, has_next ? starts[c + 1] : SIZE_MAX);
     // A cycle of another length is not an iteration of this loop: evaluation passes,
     // checkpointing, the partial iterations around them. Kept apart, and counted.
     if (std::abs(cy.ops - period) > std::max<int64_t>(2, period / 50)) {

@@ -58,27 +58,42 @@ std::string hex(uint64_t v) {
   return buf;
 }
 
-void dump_device(const nvml::Nvml& n, const nvml::Device& d, Dumper& w) {
-  using nvml::Clock;
-  auto& out = w.out();
-  out << "\n== device " << d.index() << "\n";
+// The readings of one device that the plausibility checks look at again.
+struct Readings {
+  nvml::Value<nvml::PciInfo> pci;
+  nvml::Value<nvml::MemoryInfo> mem, mem1;
+  nvml::Value<unsigned> sm, sm_max, power, limit;
+  nvml::Value<int> temp;
+  nvml::Value<std::vector<nvml::ProcessInfo>> procs;
+  nvml::Value<std::vector<unsigned>> affinity;
+  nvml::Value<bool> gpm;
+  std::vector<nvml::GpmMetricValue> metrics;
+};
+
+// Name, PCI identity, compute capability and memory.
+void dump_identity(const nvml::Device& d, Dumper& w, Readings& r) {
   w.value("name", d.name());
   w.value("uuid", d.uuid());
-  const auto pci = d.pci_info();
-  w.value("pci", pci, [](const nvml::PciInfo& p) {
+  r.pci = d.pci_info();
+  w.value("pci", r.pci, [](const nvml::PciInfo& p) {
     return p.bus_id + " (domain " + hex(p.domain) + " bus " + hex(p.bus) + " device " + hex(p.device) +
            ", id " + hex(p.pci_device_id) + ", sysfs " + p.sysfs_bus_id() + ")";
   });
   w.value("compute_capability", d.cuda_compute_capability(),
           [](const nvml::ComputeCapability& c) { return std::to_string(c.major) + "." + std::to_string(c.minor); });
-  const auto mem = d.memory_info();
-  const auto mem1 = d.memory_info_v1();
+  r.mem = d.memory_info();
+  r.mem1 = d.memory_info_v1();
   auto show_mem = [](const nvml::MemoryInfo& m) {
     return "total " + std::to_string(m.total) + " free " + std::to_string(m.free) + " used " + std::to_string(m.used) +
            (m.reserved ? " reserved " + std::to_string(*m.reserved) : std::string(" (no reserved field)"));
   };
-  w.value("memory", mem, show_mem);
-  w.value("memory_v1", mem1, show_mem);
+  w.value("memory", r.mem, show_mem);
+  w.value("memory_v1", r.mem1, show_mem);
+}
+
+// PCIe link and traffic, clocks and what holds them down.
+void dump_pcie_and_clocks(const nvml::Device& d, Dumper& w, Readings& r) {
+  using nvml::Clock;
   w.value("pcie_gen_current", d.pcie_link_generation());
   w.value("pcie_gen_max", d.max_pcie_link_generation());
   w.value("pcie_gen_gpu_max", d.gpu_max_pcie_link_generation());
@@ -87,25 +102,31 @@ void dump_device(const nvml::Nvml& n, const nvml::Device& d, Dumper& w) {
   w.value("pcie_tx_kbps", d.pcie_throughput_kbps(nvml::PcieDirection::kTx));
   w.value("pcie_rx_kbps", d.pcie_throughput_kbps(nvml::PcieDirection::kRx));
   w.value("pcie_replay_counter", d.pcie_replay_counter());
-  const auto sm = d.clock_mhz(Clock::kSm), sm_max = d.max_clock_mhz(Clock::kSm);
+  r.sm = d.clock_mhz(Clock::kSm);
+  r.sm_max = d.max_clock_mhz(Clock::kSm);
   w.value("clock_graphics_mhz", d.clock_mhz(Clock::kGraphics));
-  w.value("clock_sm_mhz", sm);
+  w.value("clock_sm_mhz", r.sm);
   w.value("clock_mem_mhz", d.clock_mhz(Clock::kMem));
   w.value("max_clock_graphics_mhz", d.max_clock_mhz(Clock::kGraphics));
-  w.value("max_clock_sm_mhz", sm_max);
+  w.value("max_clock_sm_mhz", r.sm_max);
   w.value("max_clock_mem_mhz", d.max_clock_mhz(Clock::kMem));
-  w.value("clocks_event_reasons", d.clocks_event_reasons(), [](uint64_t r) {
-    std::string s = hex(r);
-    for (const auto& name : nvml::clock_event_reason_names(r)) s += " " + name;
+  w.value("clocks_event_reasons", d.clocks_event_reasons(), [](uint64_t reasons) {
+    std::string s = hex(reasons);
+    for (const auto& name : nvml::clock_event_reason_names(reasons)) s += " " + name;
     return s;
   });
+}
+
+// Power, temperature and the memory's health (ECC, retired pages, remapped rows).
+void dump_power_and_health(const nvml::Device& d, Dumper& w, Readings& r) {
   w.value("performance_state", d.performance_state());
-  const auto power = d.power_usage_mw(), limit = d.enforced_power_limit_mw();
-  w.value("power_usage_mw", power);
-  w.value("enforced_power_limit_mw", limit);
+  r.power = d.power_usage_mw();
+  r.limit = d.enforced_power_limit_mw();
+  w.value("power_usage_mw", r.power);
+  w.value("enforced_power_limit_mw", r.limit);
   w.value("default_power_limit_mw", d.default_power_limit_mw());
-  const auto temp = d.temperature_c();
-  w.value("temperature_c", temp);
+  r.temp = d.temperature_c();
+  w.value("temperature_c", r.temp);
   w.value("persistence_mode", d.persistence_mode());
   w.value("ecc_mode", d.ecc_mode(), [](const nvml::EccMode& e) {
     return std::string("current ") + (e.current ? "on" : "off") + ", pending " + (e.pending ? "on" : "off");
@@ -119,12 +140,16 @@ void dump_device(const nvml::Nvml& n, const nvml::Device& d, Dumper& w) {
   w.value("retired_pages_sbe", d.retired_pages(nvml::RetirementCause::kMultipleSingleBit));
   w.value("retired_pages_dbe", d.retired_pages(nvml::RetirementCause::kDoubleBit));
   w.value("retired_pages_pending", d.retired_pages_pending());
-  w.value("remapped_rows", d.remapped_rows(), [](const nvml::RemappedRows& r) {
-    return "correctable " + std::to_string(r.correctable) + " uncorrectable " + std::to_string(r.uncorrectable) +
-           " pending " + std::to_string(r.pending) + " failure " + std::to_string(r.failure_occurred);
+  w.value("remapped_rows", d.remapped_rows(), [](const nvml::RemappedRows& rr) {
+    return "correctable " + std::to_string(rr.correctable) + " uncorrectable " + std::to_string(rr.uncorrectable) +
+           " pending " + std::to_string(rr.pending) + " failure " + std::to_string(rr.failure_occurred);
   });
-  const auto procs = d.compute_processes();
-  w.value("compute_processes", procs, [](const std::vector<nvml::ProcessInfo>& ps) {
+}
+
+// Processes, utilization, CPU affinity, NUMA node and whether GPM is there.
+void dump_usage(const nvml::Device& d, Dumper& w, Readings& r) {
+  r.procs = d.compute_processes();
+  w.value("compute_processes", r.procs, [](const std::vector<nvml::ProcessInfo>& ps) {
     std::string s = std::to_string(ps.size()) + " process(es)";
     for (const auto& p : ps) s += "; pid " + std::to_string(p.pid) + " " + (p.used_bytes ? std::to_string(*p.used_bytes) + " B" : "n/a");
     return s;
@@ -132,67 +157,89 @@ void dump_device(const nvml::Nvml& n, const nvml::Device& d, Dumper& w) {
   w.value("utilization", d.utilization(), [](const nvml::Utilization& u) {
     return "gpu " + std::to_string(u.gpu_pct) + "% memory " + std::to_string(u.memory_pct) + "%";
   });
-  const auto affinity = d.cpu_affinity();
-  w.value("cpu_affinity", affinity, [](const std::vector<unsigned>& c) { return format_cpu_list(c); });
+  r.affinity = d.cpu_affinity();
+  w.value("cpu_affinity", r.affinity, [](const std::vector<unsigned>& c) { return format_cpu_list(c); });
   w.value("numa_node_id", d.numa_node_id());
-  const auto gpm = d.gpm_supported();
-  w.value("gpm_supported", gpm);
+  r.gpm = d.gpm_supported();
+  w.value("gpm_supported", r.gpm);
+}
 
-  std::vector<nvml::GpmMetricValue> metrics;
-  if (gpm.valid && *gpm) {
-    nvml::GpmSample a, b;
-    const int rc1 = d.gpm_sample(a);
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // NVML wants >= 100 ms between samples
-    const int rc2 = d.gpm_sample(b);
-    out << "  gpm_sample_get: " << rc1 << ", " << rc2 << "\n";
-    static constexpr unsigned kIds[] = {1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 20, 21, 60, 61};
-    const auto got = n.gpm_metrics(a, b, kIds);
-    if (!got.valid) {
-      out << "  gpm_metrics: <invalid: " << n.error_string(got.error) << " (" << got.error << ")>\n";
-      w.expect(false, "GPM metrics readable (nvmlGpmMetricsGet_t layout)");
-    } else {
-      metrics = *got;
-      for (const auto& m : metrics) {
-        w.value("gpm." + std::to_string(m.id) + (m.name.empty() ? "" : " " + m.name) + (m.unit.empty() ? "" : " [" + m.unit + "]"),
-                m.value, [](double v) { return std::to_string(v); });
-      }
-    }
+// Two GPM samples 200 ms apart and the metrics between them (none without GPM).
+std::vector<nvml::GpmMetricValue> dump_gpm(const nvml::Nvml& n, const nvml::Device& d, Dumper& w) {
+  auto& out = w.out();
+  nvml::GpmSample a, b;
+  const int rc1 = d.gpm_sample(a);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // NVML wants >= 100 ms between samples
+  const int rc2 = d.gpm_sample(b);
+  out << "  gpm_sample_get: " << rc1 << ", " << rc2 << "\n";
+  static constexpr unsigned kIds[] = {1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 20, 21, 60, 61};
+  const auto got = n.gpm_metrics(a, b, kIds);
+  if (!got.valid) {
+    out << "  gpm_metrics: <invalid: " << n.error_string(got.error) << " (" << got.error << ")>\n";
+    w.expect(false, "GPM metrics readable (nvmlGpmMetricsGet_t layout)");
+    return {};
   }
+  for (const auto& m : *got) {
+    w.value("gpm." + std::to_string(m.id) + (m.name.empty() ? "" : " " + m.name) + (m.unit.empty() ? "" : " [" + m.unit + "]"),
+            m.value, [](double v) { return std::to_string(v); });
+  }
+  return *got;
+}
 
-  out << "  -- plausibility (layout) checks\n";
-  if (pci.valid) {
+// The PCI identity's text against its numbers, and the memory figures against each other.
+void check_pci_and_memory(const Readings& r, Dumper& w) {
+  if (r.pci.valid) {
     char expected[40];
-    std::snprintf(expected, sizeof expected, "%08X:%02X:%02X.0", pci->domain, pci->bus, pci->device);
-    w.expect(pci->bus_id == expected, "pci bus_id text '" + pci->bus_id + "' matches its numeric fields '" + expected + "'");
-    w.expect((pci->pci_device_id & 0xffffu) == 0x10de, "pci vendor id is NVIDIA (0x10de)");
+    std::snprintf(expected, sizeof expected, "%08X:%02X:%02X.0", r.pci->domain, r.pci->bus, r.pci->device);
+    w.expect(r.pci->bus_id == expected, "pci bus_id text '" + r.pci->bus_id + "' matches its numeric fields '" + expected + "'");
+    w.expect((r.pci->pci_device_id & 0xffffu) == 0x10de, "pci vendor id is NVIDIA (0x10de)");
   }
-  if (mem.valid) {
-    const double parts = static_cast<double>(mem->free) + static_cast<double>(mem->used) +
-                         static_cast<double>(mem->reserved.value_or(0));
-    w.expect(std::fabs(parts - static_cast<double>(mem->total)) <= 0.02 * static_cast<double>(mem->total),
-             "memory free + used (+ reserved) within 2% of total");
-    if (mem1.valid) {
-      w.expect(mem1->total == mem->total, "memory total agrees between v1 and v2");
-      const double drift = std::fabs(static_cast<double>(mem1->free) - static_cast<double>(mem->free));
-      w.expect(drift <= 0.02 * static_cast<double>(mem->total), "memory free agrees between v1 and v2 (within 2%)");
-    }
+  if (!r.mem.valid) return;
+  const auto& mem = r.mem;
+  const double parts = static_cast<double>(mem->free) + static_cast<double>(mem->used) +
+                       static_cast<double>(mem->reserved.value_or(0));
+  w.expect(std::fabs(parts - static_cast<double>(mem->total)) <= 0.02 * static_cast<double>(mem->total),
+           "memory free + used (+ reserved) within 2% of total");
+  if (r.mem1.valid) {
+    w.expect(r.mem1->total == mem->total, "memory total agrees between v1 and v2");
+    const double drift = std::fabs(static_cast<double>(r.mem1->free) - static_cast<double>(mem->free));
+    w.expect(drift <= 0.02 * static_cast<double>(mem->total), "memory free agrees between v1 and v2 (within 2%)");
   }
-  if (procs.valid) {
+}
+
+// Plausibility checks of the readings: a struct read with the wrong layout shows here.
+void check_layout(const Readings& r, Dumper& w) {
+  check_pci_and_memory(r, w);
+  if (r.procs.valid) {
     bool ok = true;
-    for (const auto& p : *procs) {
-      ok = ok && p.pid > 0 && p.pid <= (1u << 22) && (!mem.valid || !p.used_bytes || *p.used_bytes <= mem->total);
+    for (const auto& p : *r.procs) {
+      ok = ok && p.pid > 0 && p.pid <= (1u << 22) && (!r.mem.valid || !p.used_bytes || *p.used_bytes <= r.mem->total);
     }
     w.expect(ok, "process pids in (0, 2^22] and memory <= total (nvmlProcessInfo_t layout)");
   }
-  if (temp.valid) w.expect(*temp > 0 && *temp < 130, "temperature between 0 and 130 C");
-  if (power.valid && limit.valid) w.expect(*power <= 2u * *limit && *limit < 5'000'000u, "power <= 2x limit, limit < 5 kW");
-  if (sm.valid && sm_max.valid) w.expect(*sm <= *sm_max + *sm_max / 10, "SM clock <= max SM clock (+10%)");
-  if (affinity.valid) w.expect(!affinity->empty(), "CPU affinity not empty");
-  for (const auto& m : metrics) {
+  if (r.temp.valid) w.expect(*r.temp > 0 && *r.temp < 130, "temperature between 0 and 130 C");
+  if (r.power.valid && r.limit.valid) {
+    w.expect(*r.power <= 2u * *r.limit && *r.limit < 5'000'000u, "power <= 2x limit, limit < 5 kW");
+  }
+  if (r.sm.valid && r.sm_max.valid) w.expect(*r.sm <= *r.sm_max + *r.sm_max / 10, "SM clock <= max SM clock (+10%)");
+  if (r.affinity.valid) w.expect(!r.affinity->empty(), "CPU affinity not empty");
+  for (const auto& m : r.metrics) {
     if (m.value.valid && m.id < 20) {
       w.expect(*m.value >= -0.5 && *m.value <= 100.5, "gpm metric " + std::to_string(m.id) + " within 0-100%");
     }
   }
+}
+
+void dump_device(const nvml::Nvml& n, const nvml::Device& d, Dumper& w) {
+  w.out() << "\n== device " << d.index() << "\n";
+  Readings r;
+  dump_identity(d, w, r);
+  dump_pcie_and_clocks(d, w, r);
+  dump_power_and_health(d, w, r);
+  dump_usage(d, w, r);
+  if (r.gpm.valid && *r.gpm) r.metrics = dump_gpm(n, d, w);
+  w.out() << "  -- plausibility (layout) checks\n";
+  check_layout(r, w);
 }
 
 }  // namespace

@@ -98,6 +98,205 @@ std::string join(const std::vector<std::string>& v) {
 // Most of the terminal stays the command's: the panel takes at most this share of it.
 int panel_rows(int rows) { return std::max(3, std::min(14, rows / 3)); }
 
+// The environment that loads the CUPTI tracer into the command (run --trace): empty when
+// tracing is off or another tool injects into CUDA already.
+std::vector<std::pair<std::string, std::string>> tracer_env(const MonitorOptions& o, const std::string& dir) {
+  std::vector<std::pair<std::string, std::string>> env;
+  if (o.tracer_library.empty()) return env;
+  const char* other = std::getenv("CUDA_INJECTION64_PATH");
+  if (other != nullptr && *other != '\0') {
+    note(o.quiet, std::string("--trace: CUDA_INJECTION64_PATH is already set (") + other +
+                      "): another tool injects into CUDA, so no CUDA trace; sampling goes on");
+    return env;
+  }
+  std::error_code ec;
+  const std::string abs_dir = std::filesystem::absolute(dir, ec).string();
+  env = {{"CUDA_INJECTION64_PATH", o.tracer_library}, {"CHOKEPOINT_TRACE_DIR", ec ? dir : abs_dir}};
+  // NVTX ranges reach CUPTI through the same library (tracer/cuda/injection.cc),
+  // unless another NVTX tool is named already.
+  const char* nvtx = std::getenv("NVTX_INJECTION64_PATH");
+  if (nvtx == nullptr || *nvtx == '\0') {
+    env.emplace_back("NVTX_INJECTION64_PATH", o.tracer_library);
+  } else {
+    note(o.quiet, std::string("--trace: NVTX_INJECTION64_PATH is already set (") + nvtx +
+                      "): NVTX ranges go to that tool, not into the trace");
+  }
+  return env;
+}
+
+// Starts the command (run) and makes it the session's root; nullopt for watch.
+Result<std::optional<Child>> start_command(const MonitorOptions& o, Session& session, const std::string& dir) {
+  if (o.command.empty()) return std::optional<Child>();
+  auto spawned = Child::spawn(o.command, tracer_env(o, dir));
+  if (!spawned.ok()) {
+    // Nothing ran: no half recording is left to block a retry with the same -o.
+    session.discard();
+    return spawned.status();
+  }
+  std::optional<Child> child = std::move(spawned.value());
+  if (Status s = session.add_root(child->pid()); !s.ok()) note(o.quiet, "recording: " + s.message());
+  return child;
+}
+
+// The sampling loop of one run or watch, from the first tick to the last.
+class MonitorLoop {
+ public:
+  MonitorLoop(const MonitorOptions& o, const SessionOptions& so, Session& session, std::optional<Child>& child,
+              ViewMode view, MonitorResult& res)
+      : o_(o), so_(so), session_(session), child_(child), view_(view), res_(res), panel_(STDERR_FILENO),
+        stacks_(stack_options(), res.dir, o.quiet), t0_(samples::now()) {
+    vi_.title = child ? join(o.command) : o.watch_pid ? "pid " + std::to_string(*o.watch_pid) : "all GPUs";
+    vi_.dir = res.dir;
+    vi_.meta = &session.meta();
+    vi_.latest = &session.latest();
+    vi_.processes = (child || o.watch_pid) ? &session.processes() : nullptr;
+    vi_.cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+    next_tick_ = t0_.monotonic_ns;
+    next_view_ = t0_.monotonic_ns + 1'000'000'000;  // one second of data first
+  }
+
+  // Ticks until the command exits, the watched process goes away, --duration passes or
+  // a signal says stop.
+  void run() {
+    for (;;) {
+      const samples::TickTime now = stamp();
+      if (now.monotonic_ns >= next_tick_) tick(now);
+      if (should_stop(now)) break;
+      if (g_resized) {
+        g_resized = 0;
+        panel_.resized();
+      }
+      if (view_ != ViewMode::kNone && now.monotonic_ns >= next_view_) show(now);
+      sleep_until(next_tick_);
+    }
+  }
+
+  // Stops what is left of the command, takes one last tick and closes the recording.
+  void finish() {
+    stop_command_group();
+    if (child_) child_->restore_terminal();
+    // One last tick so the end of the run is in the recording, then close it.
+    const samples::TickTime end = stamp();
+    (void)session_.tick(end);
+    panel_.end();
+    if (child_) res_.exit_code = child_->poll();
+    res_.ticks = session_.ticks();
+    res_.elapsed_s = static_cast<double>(end.monotonic_ns - t0_.monotonic_ns) / 1e9;
+    res_.own_cpu_s = session_.own_cpu_s();
+    res_.startup_cpu_s = session_.startup_cpu_s();
+    res_.sampling_s = std::max(0.0, res_.elapsed_s - static_cast<double>(so_.interval_ns) / 1e9);
+    stacks_.finish(session_);
+    if (Status s = session_.finish(res_.exit_code); !s.ok()) {
+      note(o_.quiet, "could not finish the recording: " + s.message());
+    }
+  }
+
+ private:
+  StackOptions stack_options() const {
+    StackOptions so = o_.stacks;
+    if (!child_ && !o_.watch_pid) so.enabled = false;  // watching all GPUs: no job to sample
+    return so;
+  }
+
+  // Ticks are stamped with the wall clock of the start plus the monotonic time since: an
+  // NTP step during the run must not make time go backwards in the recording.
+  samples::TickTime stamp() const {
+    samples::TickTime t = samples::now();
+    t.realtime_ns = t0_.realtime_ns + (t.monotonic_ns - t0_.monotonic_ns);
+    return t;
+  }
+
+  void tick(const samples::TickTime& now) {
+    if (Status s = session_.tick(now); !s.ok() && !write_failed_) {
+      write_failed_ = true;  // say it once; the command keeps running
+      note(o_.quiet, "recording stopped being written: " + s.message());
+    }
+    next_tick_ += so_.interval_ns;
+    if (next_tick_ <= now.monotonic_ns) next_tick_ = now.monotonic_ns + so_.interval_ns;  // fell behind: skip
+    stacks_.poll(session_, now.realtime_ns, now.monotonic_ns);
+  }
+
+  // Why we might stop; also forwards signals and stops the command when it is time.
+  bool should_stop(const samples::TickTime& now) {
+    if (child_ && child_->poll()) return true;
+    if (o_.watch_pid && !session_.tree_alive() && session_.ticks() > 0) {
+      note(o_.quiet, "process " + std::to_string(*o_.watch_pid) + " has exited");
+      return true;
+    }
+    if (g_interrupts > handled_interrupts_ && handle_interrupts(now)) return true;
+    if (o_.duration_ns && now.monotonic_ns - t0_.monotonic_ns >= *o_.duration_ns) {
+      if (!child_) return true;
+      if (kill_at_ < 0) {
+        note(o_.quiet, "--duration reached: stopping the command (SIGTERM, SIGKILL in 10 s)");
+        child_->signal(SIGTERM);
+        kill_at_ = now.monotonic_ns + 10'000'000'000;
+      }
+    }
+    if (child_ && kill_at_ >= 0 && now.monotonic_ns >= kill_at_) {
+      child_->signal(SIGKILL);
+      kill_at_ = INT64_MAX;
+    }
+    return false;
+  }
+
+  // New interrupts: watch stops (true); run forwards them to the command and kills it at
+  // the third.
+  bool handle_interrupts(const samples::TickTime& now) {
+    handled_interrupts_ = g_interrupts;
+    res_.interrupted = true;
+    if (!child_) return true;
+    if (g_forward != 0) {
+      child_->signal(g_forward);
+      g_forward = 0;
+    }
+    if (handled_interrupts_ == 1) {
+      note(o_.quiet, "interrupted: waiting for the command to exit (interrupt twice more to kill it)");
+    } else if (handled_interrupts_ >= 3 && kill_at_ < 0) {
+      kill_at_ = now.monotonic_ns;
+    }
+    return false;
+  }
+
+  // The live view: the panel once a second, or a plain line every line interval.
+  void show(const samples::TickTime& now) {
+    vi_.elapsed_s = static_cast<double>(now.monotonic_ns - t0_.monotonic_ns) / 1e9;
+    if (view_ == ViewMode::kPanel) {
+      int rows = 0, cols = 0;
+      if (panel_.size(&rows, &cols)) panel_.draw(render_panel(vi_, cols, panel_rows(rows)));
+      next_view_ = now.monotonic_ns + 1'000'000'000;
+    } else {
+      std::fprintf(stderr, "%s\n", render_line(vi_).c_str());
+      next_view_ = now.monotonic_ns + o_.line_interval_ns;
+    }
+  }
+
+  // Stopping the command (--duration, the third interrupt): its first process may be gone
+  // while others of its group, which ignore SIGTERM, live on. They get until the SIGKILL
+  // deadline (at most 10 s from now), then the group is killed.
+  void stop_command_group() {
+    if (!child_ || kill_at_ < 0) return;
+    const int64_t deadline = std::min(kill_at_, stamp().monotonic_ns + 10'000'000'000);
+    while (child_->group_alive() && stamp().monotonic_ns < deadline) sleep_until(stamp().monotonic_ns + 50'000'000);
+    if (child_->group_alive()) child_->signal(SIGKILL);
+  }
+
+  const MonitorOptions& o_;
+  const SessionOptions& so_;
+  Session& session_;
+  std::optional<Child>& child_;
+  const ViewMode view_;
+  MonitorResult& res_;
+  PanelTerminal panel_;
+  ViewInput vi_;
+  StackSampling stacks_;
+  const samples::TickTime t0_;
+  int64_t next_tick_ = 0;
+  int64_t next_view_ = 0;
+  int64_t kill_at_ = -1;  // after --duration or the third interrupt: SIGKILL then
+  int handled_interrupts_ = 0;
+  bool write_failed_ = false;
+};
+
 }  // namespace
 
 Result<MonitorResult> monitor(const MonitorOptions& o) {
@@ -120,153 +319,14 @@ Result<MonitorResult> monitor(const MonitorOptions& o) {
   }
 
   SignalScope signals;
-  std::optional<Child> child;
-  if (!o.command.empty()) {
-    std::vector<std::pair<std::string, std::string>> env;
-    if (!o.tracer_library.empty()) {
-      const char* other = std::getenv("CUDA_INJECTION64_PATH");
-      if (other != nullptr && *other != '\0') {
-        note(o.quiet, std::string("--trace: CUDA_INJECTION64_PATH is already set (") + other +
-                          "): another tool injects into CUDA, so no CUDA trace; sampling goes on");
-      } else {
-        std::error_code ec;
-        const std::string abs_dir = std::filesystem::absolute(res.dir, ec).string();
-        env = {{"CUDA_INJECTION64_PATH", o.tracer_library}, {"CHOKEPOINT_TRACE_DIR", ec ? res.dir : abs_dir}};
-        // NVTX ranges reach CUPTI through the same library (tracer/cuda/injection.cc),
-        // unless another NVTX tool is named already.
-        const char* nvtx = std::getenv("NVTX_INJECTION64_PATH");
-        if (nvtx == nullptr || *nvtx == '\0') {
-          env.emplace_back("NVTX_INJECTION64_PATH", o.tracer_library);
-        } else {
-          note(o.quiet, std::string("--trace: NVTX_INJECTION64_PATH is already set (") + nvtx +
-                            "): NVTX ranges go to that tool, not into the trace");
-        }
-      }
-    }
-    auto spawned = Child::spawn(o.command, env);
-    if (!spawned.ok()) {
-      // Nothing ran: no half recording is left to block a retry with the same -o.
-      session.discard();
-      return spawned.status();
-    }
-    child = std::move(spawned.value());
-    if (Status s = session.add_root(child->pid()); !s.ok()) note(o.quiet, "recording: " + s.message());
-  }
+  auto command = start_command(o, session, res.dir);
+  if (!command.ok()) return command.status();
+  std::optional<Child> child = std::move(command.value());
   note(o.quiet, "recording to " + res.dir + "/ (" + (child ? "pid " + std::to_string(child->pid()) : "watching") + ")");
 
-  PanelTerminal panel(STDERR_FILENO);
-  ViewInput vi;
-  vi.title = child ? join(o.command) : o.watch_pid ? "pid " + std::to_string(*o.watch_pid) : "all GPUs";
-  vi.dir = res.dir;
-  vi.meta = &session.meta();
-  vi.latest = &session.latest();
-  vi.processes = (child || o.watch_pid) ? &session.processes() : nullptr;
-  vi.cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
-
-  StackOptions stack_opts = o.stacks;
-  if (!child && !o.watch_pid) stack_opts.enabled = false;  // watching all GPUs: no job to sample
-  StackSampling stacks(stack_opts, res.dir, o.quiet);
-
-  const samples::TickTime t0 = samples::now();
-  int64_t next_tick = t0.monotonic_ns;
-  int64_t next_view = t0.monotonic_ns + 1'000'000'000;  // one second of data first
-  int64_t kill_at = -1;    // after --duration or the third interrupt: SIGKILL then
-  int handled_interrupts = 0;
-  bool write_failed = false;
-
-  // Ticks are stamped with the wall clock of the start plus the monotonic time since: an
-  // NTP step during the run must not make time go backwards in the recording.
-  auto stamp = [&t0] {
-    samples::TickTime t = samples::now();
-    t.realtime_ns = t0.realtime_ns + (t.monotonic_ns - t0.monotonic_ns);
-    return t;
-  };
-  for (;;) {
-    const samples::TickTime now = stamp();
-    const double elapsed = static_cast<double>(now.monotonic_ns - t0.monotonic_ns) / 1e9;
-    if (now.monotonic_ns >= next_tick) {
-      if (Status s = session.tick(now); !s.ok() && !write_failed) {
-        write_failed = true;  // say it once; the command keeps running
-        note(o.quiet, "recording stopped being written: " + s.message());
-      }
-      next_tick += so.interval_ns;
-      if (next_tick <= now.monotonic_ns) next_tick = now.monotonic_ns + so.interval_ns;  // fell behind: skip
-      stacks.poll(session, now.realtime_ns, now.monotonic_ns);
-    }
-
-    // Why we might stop.
-    if (child && child->poll()) break;
-    if (o.watch_pid && !session.tree_alive() && session.ticks() > 0) {
-      note(o.quiet, "process " + std::to_string(*o.watch_pid) + " has exited");
-      break;
-    }
-    if (g_interrupts > handled_interrupts) {
-      handled_interrupts = g_interrupts;
-      res.interrupted = true;
-      if (!child) break;
-      if (g_forward != 0) {
-        child->signal(g_forward);
-        g_forward = 0;
-      }
-      if (handled_interrupts == 1) {
-        note(o.quiet, "interrupted: waiting for the command to exit (interrupt twice more to kill it)");
-      } else if (handled_interrupts >= 3 && kill_at < 0) {
-        kill_at = now.monotonic_ns;
-      }
-    }
-    if (o.duration_ns && now.monotonic_ns - t0.monotonic_ns >= *o.duration_ns) {
-      if (!child) break;
-      if (kill_at < 0) {
-        note(o.quiet, "--duration reached: stopping the command (SIGTERM, SIGKILL in 10 s)");
-        child->signal(SIGTERM);
-        kill_at = now.monotonic_ns + 10'000'000'000;
-      }
-    }
-    if (child && kill_at >= 0 && now.monotonic_ns >= kill_at) {
-      child->signal(SIGKILL);
-      kill_at = INT64_MAX;
-    }
-
-    if (g_resized) {
-      g_resized = 0;
-      panel.resized();
-    }
-    if (view != ViewMode::kNone && now.monotonic_ns >= next_view) {
-      vi.elapsed_s = elapsed;
-      if (view == ViewMode::kPanel) {
-        int rows = 0, cols = 0;
-        if (panel.size(&rows, &cols)) panel.draw(render_panel(vi, cols, panel_rows(rows)));
-        next_view = now.monotonic_ns + 1'000'000'000;
-      } else {
-        std::fprintf(stderr, "%s\n", render_line(vi).c_str());
-        next_view = now.monotonic_ns + o.line_interval_ns;
-      }
-    }
-    sleep_until(next_tick);
-  }
-
-  // Stopping the command (--duration, the third interrupt): its first process may be gone
-  // while others of its group, which ignore SIGTERM, live on. They get until the SIGKILL
-  // deadline (at most 10 s from now), then the group is killed.
-  if (child && kill_at >= 0) {
-    const int64_t deadline = std::min(kill_at, stamp().monotonic_ns + 10'000'000'000);
-    while (child->group_alive() && stamp().monotonic_ns < deadline) sleep_until(stamp().monotonic_ns + 50'000'000);
-    if (child->group_alive()) child->signal(SIGKILL);
-  }
-  if (child) child->restore_terminal();
-
-  // One last tick so the end of the run is in the recording, then close it.
-  const samples::TickTime end = stamp();
-  (void)session.tick(end);
-  panel.end();
-  if (child) res.exit_code = child->poll();
-  res.ticks = session.ticks();
-  res.elapsed_s = static_cast<double>(end.monotonic_ns - t0.monotonic_ns) / 1e9;
-  res.own_cpu_s = session.own_cpu_s();
-  res.startup_cpu_s = session.startup_cpu_s();
-  res.sampling_s = std::max(0.0, res.elapsed_s - static_cast<double>(so.interval_ns) / 1e9);
-  stacks.finish(session);
-  if (Status s = session.finish(res.exit_code); !s.ok()) note(o.quiet, "could not finish the recording: " + s.message());
+  MonitorLoop loop(o, so, session, child, view, res);
+  loop.run();
+  loop.finish();
   return res;
 }
 

@@ -44,22 +44,35 @@ TEST(Glossary, EveryVerdictCategoryHasAnEntry) {
 
 // One entry per id, each with all three texts, and nothing that is not a rule, a remedy or
 // a category (a renamed rule must not leave a stale entry).
+// An entry has all three texts and names a rule, a remedy or a verdict that exists.
+void check_entry(const GlossaryEntry& e) {
+  EXPECT_FALSE(e.meaning.empty()) << e.id;
+  EXPECT_FALSE(e.detection.empty()) << e.id;
+  EXPECT_FALSE(e.action.empty()) << e.id;
+  if (e.kind == "finding") {
+    EXPECT_NE(find_rule(e.id), nullptr) << e.id;
+  } else if (e.kind == "remedy") {
+    EXPECT_NE(find_remedy(e.id), nullptr) << e.id;
+  } else {
+    EXPECT_EQ(e.kind, "verdict") << e.id;
+  }
+}
+
 TEST(Glossary, EntriesAreUniqueCompleteAndCurrent) {
   std::set<std::string> ids;
   for (const auto& e : glossary()) {
     EXPECT_TRUE(ids.insert(std::string(e.id)).second) << "duplicate entry " << e.id;
-    EXPECT_FALSE(e.meaning.empty()) << e.id;
-    EXPECT_FALSE(e.detection.empty()) << e.id;
-    EXPECT_FALSE(e.action.empty()) << e.id;
-    if (e.kind == "finding") {
-      EXPECT_NE(find_rule(e.id), nullptr) << e.id;
-    } else if (e.kind == "remedy") {
-      EXPECT_NE(find_remedy(e.id), nullptr) << e.id;
-    } else {
-      EXPECT_EQ(e.kind, "verdict") << e.id;
-    }
+    check_entry(e);
   }
   EXPECT_EQ(ids.size(), all_rules().size() + all_remedies().size() + 10);
+}
+
+// No line of `text` is wider than 88 columns.
+void expect_lines_fit(const std::string& text) {
+  for (size_t pos = 0, end; pos < text.size(); pos = end + 1) {
+    end = text.find('\n', pos);
+    EXPECT_LE(end - pos, 88u) << text.substr(pos, end - pos);
+  }
 }
 
 TEST(Glossary, FormatsAnEntryAndTheIndex) {
@@ -69,10 +82,7 @@ TEST(Glossary, FormatsAnEntryAndTheIndex) {
   EXPECT_EQ(text.rfind("host-sync (finding)\n  What it means:\n    Synchronizing calls", 0), 0u) << text;
   EXPECT_NE(text.find("  How it is detected:\n"), std::string::npos);
   EXPECT_NE(text.find("  What to do:\n"), std::string::npos);
-  for (size_t pos = 0, end; pos < text.size(); pos = end + 1) {
-    end = text.find('\n', pos);
-    EXPECT_LE(end - pos, 88u) << text.substr(pos, end - pos);
-  }
+  expect_lines_fit(text);
   EXPECT_EQ(find_glossary_entry("no-such-id"), nullptr);
   const std::string index = format_glossary_index();
   EXPECT_EQ(index.rfind("Findings:\n  input-pipeline-stall launch-overhead", 0), 0u) << index;

@@ -28,6 +28,12 @@ struct Export {
   report::ChromeTraceStats stats;
   Json json;
   std::map<std::string, int64_t> count;  // by "ph" and by "ph/cat"
+
+  // Events counted under `key`, 0 for none.
+  int64_t n(const std::string& key) const {
+    auto it = count.find(key);
+    return it != count.end() ? it->second : 0;
+  }
 };
 
 Export export_paths(const std::vector<std::string>& paths) {
@@ -66,29 +72,39 @@ int64_t valid_exported_samples(const samples::Recording& rec) {
   return n;
 }
 
-void expect_one_slice_per_row(const Export& e) {
-  const timeline::Timeline& tl = e.in.tl;
+// One slice per GPU op of each kind.
+void expect_one_slice_per_gpu_op(const Export& e) {
   int64_t kernels = 0, copies = 0, sets = 0;
-  for (auto k : tl.gpu_ops.kind) {
+  for (auto k : e.in.tl.gpu_ops.kind) {
     kernels += k == timeline::GpuOpKind::kKernel;
     copies += k == timeline::GpuOpKind::kMemcpy;
     sets += k == timeline::GpuOpKind::kMemset;
   }
-  EXPECT_EQ(e.count.count("X/kernel") ? e.count.at("X/kernel") : 0, kernels);
-  EXPECT_EQ(e.count.count("X/gpu_memcpy") ? e.count.at("X/gpu_memcpy") : 0, copies);
-  EXPECT_EQ(e.count.count("X/gpu_memset") ? e.count.at("X/gpu_memset") : 0, sets);
-  const int64_t api = (e.count.count("X/cuda_runtime") ? e.count.at("X/cuda_runtime") : 0) +
-                      (e.count.count("X/cuda_driver") ? e.count.at("X/cuda_driver") : 0);
-  EXPECT_EQ(api, static_cast<int64_t>(tl.runtime_calls.size()));
-  EXPECT_EQ(e.count.count("X/cuda_sync") ? e.count.at("X/cuda_sync") : 0,
-            static_cast<int64_t>(tl.sync_events.size()));
-  const int64_t steps = e.count.count("X/step") ? e.count.at("X/step") : 0;
-  EXPECT_EQ(e.count.count("X") ? e.count.at("X") : 0, static_cast<int64_t>(tl.event_count()) + steps);
+  EXPECT_EQ(e.n("X/kernel"), kernels);
+  EXPECT_EQ(e.n("X/gpu_memcpy"), copies);
+  EXPECT_EQ(e.n("X/gpu_memset"), sets);
+}
+
+void expect_one_slice_per_row(const Export& e) {
+  const timeline::Timeline& tl = e.in.tl;
+  expect_one_slice_per_gpu_op(e);
+  EXPECT_EQ(e.n("X/cuda_runtime") + e.n("X/cuda_driver"), static_cast<int64_t>(tl.runtime_calls.size()));
+  EXPECT_EQ(e.n("X/cuda_sync"), static_cast<int64_t>(tl.sync_events.size()));
+  EXPECT_EQ(e.n("X"), static_cast<int64_t>(tl.event_count()) + e.n("X/step"));
   EXPECT_EQ(e.stats.unplaced, 0);
   // One arrow per launched op: a tail at the call and a head at the op.
   const int64_t flows = launched_ops(tl);
-  EXPECT_EQ(e.count.count("s") ? e.count.at("s") : 0, flows);
-  EXPECT_EQ(e.count.count("f") ? e.count.at("f") : 0, flows);
+  EXPECT_EQ(e.n("s"), flows);
+  EXPECT_EQ(e.n("f"), flows);
+}
+
+// The name of each process the export declares (its "process_name" metadata events).
+std::map<int64_t, std::string> process_names(const Json& json) {
+  std::map<int64_t, std::string> names;
+  for (const Json& ev : json.at("traceEvents")) {
+    if (ev.at("ph") == "M" && ev.at("name") == "process_name") names[ev.at("pid")] = ev.at("args").at("name");
+  }
+  return names;
 }
 
 TEST(ChromeTraceGolden, KinetoTrace) {
@@ -126,6 +142,17 @@ TEST(ChromeTraceGolden, CuptiTracerFile) {
   EXPECT_EQ(e.count.count("C"), 0u);
 }
 
+// The processes GPU 0's counters are shown in.
+std::set<int64_t> gpu0_counter_pids(const Json& json) {
+  std::set<int64_t> pids;
+  for (const Json& ev : json.at("traceEvents")) {
+    if (ev.at("ph") == "C" && ev.at("name").get<std::string>().rfind("gpu0 ", 0) == 0) {
+      pids.insert(ev.at("pid").get<int64_t>());
+    }
+  }
+  return pids;
+}
+
 TEST(ChromeTraceGolden, TracedRecordingHasEventsAndCounters) {
   const Export e = export_paths({kData + "/tracer/known_counts.rec"});
   ASSERT_TRUE(e.in.recording.has_value());
@@ -134,18 +161,22 @@ TEST(ChromeTraceGolden, TracedRecordingHasEventsAndCounters) {
   EXPECT_EQ(e.count.at("C"), valid_exported_samples(*e.in.recording));
   EXPECT_EQ(e.stats.invalid_samples, 0);
   // One H200 in both the trace and NVML: its counters join the traced GPU's process.
-  std::set<int64_t> gpu_counter_pids;
-  std::map<int64_t, std::string> process_names;
-  for (const Json& ev : e.json.at("traceEvents")) {
-    if (ev.at("ph") == "C" && ev.at("name").get<std::string>().rfind("gpu0 ", 0) == 0) {
-      gpu_counter_pids.insert(ev.at("pid").get<int64_t>());
-    }
-    if (ev.at("ph") == "M" && ev.at("name") == "process_name") process_names[ev.at("pid")] = ev.at("args").at("name");
+  EXPECT_EQ(gpu0_counter_pids(e.json), std::set<int64_t>{report::kChromeGpuPidBase});
+  std::map<int64_t, std::string> names = process_names(e.json);
+  EXPECT_EQ(names[report::kChromeGpuPidBase], "GPU 0 (NVIDIA H200)");
+  EXPECT_EQ(names[1012], "known_counts (launched)");
+  EXPECT_EQ(names[report::kChromeHostPid], "Host (vm)");
+}
+
+// The names of the sampled GPUs' counter tracks; every counter's value is a number.
+std::set<std::string> sampled_gpu_tracks(const Json& json) {
+  std::set<std::string> tracks;
+  for (const Json& ev : json.at("traceEvents")) {
+    if (ev.at("ph") != "C") continue;
+    EXPECT_TRUE(ev.at("args").begin()->is_number()) << ev;
+    if (ev.at("pid").get<int64_t>() >= report::kChromeSampledGpuPidBase) tracks.insert(ev.at("name"));
   }
-  EXPECT_EQ(gpu_counter_pids, std::set<int64_t>{report::kChromeGpuPidBase});
-  EXPECT_EQ(process_names[report::kChromeGpuPidBase], "GPU 0 (NVIDIA H200)");
-  EXPECT_EQ(process_names[1012], "known_counts (launched)");
-  EXPECT_EQ(process_names[report::kChromeHostPid], "Host (vm)");
+  return tracks;
 }
 
 TEST(ChromeTraceGolden, RecordingWithoutTraceIsCountersOnly) {
@@ -155,19 +186,12 @@ TEST(ChromeTraceGolden, RecordingWithoutTraceIsCountersOnly) {
   EXPECT_EQ(e.count.count("X"), 0u);
   EXPECT_EQ(e.count.at("C"), valid_exported_samples(*e.in.recording));
   EXPECT_GT(e.count.at("C"), 1000);
-  std::set<std::string> gpu_tracks;
-  std::map<int64_t, std::string> process_names;
-  for (const Json& ev : e.json.at("traceEvents")) {
-    if (ev.at("ph") == "C") {
-      EXPECT_TRUE(ev.at("args").begin()->is_number()) << ev;
-      if (ev.at("pid").get<int64_t>() >= report::kChromeSampledGpuPidBase) gpu_tracks.insert(ev.at("name"));
-    }
-    if (ev.at("ph") == "M" && ev.at("name") == "process_name") process_names[ev.at("pid")] = ev.at("args").at("name");
-  }
+  const std::set<std::string> gpu_tracks = sampled_gpu_tracks(e.json);
   EXPECT_TRUE(gpu_tracks.count("gpu0 sm_active") && gpu_tracks.count("gpu1 sm_active"));
-  EXPECT_EQ(process_names[report::kChromeSampledGpuPidBase + 1], "GPU 1 (NVIDIA H200)");
+  std::map<int64_t, std::string> names = process_names(e.json);
+  EXPECT_EQ(names[report::kChromeSampledGpuPidBase + 1], "GPU 1 (NVIDIA H200)");
   int ranks = 0;
-  for (const auto& [pid, name] : process_names) ranks += name.find(", rank ") != std::string::npos;
+  for (const auto& [pid, name] : names) ranks += name.find(", rank ") != std::string::npos;
   EXPECT_EQ(ranks, 2) << "the two torchrun ranks are named with their RANK";
 }
 

@@ -17,30 +17,47 @@ namespace {
 using namespace chokepoint;
 const std::string kRec = std::string(CHOKEPOINT_TEST_DATA) + "/tracer/known_counts.rec";
 
-TEST(TracerGolden, ExactCountsOfAKnownProgram) {
-  timeline::Timeline tl;
-  timeline::ImportStats stats;
-  ASSERT_TRUE(importers::import_paths({kRec + "/trace-1012.cptrace"}, tl, stats).ok());
-  tl.finalize();
+// Runtime calls whose name starts with `prefix`.
+int calls_named(const timeline::Timeline& tl, std::string_view prefix) {
+  int n = 0;
+  for (size_t i = 0; i < tl.runtime_calls.size(); ++i) n += tl.strings.view(tl.runtime_calls.name[i]).rfind(prefix, 0) == 0;
+  return n;
+}
+
+// Each kernel is the program's one kernel, launched with its one shape.
+void check_kernel(const timeline::Timeline& tl, size_t i) {
+  EXPECT_EQ(tl.strings.view(tl.gpu_ops.name[i]), "scale(float*, int)");
+  EXPECT_EQ(tl.gpu_ops.grid[i][0], (1 << 20) / 256);
+  EXPECT_EQ(tl.gpu_ops.block[i][0], 256);
+}
+
+// Each copy is 4 MiB from pageable host memory to the device.
+void check_copy(const timeline::GpuOps& g, size_t i) {
+  EXPECT_EQ(g.copy_kind[i], timeline::CopyKind::kHtoD);
+  EXPECT_EQ(g.src_kind[i], timeline::MemKind::kPageable);
+  EXPECT_EQ(g.dst_kind[i], timeline::MemKind::kDevice);
+  EXPECT_EQ(g.bytes[i], (1 << 20) * 4);
+}
+
+// The 100 kernels and 10 pageable host->device copies, each as the program issued it.
+void check_gpu_ops(const timeline::Timeline& tl) {
   const auto& g = tl.gpu_ops;
   int kernels = 0, copies = 0;
   for (size_t i = 0; i < g.size(); ++i) {
     if (g.kind[i] == timeline::GpuOpKind::kKernel) {
       ++kernels;
-      EXPECT_EQ(tl.strings.view(g.name[i]), "scale(float*, int)");
-      EXPECT_EQ(g.grid[i][0], (1 << 20) / 256);
-      EXPECT_EQ(g.block[i][0], 256);
+      check_kernel(tl, i);
     } else if (g.kind[i] == timeline::GpuOpKind::kMemcpy) {
       ++copies;
-      EXPECT_EQ(g.copy_kind[i], timeline::CopyKind::kHtoD);
-      EXPECT_EQ(g.src_kind[i], timeline::MemKind::kPageable);
-      EXPECT_EQ(g.dst_kind[i], timeline::MemKind::kDevice);
-      EXPECT_EQ(g.bytes[i], (1 << 20) * 4);
+      check_copy(g, i);
     }
   }
   EXPECT_EQ(kernels, 100);
   EXPECT_EQ(copies, 10);
-  ASSERT_EQ(tl.sync_events.size(), 5u);
+}
+
+// The stream synchronizations, on the thread that called cudaStreamSynchronize.
+void check_sync_events(const timeline::Timeline& tl) {
   int32_t sync_call_tid = 0;
   for (size_t i = 0; i < tl.runtime_calls.size(); ++i) {
     if (tl.strings.view(tl.runtime_calls.name[i]).rfind("cudaStreamSynchronize", 0) == 0) {
@@ -55,11 +72,17 @@ TEST(TracerGolden, ExactCountsOfAKnownProgram) {
     // pthread_self() cut to 32 bits, so only their agreement is checked.)
     EXPECT_EQ(tl.sync_events.tid[i], sync_call_tid);
   }
-  int launches = 0;
-  for (size_t i = 0; i < tl.runtime_calls.size(); ++i) {
-    launches += tl.strings.view(tl.runtime_calls.name[i]).rfind("cudaLaunchKernel", 0) == 0;
-  }
-  EXPECT_EQ(launches, 100);
+}
+
+TEST(TracerGolden, ExactCountsOfAKnownProgram) {
+  timeline::Timeline tl;
+  timeline::ImportStats stats;
+  ASSERT_TRUE(importers::import_paths({kRec + "/trace-1012.cptrace"}, tl, stats).ok());
+  tl.finalize();
+  check_gpu_ops(tl);
+  ASSERT_EQ(tl.sync_events.size(), 5u);
+  check_sync_events(tl);
+  EXPECT_EQ(calls_named(tl, "cudaLaunchKernel"), 100);
   ASSERT_EQ(tl.devices.size(), 1u);
   EXPECT_EQ(tl.devices[0].name, "NVIDIA H200");
   EXPECT_EQ(tl.devices[0].num_sms, 132);
@@ -93,6 +116,37 @@ using namespace chokepoint;
 // (`known_counts 100 10 5 4`), traced after cuptiSetThreadIdType(SYSTEM) and the NVTX
 // hand-over to CUPTI: the ranges arrive as steps, and thread ids are Linux tids (the
 // single-threaded program's main thread: its pid).
+// Every step range and runtime call of the recording is on thread `pid` of process `pid`.
+void check_ids_are_linux_tids(const timeline::Timeline& tl, int32_t pid) {
+  for (size_t i = 0; i < tl.cpu_ranges.size(); ++i) {
+    EXPECT_EQ(tl.strings.view(tl.cpu_ranges.name[i]), "step");
+    EXPECT_EQ(tl.cpu_ranges.pid[i], pid);
+    EXPECT_EQ(tl.cpu_ranges.tid[i], pid);
+  }
+  for (size_t i = 0; i < tl.runtime_calls.size(); ++i) {
+    EXPECT_EQ(tl.runtime_calls.pid[i], pid);
+    EXPECT_EQ(tl.runtime_calls.tid[i], pid);
+  }
+}
+
+// Kernel launches inside step s.
+int launches_in_step(const timeline::Timeline& tl, size_t s) {
+  int launches = 0;
+  for (size_t i = 0; i < tl.runtime_calls.size(); ++i) {
+    const bool launch = tl.strings.view(tl.runtime_calls.name[i]).rfind("cudaLaunchKernel", 0) == 0;
+    launches += launch && tl.runtime_calls.start[i] >= tl.steps.start[s] && tl.runtime_calls.end[i] <= tl.steps.end[s];
+  }
+  return launches;
+}
+
+// Analyze of the recording takes its 4 steps from the NVTX ranges.
+void check_analyze_uses_nvtx_steps(const std::string& rec) {
+  auto r = pipeline::analyze_paths({rec});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r.value().window.steps, 4);
+  EXPECT_EQ(r.value().window.step_source, "NVTX step ranges");
+}
+
 TEST(TracerGolden, NvtxRangesAreStepsAndThreadIdsAreLinuxTids) {
   const std::string rec = std::string(CHOKEPOINT_TEST_DATA) + "/tracer/known_counts_nvtx.rec";
   timeline::Timeline tl;
@@ -100,31 +154,13 @@ TEST(TracerGolden, NvtxRangesAreStepsAndThreadIdsAreLinuxTids) {
   ASSERT_TRUE(importers::import_paths({rec + "/trace-482.cptrace"}, tl, stats).ok());
   ASSERT_EQ(tl.cpu_ranges.size(), 4u);
   ASSERT_EQ(tl.steps.size(), 4u);
-  for (size_t i = 0; i < tl.cpu_ranges.size(); ++i) {
-    EXPECT_EQ(tl.strings.view(tl.cpu_ranges.name[i]), "step");
-    EXPECT_EQ(tl.cpu_ranges.pid[i], 482);
-    EXPECT_EQ(tl.cpu_ranges.tid[i], 482);
-  }
-  for (size_t i = 0; i < tl.runtime_calls.size(); ++i) {
-    EXPECT_EQ(tl.runtime_calls.pid[i], 482);
-    EXPECT_EQ(tl.runtime_calls.tid[i], 482);
-  }
+  check_ids_are_linux_tids(tl, 482);
   // 25 launches inside each range.
-  for (size_t s = 0; s < tl.steps.size(); ++s) {
-    int launches = 0;
-    for (size_t i = 0; i < tl.runtime_calls.size(); ++i) {
-      const bool launch = tl.strings.view(tl.runtime_calls.name[i]).rfind("cudaLaunchKernel", 0) == 0;
-      launches += launch && tl.runtime_calls.start[i] >= tl.steps.start[s] && tl.runtime_calls.end[i] <= tl.steps.end[s];
-    }
-    EXPECT_EQ(launches, 25) << "step " << s;
-  }
+  for (size_t s = 0; s < tl.steps.size(); ++s) EXPECT_EQ(launches_in_step(tl, s), 25) << "step " << s;
   EXPECT_EQ(stats.count("cupti_nvtx_unmatched"), 0);
   EXPECT_EQ(stats.count("cupti_nvtx_unclosed"), 0);
 
-  auto r = pipeline::analyze_paths({rec});
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r.value().window.steps, 4);
-  EXPECT_EQ(r.value().window.step_source, "NVTX step ranges");
+  check_analyze_uses_nvtx_steps(rec);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 namespace chokepoint::analyses::whatif {
@@ -51,11 +52,9 @@ int32_t replay_pid(const StepWindows& w) {
   return best;
 }
 
-}  // namespace
-
-StepGraph build_step_graph(const Timeline& tl, const TimelineIndex& ix, const StepWindows& w) {
-  StepGraph g;
-  if (w.steps.empty()) return g;
+// Sets the replayed process, its windows and the span they cover; returns the end of the
+// host's last step.
+TimeNs set_windows(const StepWindows& w, StepGraph& g) {
   g.pid = replay_pid(w);
   std::vector<const StepWindow*> wins;
   for (const auto& s : w.steps) {
@@ -73,27 +72,55 @@ StepGraph build_step_graph(const Timeline& tl, const TimelineIndex& ix, const St
     g.window_start.push_back(s->start);
     g.window_cpu_start.push_back(s->cpu_start);
   }
-  const TimeNs host_end = wins.back()->cpu_end;
+  return wins.back()->cpu_end;
+}
 
-  // Process-wide host activity: DataLoader waits and the optimizer step, from annotations;
-  // ATen ops and Python functions, counted per gap for the recording's cost.
+// Process-wide host activity: DataLoader waits and the optimizer step, from annotations;
+// ATen ops and Python functions, counted per gap for the recording's cost.
+struct HostActivity {
   Intervals loader, optimizer;
+  std::vector<uint32_t> op_rows;  // CpuRanges rows of ATen ops and Python functions, in start order
+};
+
+HostActivity host_activity(const Timeline& tl, const StepGraph& g) {
+  HostActivity act;
   const auto& cpu = tl.cpu_ranges;
-  std::vector<uint32_t> op_rows;
   for (size_t i = 0; i < cpu.size(); ++i) {
     if (cpu.pid[i] != g.pid || cpu.end[i] <= g.origin || cpu.start[i] >= g.span_end) continue;
     if (cpu.category[i] == CpuCategory::kOp || cpu.category[i] == CpuCategory::kPythonFunction) {
-      op_rows.push_back(static_cast<uint32_t>(i));
+      act.op_rows.push_back(static_cast<uint32_t>(i));
     } else if (cpu.category[i] == CpuCategory::kUserAnnotation) {
       const auto name = tl.strings.view(cpu.name[i]);
-      if (is_dataloader_annotation(name)) loader.add(cpu.start[i], cpu.end[i]);
-      if (is_optimizer_annotation(name)) optimizer.add(cpu.start[i], cpu.end[i]);
+      if (is_dataloader_annotation(name)) act.loader.add(cpu.start[i], cpu.end[i]);
+      if (is_optimizer_annotation(name)) act.optimizer.add(cpu.start[i], cpu.end[i]);
     }
   }
-  loader.build();
-  optimizer.build();
+  act.loader.build();
+  act.optimizer.build();
+  return act;
+}
 
-  // Host events: the process's API calls that launch, copy, set, synchronize or allocate.
+// Counts the ATen ops (and their inputs) and Python functions that began before `e.start`
+// from `cursor` on into `e`, advancing `cursor`.
+void count_gap_ops(const Timeline& tl, const std::vector<uint32_t>& op_rows, size_t& cursor, HostEvent& e) {
+  const auto& cpu = tl.cpu_ranges;
+  while (cursor < op_rows.size() && cpu.start[op_rows[cursor]] < e.start) {
+    const uint32_t row = op_rows[cursor++];
+    if (cpu.category[row] == CpuCategory::kPythonFunction) {
+      ++e.py_in_gap;
+      continue;
+    }
+    ++e.ops_in_gap;
+    if (cpu.inputs[row] != timeline::CpuRanges::kNoInputs) {
+      e.inputs_in_gap += static_cast<int32_t>(tl.op_inputs.num_inputs(cpu.inputs[row]));
+    }
+  }
+}
+
+// Host events: the process's API calls that launch, copy, set, synchronize or allocate,
+// in host order; sets g.tail from `host_end`. Returns the event of each RuntimeCalls row.
+std::unordered_map<int32_t, int32_t> add_host_events(const Timeline& tl, const TimelineIndex& ix,
+                                                     const HostActivity& act, TimeNs host_end, StepGraph& g) {
   const auto& rc = tl.runtime_calls;
   std::unordered_map<int32_t, int32_t> event_of_row;
   TimeNs prev_end = g.host_from;
@@ -116,19 +143,9 @@ StepGraph build_step_graph(const Timeline& tl, const TimelineIndex& ix, const St
     e.gap = e.start - prev_end;
     e.calls_in_gap = other_calls;
     other_calls = 0;
-    e.gap_loader = loader.overlap(prev_end, e.start);
-    while (op_cursor < op_rows.size() && cpu.start[op_rows[op_cursor]] < e.start) {
-      const uint32_t row = op_rows[op_cursor++];
-      if (cpu.category[row] == CpuCategory::kPythonFunction) {
-        ++e.py_in_gap;
-        continue;
-      }
-      ++e.ops_in_gap;
-      if (cpu.inputs[row] != timeline::CpuRanges::kNoInputs) {
-        e.inputs_in_gap += static_cast<int32_t>(tl.op_inputs.num_inputs(cpu.inputs[row]));
-      }
-    }
-    if (optimizer.containing(e.start) != nullptr) e.flags |= kInOptimizer;
+    e.gap_loader = act.loader.overlap(prev_end, e.start);
+    count_gap_ops(tl, act.op_rows, op_cursor, e);
+    if (act.optimizer.containing(e.start) != nullptr) e.flags |= kInOptimizer;
     auto win = std::upper_bound(g.window_cpu_start.begin(), g.window_cpu_start.end(), rc.start[r]);
     e.window = static_cast<int32_t>(win - g.window_cpu_start.begin()) - 1;
     event_of_row.emplace(e.rc_row, static_cast<int32_t>(g.host.size()));
@@ -137,27 +154,42 @@ StepGraph build_step_graph(const Timeline& tl, const TimelineIndex& ix, const St
     prev_tid = rc.tid[r];
   }
   g.tail = std::max<TimeNs>(0, host_end - prev_end);
+  return event_of_row;
+}
 
-  // GPU nodes: the ops launched by those calls, and the unlaunched ops of the span.
+// The host event that launched GpuOps row i (-1: none in the span), or nullopt when the op
+// is not part of the graph: launched outside the span (or by another process) it is kept
+// where it ran, if inside.
+std::optional<int32_t> launching_event(const Timeline& tl, const TimelineIndex& ix, const StepGraph& g,
+                                       const std::unordered_map<int32_t, int32_t>& event_of_row, size_t i) {
+  const auto& ops = tl.gpu_ops;
+  const auto& rc = tl.runtime_calls;
+  const int32_t lr = ix.launch_row[i];
+  if (lr >= 0) {
+    auto it = event_of_row.find(lr);
+    if (it != event_of_row.end()) return it->second;
+  }
+  const bool other_pid = lr >= 0 && rc.pid[lr] != g.pid;
+  if (other_pid || ops.end[i] <= g.origin || ops.start[i] >= g.span_end) return std::nullopt;
+  if (lr >= 0 && rc.start[lr] >= g.span_end) return std::nullopt;
+  return -1;
+}
+
+// GPU nodes: the ops launched by the host events, and the unlaunched ops of the span,
+// queued per lane (device, stream); the ops queued ahead of a lane's first launched op
+// are its backlog.
+void add_gpu_nodes(const Timeline& tl, const TimelineIndex& ix,
+                   const std::unordered_map<int32_t, int32_t>& event_of_row, StepGraph& g) {
   const auto& ops = tl.gpu_ops;
   std::map<std::pair<int16_t, int32_t>, int32_t> lane_of;
   for (size_t i = 0; i < ops.size(); ++i) {
     const int16_t d = ops.device[i];
     if (d < 0 || static_cast<size_t>(d) >= tl.devices.size() || tl.devices[d].source_index != g.source) continue;
-    int32_t launch = -1;
-    if (ix.launch_row[i] >= 0) {
-      auto it = event_of_row.find(ix.launch_row[i]);
-      if (it != event_of_row.end()) launch = it->second;
-    }
-    if (launch < 0) {
-      // Launched outside the span (or by another process): kept where it ran, if inside.
-      const bool other_pid = ix.launch_row[i] >= 0 && rc.pid[ix.launch_row[i]] != g.pid;
-      if (other_pid || ops.end[i] <= g.origin || ops.start[i] >= g.span_end) continue;
-      if (ix.launch_row[i] >= 0 && rc.start[ix.launch_row[i]] >= g.span_end) continue;
-    }
+    const std::optional<int32_t> launch = launching_event(tl, ix, g, event_of_row, i);
+    if (!launch) continue;
     GpuNode n;
     n.row = static_cast<uint32_t>(i);
-    n.launch = launch;
+    n.launch = *launch;
     n.start = ops.start[i];
     n.dur = ops.end[i] - ops.start[i];
     auto [it, fresh] = lane_of.emplace(std::make_pair(d, ops.stream[i]), static_cast<int32_t>(lane_of.size()));
@@ -175,8 +207,10 @@ StepGraph build_step_graph(const Timeline& tl, const TimelineIndex& ix, const St
       g.gpu[k].backlog = true;
     }
   }
+}
 
-  // Launch latency: call start -> op start for ops whose stream was idle at launch.
+// Launch latency: call start -> op start for ops whose stream was idle at launch.
+TimeNs launch_latency(const StepGraph& g) {
   std::vector<TimeNs> lat;
   for (const auto& lane : g.lanes) {
     TimeNs lane_end = std::numeric_limits<TimeNs>::min();
@@ -186,27 +220,38 @@ StepGraph build_step_graph(const Timeline& tl, const TimelineIndex& ix, const St
       lane_end = std::max(lane_end, n.start + n.dur);
     }
   }
-  if (!lat.empty()) {
-    // The lower quartile: an op that also waited for another stream's event looks like a
-    // slow launch here (its dependency is found below, with this latency).
-    std::nth_element(lat.begin(), lat.begin() + static_cast<std::ptrdiff_t>(lat.size() / 4), lat.end());
-    g.launch_latency = std::clamp<TimeNs>(lat[lat.size() / 4], 500, 50'000);
-  } else {
-    g.launch_latency = kDefaultLaunchLatencyNs;
-  }
+  if (lat.empty()) return kDefaultLaunchLatencyNs;
+  // The lower quartile: an op that also waited for another stream's event looks like a
+  // slow launch here (its dependency is found below, with this latency).
+  std::nth_element(lat.begin(), lat.begin() + static_cast<std::ptrdiff_t>(lat.size() / 4), lat.end());
+  return std::clamp<TimeNs>(lat[lat.size() / 4], 500, 50'000);
+}
 
-  // Ends of every node, by device, to find what an op or a blocking call waited for.
-  std::map<int16_t, std::vector<std::pair<TimeNs, int32_t>>> ends_by_device;
-  std::vector<std::pair<TimeNs, int32_t>> all_ends;
+// (end, GpuNode) pairs, sorted.
+using NodeEnds = std::vector<std::pair<TimeNs, int32_t>>;
+
+// Ends of every node, by device, to find what an op waited for.
+std::map<int16_t, NodeEnds> node_ends_by_device(const Timeline& tl, const StepGraph& g) {
+  std::map<int16_t, NodeEnds> out;
   for (size_t k = 0; k < g.gpu.size(); ++k) {
-    const TimeNs e = g.gpu[k].start + g.gpu[k].dur;
-    ends_by_device[ops.device[g.gpu[k].row]].emplace_back(e, static_cast<int32_t>(k));
-    all_ends.emplace_back(e, static_cast<int32_t>(k));
+    out[tl.gpu_ops.device[g.gpu[k].row]].emplace_back(g.gpu[k].start + g.gpu[k].dur, static_cast<int32_t>(k));
   }
-  for (auto& [d, v] : ends_by_device) std::sort(v.begin(), v.end());
-  std::sort(all_ends.begin(), all_ends.end());
+  for (auto& [d, v] : out) std::sort(v.begin(), v.end());
+  return out;
+}
 
-  // Cross-stream dependencies.
+// Ends of every node, to find what a blocking call waited for.
+NodeEnds all_node_ends(const StepGraph& g) {
+  NodeEnds out;
+  for (size_t k = 0; k < g.gpu.size(); ++k) out.emplace_back(g.gpu[k].start + g.gpu[k].dur, static_cast<int32_t>(k));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Cross-stream dependencies: an op that started later than its launch and its stream
+// allowed waited for the op of another lane that ended just before it.
+void find_cross_stream_deps(const Timeline& tl, StepGraph& g) {
+  auto ends_by_device = node_ends_by_device(tl, g);
   for (const auto& lane : g.lanes) {
     TimeNs prev = std::numeric_limits<TimeNs>::min();
     for (int32_t k : lane) {
@@ -215,7 +260,7 @@ StepGraph build_step_graph(const Timeline& tl, const TimelineIndex& ix, const St
       const TimeNs allowed = std::max(ready, prev);
       prev = std::max(prev, n.start + n.dur);
       if (n.start <= allowed + kDepToleranceNs) continue;
-      const auto& v = ends_by_device[ops.device[n.row]];
+      const auto& v = ends_by_device[tl.gpu_ops.device[n.row]];
       auto it = std::upper_bound(v.begin(), v.end(), std::make_pair(n.start + kEndToleranceNs, INT32_MAX));
       while (it != v.begin()) {
         --it;
@@ -227,12 +272,11 @@ StepGraph build_step_graph(const Timeline& tl, const TimelineIndex& ix, const St
       }
     }
   }
+}
 
-  // Blocking calls: the GPU op whose end a call waited for. An async copy from or to
-  // pageable memory is staged through a driver buffer: the call returns when the copy is
-  // (nearly) done, a few us before its record ends. Synchronizing calls (synchronize,
-  // synchronous copies, cudaFree, cudaMalloc) wait for the last op that ended while they
-  // ran; any other call that long waited when most of it was waiting (a full launch queue).
+// The pageable copy each host event launched (-1: none).
+std::vector<int32_t> pageable_copy_of_event(const Timeline& tl, const StepGraph& g) {
+  const auto& ops = tl.gpu_ops;
   std::vector<int32_t> own_copy(g.host.size(), -1);
   for (size_t k = 0; k < g.gpu.size(); ++k) {
     const GpuNode& n = g.gpu[k];
@@ -241,35 +285,69 @@ StepGraph build_step_graph(const Timeline& tl, const TimelineIndex& ix, const St
                           ops.dst_kind[n.row] == timeline::MemKind::kPageable;
     if (pageable) own_copy[n.launch] = static_cast<int32_t>(k);
   }
+  return own_copy;
+}
+
+// For a call that blocked on its own pageable copy (returned once the copy was at least
+// half done), notes that wait in `e`; false otherwise.
+bool waits_for_own_copy(const StepGraph& g, int32_t copy, HostEvent& e) {
+  if (copy < 0) return false;
+  const GpuNode& n = g.gpu[copy];
+  if (e.end < n.start + n.dur / 2) return false;
+  e.waits_for = copy;
+  e.after_wait = std::max<TimeNs>(0, e.end - (n.start + n.dur));
+  if (e.api == ApiClass::kMemcpyAsync) e.flags |= kBlockingCopy;
+  return true;
+}
+
+// For host event i, synchronizing or long, the GPU op whose end it waited for, if any.
+void find_blocking_wait(const StepGraph& g, const NodeEnds& all_ends, size_t i, HostEvent& e) {
+  const TimeNs dur = e.end - e.start;
+  const bool syncing = blocks_by_nature(e.api);
+  if (!syncing && dur < kLongCallNs) return;
+  auto it = std::upper_bound(all_ends.begin(), all_ends.end(), std::make_pair(e.end + kEndToleranceNs, INT32_MAX));
+  while (it != all_ends.begin()) {
+    --it;
+    if (it->first <= e.start) break;  // ended before the call: it did not wait for it
+    const GpuNode& n = g.gpu[it->second];
+    // Work enqueued later cannot hold a call; a launch or async copy does not wait for
+    // its own op (a synchronous copy does).
+    if (n.launch > static_cast<int32_t>(i) || (!syncing && n.launch == static_cast<int32_t>(i))) continue;
+    const TimeNs waited = it->first - e.start;
+    if (!syncing && waited * 2 < dur) break;  // a long call that mostly did its own work
+    e.waits_for = it->second;
+    e.after_wait = std::max<TimeNs>(0, e.end - it->first);
+    break;
+  }
+}
+
+// Blocking calls: the GPU op whose end a call waited for. An async copy from or to
+// pageable memory is staged through a driver buffer: the call returns when the copy is
+// (nearly) done, a few us before its record ends. Synchronizing calls (synchronize,
+// synchronous copies, cudaFree, cudaMalloc) wait for the last op that ended while they
+// ran; any other call that long waited when most of it was waiting (a full launch queue).
+void find_blocking_calls(const Timeline& tl, StepGraph& g) {
+  const NodeEnds all_ends = all_node_ends(g);
+  const std::vector<int32_t> own_copy = pageable_copy_of_event(tl, g);
   for (size_t i = 0; i < g.host.size(); ++i) {
     HostEvent& e = g.host[i];
-    const TimeNs dur = e.end - e.start;
-    if (own_copy[i] >= 0) {
-      const GpuNode& n = g.gpu[own_copy[i]];
-      if (e.end >= n.start + n.dur / 2) {
-        e.waits_for = own_copy[i];
-        e.after_wait = std::max<TimeNs>(0, e.end - (n.start + n.dur));
-        if (e.api == ApiClass::kMemcpyAsync) e.flags |= kBlockingCopy;
-        continue;
-      }
-    }
-    const bool syncing = blocks_by_nature(e.api);
-    if (!syncing && dur < kLongCallNs) continue;
-    auto it = std::upper_bound(all_ends.begin(), all_ends.end(), std::make_pair(e.end + kEndToleranceNs, INT32_MAX));
-    while (it != all_ends.begin()) {
-      --it;
-      if (it->first <= e.start) break;  // ended before the call: it did not wait for it
-      const GpuNode& n = g.gpu[it->second];
-      // Work enqueued later cannot hold a call; a launch or async copy does not wait for
-      // its own op (a synchronous copy does).
-      if (n.launch > static_cast<int32_t>(i) || (!syncing && n.launch == static_cast<int32_t>(i))) continue;
-      const TimeNs waited = it->first - e.start;
-      if (!syncing && waited * 2 < dur) break;  // a long call that mostly did its own work
-      e.waits_for = it->second;
-      e.after_wait = std::max<TimeNs>(0, e.end - it->first);
-      break;
-    }
+    if (waits_for_own_copy(g, own_copy[i], e)) continue;
+    find_blocking_wait(g, all_ends, i, e);
   }
+}
+
+}  // namespace
+
+StepGraph build_step_graph(const Timeline& tl, const TimelineIndex& ix, const StepWindows& w) {
+  StepGraph g;
+  if (w.steps.empty()) return g;
+  const TimeNs host_end = set_windows(w, g);
+  const HostActivity act = host_activity(tl, g);
+  const auto event_of_row = add_host_events(tl, ix, act, host_end, g);
+  add_gpu_nodes(tl, ix, event_of_row, g);
+  g.launch_latency = launch_latency(g);
+  find_cross_stream_deps(tl, g);
+  find_blocking_calls(tl, g);
   return g;
 }
 

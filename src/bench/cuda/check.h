@@ -30,13 +30,14 @@ class Waived : public std::runtime_error {
                    ":" + std::to_string(line));
 }
 
+// Throws for a failed CUDA call (the body of CP_CUDA).
+inline void check_cuda(cudaError_t e, const char* expr, const char* file, int line) {
+  if (e != cudaSuccess) throw_cuda(e, expr, file, line);
+}
+
 }  // namespace chokepoint::bench::gpu
 
-#define CP_CUDA(expr)                                                                   \
-  do {                                                                                  \
-    const cudaError_t cp_err_ = (expr);                                                 \
-    if (cp_err_ != cudaSuccess) ::chokepoint::bench::gpu::throw_cuda(cp_err_, #expr, __FILE__, __LINE__); \
-  } while (0)
+#define CP_CUDA(expr) ::chokepoint::bench::gpu::check_cuda((expr), #expr, __FILE__, __LINE__)
 
 // After a kernel launch: launch-configuration errors surface here.
 #define CP_CUDA_LAUNCH() CP_CUDA(cudaGetLastError())

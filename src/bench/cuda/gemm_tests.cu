@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "bench/cuda/check.h"
 #include "bench/cuda/gemm.h"
@@ -37,6 +38,57 @@ std::string ratio_text(double r) {
   return buf;
 }
 
+// The index of the first candidate that runs (also loading its kernel); the others tried
+// are noted in `rejected`. Waived when none runs.
+int first_candidate(LtGemm& g, Context& ctx, std::string& rejected) {
+  for (int i = 0; i < g.algo_count(); ++i) {
+    const cublasStatus_t st = g.enqueue(i, ctx.stream);  // also loads its kernel
+    if (st == CUBLAS_STATUS_SUCCESS) return i;
+    rejected += " " + g.algo_text(i) + ": " + lt_status_text(st) + ";";
+  }
+  throw Waived("no cuBLASLt candidate ran:" + rejected);
+}
+
+// The first candidate that runs warms the GPU up until the clocks have settled under
+// the power limit (H200: ~150 ms from idle, SwPowerCap), so that candidates are then
+// compared, and runs timed, at the sustained clock a training job sees. Returns the
+// candidate's time per GEMM before the warm-up.
+double warm_up(LtGemm& g, Context& ctx, int first) {
+  CP_CUDA(cudaStreamSynchronize(ctx.stream));
+  const double first_ms =
+      time_batch_ms(ctx, [&](cudaStream_t s) { for (int r = 0; r < 2; ++r) g.enqueue_or_throw(first, s); }) / 2;
+  const double warm_ms = ctx.quick() ? 150 : 400;
+  for (int left = static_cast<int>(std::ceil(warm_ms / first_ms)); left > 0; left -= kMaxOpsPerBatch) {
+    for (int r = 0; r < std::min(left, kMaxOpsPerBatch); ++r) g.enqueue_or_throw(first, ctx.stream);
+    CP_CUDA(cudaStreamSynchronize(ctx.stream));
+  }
+  return first_ms;
+}
+
+// The fastest of the heuristic's first four candidates from `first`, each timed on ~20
+// ms, and its time per GEMM; those that do not run are noted in `rejected`.
+std::pair<int, double> fastest_of_four(LtGemm& g, Context& ctx, int first, double first_ms, std::string& rejected) {
+  int best = first;
+  double best_ms = 0;
+  const int batch = std::clamp(static_cast<int>(20 / first_ms), 2, kMaxOpsPerBatch);
+  for (int i = first; i < std::min(g.algo_count(), first + 4); ++i) {
+    if (i != first) {
+      const cublasStatus_t st = g.enqueue(i, ctx.stream);
+      if (st != CUBLAS_STATUS_SUCCESS) {
+        rejected += " " + g.algo_text(i) + ": " + lt_status_text(st) + ";";
+        continue;
+      }
+    }
+    const double ms =
+        time_batch_ms(ctx, [&](cudaStream_t s) { for (int r = 0; r < batch; ++r) g.enqueue_or_throw(i, s); }) / batch;
+    if (best_ms == 0 || ms < best_ms) {
+      best = i;
+      best_ms = ms;
+    }
+  }
+  return {best, best_ms};
+}
+
 class GemmBench : public Testcase {
  public:
   explicit GemmBench(int p) : p_(p), spec_(precision_spec(p)) {}
@@ -56,51 +108,14 @@ class GemmBench : public Testcase {
     if (lt == nullptr) throw Waived(why);
     LtGemm g(*lt, p_, kSize, kSize, kSize, ctx.stream);
 
-    // The first candidate that runs warms the GPU up until the clocks have settled under
-    // the power limit (H200: ~150 ms from idle, SwPowerCap), so that candidates are then
-    // compared, and runs timed, at the sustained clock a training job sees.
     std::string rejected;
-    int first = -1;
-    for (int i = 0; i < g.algo_count() && first < 0; ++i) {
-      const cublasStatus_t st = g.enqueue(i, ctx.stream);  // also loads its kernel
-      if (st == CUBLAS_STATUS_SUCCESS) {
-        first = i;
-      } else {
-        rejected += " " + g.algo_text(i) + ": " + lt_status_text(st) + ";";
-      }
-    }
-    if (first < 0) throw Waived("no cuBLASLt candidate ran:" + rejected);
-    CP_CUDA(cudaStreamSynchronize(ctx.stream));
-    const double first_ms =
-        time_batch_ms(ctx, [&](cudaStream_t s) { for (int r = 0; r < 2; ++r) g.enqueue_or_throw(first, s); }) / 2;
-    const double warm_ms = ctx.quick() ? 150 : 400;
-    for (int left = static_cast<int>(std::ceil(warm_ms / first_ms)); left > 0; left -= kMaxOpsPerBatch) {
-      for (int r = 0; r < std::min(left, kMaxOpsPerBatch); ++r) g.enqueue_or_throw(first, ctx.stream);
-      CP_CUDA(cudaStreamSynchronize(ctx.stream));
-    }
+    const int first = first_candidate(g, ctx, rejected);
+    const double first_ms = warm_up(g, ctx, first);
     // Full mode: the fastest of the heuristic's first four, each timed on ~20 ms.
-    int best = first;
-    double best_ms = first_ms;
-    if (!ctx.quick()) {
-      best_ms = 0;
-      const int batch = std::clamp(static_cast<int>(20 / first_ms), 2, kMaxOpsPerBatch);
-      for (int i = first; i < std::min(g.algo_count(), first + 4); ++i) {
-        if (i != first) {
-          const cublasStatus_t st = g.enqueue(i, ctx.stream);
-          if (st != CUBLAS_STATUS_SUCCESS) {
-            rejected += " " + g.algo_text(i) + ": " + lt_status_text(st) + ";";
-            continue;
-          }
-        }
-        const double ms =
-            time_batch_ms(ctx, [&](cudaStream_t s) { for (int r = 0; r < batch; ++r) g.enqueue_or_throw(i, s); }) /
-            batch;
-        if (best_ms == 0 || ms < best_ms) {
-          best = i;
-          best_ms = ms;
-        }
-      }
-    }
+    const std::pair<int, double> pick =
+        ctx.quick() ? std::make_pair(first, first_ms) : fastest_of_four(g, ctx, first, first_ms, rejected);
+    const int best = pick.first;
+    const double best_ms = pick.second;
     const double target_ms = ctx.quick() ? 15 : 40;
     const int per_run = std::clamp(static_cast<int>(std::lround(target_ms / best_ms)), 1, kMaxOpsPerBatch);
     auto measure = [&] {

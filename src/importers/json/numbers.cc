@@ -40,12 +40,14 @@ struct Decimal {
   bool sticky = false;
 };
 
-bool parse_decimal(std::string_view s, Decimal* d) {
-  size_t i = 0, n = s.size();
-  if (i < n && (s[i] == '-' || s[i] == '+')) d->negative = s[i++] == '-';
+// Adds the digits of a number to a Decimal one at a time: up to 19 significant ones,
+// then the rounding digit and the sticky bit.
+struct DigitTaker {
+  Decimal* d;
   int kept = 0, dropped = 0;
   bool any_digit = false;
-  auto take = [&](char c, bool fraction) {
+
+  void take(char c, bool fraction) {
     any_digit = true;
     if (kept == 0 && c == '0') {
       if (fraction) --d->exp10;  // leading zeros of 0.000123 shift the exponent only
@@ -63,24 +65,38 @@ bool parse_decimal(std::string_view s, Decimal* d) {
       d->sticky = true;
     }
     if (!fraction) ++d->exp10;
-  };
-  while (i < n && is_digit(s[i])) take(s[i++], false);
+  }
+};
+
+// The exponent of s from i (just past the 'e'), added to d->exp10; i ends past it.
+// False when no digit follows the sign.
+bool parse_exponent(std::string_view s, size_t& i, Decimal* d) {
+  const size_t n = s.size();
+  bool neg_exp = false;
+  if (i < n && (s[i] == '-' || s[i] == '+')) neg_exp = s[i++] == '-';
+  if (i >= n || !is_digit(s[i])) return false;
+  int64_t e = 0;
+  while (i < n && is_digit(s[i])) {
+    if (e < 100000) e = e * 10 + (s[i] - '0');  // saturate: 1e100000 overflows anyway
+    ++i;
+  }
+  d->exp10 += neg_exp ? -e : e;
+  return true;
+}
+
+bool parse_decimal(std::string_view s, Decimal* d) {
+  size_t i = 0, n = s.size();
+  if (i < n && (s[i] == '-' || s[i] == '+')) d->negative = s[i++] == '-';
+  DigitTaker t{d};
+  while (i < n && is_digit(s[i])) t.take(s[i++], false);
   if (i < n && s[i] == '.') {
     ++i;
-    while (i < n && is_digit(s[i])) take(s[i++], true);
+    while (i < n && is_digit(s[i])) t.take(s[i++], true);
   }
-  if (!any_digit) return false;
+  if (!t.any_digit) return false;
   if (i < n && (s[i] == 'e' || s[i] == 'E')) {
     ++i;
-    bool neg_exp = false;
-    if (i < n && (s[i] == '-' || s[i] == '+')) neg_exp = s[i++] == '-';
-    if (i >= n || !is_digit(s[i])) return false;
-    int64_t e = 0;
-    while (i < n && is_digit(s[i])) {
-      if (e < 100000) e = e * 10 + (s[i] - '0');  // saturate: 1e100000 overflows anyway
-      ++i;
-    }
-    d->exp10 += neg_exp ? -e : e;
+    if (!parse_exponent(s, i, d)) return false;
   }
   return i == n;
 }

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include "importers/json/structural_scanner.h"
 #include "importers/kineto/event_batch.h"
@@ -70,83 +71,13 @@ Status TraceReader::fill() {
 }
 
 TraceReader::Step TraceReader::step(TraceMetadata& meta, EventBatch& batch) {
-  const char* d = buf_.data();
   while (true) {
-    size_t p = pos_;
+    std::optional<Step> stop;
     switch (state_) {
-      case State::kStart: {
-        if (offset(0) == 0 && p == 0 && len_ > 0 && d[0] == '\xef') {  // UTF-8 byte order mark
-          if (len_ < 3 && !eof_) return Step::kNeedMore;
-          if (len_ >= 3 && std::memcmp(d, "\xef\xbb\xbf", 3) == 0) p = 3;
-        }
-        pos_ = p = skip_space(d, p, len_);
-        if (p == len_) return Step::kNeedMore;
-        if (d[p] == '{') {
-          state_ = State::kMember;
-        } else if (d[p] == '[') {
-          state_ = State::kEvents;
-          bare_array_ = saw_events_ = true;
-        } else {
-          error_ = "not a JSON trace: it starts with " + describe_byte(d[p]);
-          return Step::kError;
-        }
-        pos_ = p + 1;
-        break;
-      }
-      case State::kMember: {
-        while (p < len_ && (is_json_space(d[p]) || d[p] == ',')) ++p;
-        pos_ = p;
-        if (p == len_) return Step::kNeedMore;
-        if (d[p] == '}') {
-          pos_ = p + 1;
-          state_ = State::kDone;
-          return Step::kDone;
-        }
-        if (d[p] != '"') return top_level_error(p, "a member name");
-        const ScanResult r = json::find_string_end(d, len_, p);
-        if (r.kind != ScanResult::kComplete) {
-          return len_ - p > limits_.max_value_bytes ? top_level_error(p, "a short member name")
-                                                    : Step::kNeedMore;
-        }
-        key_.assign(d + p + 1, r.pos - p - 2);
-        pos_ = r.pos;
-        state_ = State::kColon;
-        break;
-      }
-      case State::kColon: {
-        pos_ = p = skip_space(d, p, len_);
-        if (p == len_) return Step::kNeedMore;
-        if (d[p] != ':') return top_level_error(p, "':'");
-        pos_ = p + 1;
-        state_ = State::kValue;
-        break;
-      }
-      case State::kValue: {
-        pos_ = p = skip_space(d, p, len_);
-        if (p == len_) return Step::kNeedMore;
-        if (key_ == "traceEvents" && d[p] == '[') {
-          saw_events_ = true;
-          pos_ = p + 1;
-          state_ = State::kEvents;
-          break;
-        }
-        if (key_ == "traceEvents" || is_metadata_key(key_)) {
-          const ScanResult r = json::find_value_end(d, len_, p);
-          if (r.kind == ScanResult::kNeedMore && len_ - p <= limits_.max_value_bytes) {
-            return Step::kNeedMore;
-          }
-          if (r.kind == ScanResult::kComplete && key_ != "traceEvents") {
-            read_metadata_member(key_, std::string_view(d + p, r.pos - p), meta, stats_);
-            pos_ = r.pos;
-            state_ = State::kMember;
-            break;
-          }
-          stats_.add(Stat::kBadMetadata);  // traceEvents not an array, or an unreadable value
-        }
-        skip_ = Skipper{};
-        state_ = State::kSkipValue;
-        break;
-      }
+      case State::kStart: stop = read_start(); break;
+      case State::kMember: stop = read_member_name(); break;
+      case State::kColon: stop = read_colon(); break;
+      case State::kValue: stop = read_value(meta); break;
       case State::kSkipValue:
         if (!skip_value()) return Step::kNeedMore;
         state_ = State::kMember;
@@ -154,17 +85,106 @@ TraceReader::Step TraceReader::step(TraceMetadata& meta, EventBatch& batch) {
       case State::kEvents:
         if (!scan_events(batch)) return Step::kNeedMore;
         break;
-      case State::kResync: {
-        const ScanResult r = json::find_resync_point(d, len_, p);
-        pos_ = r.pos;
-        if (r.kind != ScanResult::kComplete) return Step::kNeedMore;
-        state_ = State::kEvents;
-        break;
-      }
-      case State::kDone:
-        return Step::kDone;
+      case State::kResync: stop = resync(); break;
+      case State::kDone: return Step::kDone;
     }
+    if (stop) return *stop;
   }
+}
+
+// The document's first byte (after a byte order mark and spaces): an object, or Chrome's
+// bare event array.
+std::optional<TraceReader::Step> TraceReader::read_start() {
+  const char* d = buf_.data();
+  size_t p = pos_;
+  if (offset(0) == 0 && p == 0 && len_ > 0 && d[0] == '\xef') {  // UTF-8 byte order mark
+    if (len_ < 3 && !eof_) return Step::kNeedMore;
+    if (len_ >= 3 && std::memcmp(d, "\xef\xbb\xbf", 3) == 0) p = 3;
+  }
+  pos_ = p = skip_space(d, p, len_);
+  if (p == len_) return Step::kNeedMore;
+  if (d[p] == '{') {
+    state_ = State::kMember;
+  } else if (d[p] == '[') {
+    state_ = State::kEvents;
+    bare_array_ = saw_events_ = true;
+  } else {
+    error_ = "not a JSON trace: it starts with " + describe_byte(d[p]);
+    return Step::kError;
+  }
+  pos_ = p + 1;
+  return std::nullopt;
+}
+
+// A top-level member's name into key_, or the end of the object.
+std::optional<TraceReader::Step> TraceReader::read_member_name() {
+  const char* d = buf_.data();
+  size_t p = pos_;
+  while (p < len_ && (is_json_space(d[p]) || d[p] == ',')) ++p;
+  pos_ = p;
+  if (p == len_) return Step::kNeedMore;
+  if (d[p] == '}') {
+    pos_ = p + 1;
+    state_ = State::kDone;
+    return Step::kDone;
+  }
+  if (d[p] != '"') return top_level_error(p, "a member name");
+  const ScanResult r = json::find_string_end(d, len_, p);
+  if (r.kind != ScanResult::kComplete) {
+    return len_ - p > limits_.max_value_bytes ? top_level_error(p, "a short member name") : Step::kNeedMore;
+  }
+  key_.assign(d + p + 1, r.pos - p - 2);
+  pos_ = r.pos;
+  state_ = State::kColon;
+  return std::nullopt;
+}
+
+std::optional<TraceReader::Step> TraceReader::read_colon() {
+  const char* d = buf_.data();
+  const size_t p = pos_ = skip_space(d, pos_, len_);
+  if (p == len_) return Step::kNeedMore;
+  if (d[p] != ':') return top_level_error(p, "':'");
+  pos_ = p + 1;
+  state_ = State::kValue;
+  return std::nullopt;
+}
+
+// The value of member key_: the event array is entered, metadata read, the rest skipped.
+std::optional<TraceReader::Step> TraceReader::read_value(TraceMetadata& meta) {
+  const char* d = buf_.data();
+  const size_t p = pos_ = skip_space(d, pos_, len_);
+  if (p == len_) return Step::kNeedMore;
+  if (key_ == "traceEvents" && d[p] == '[') {
+    saw_events_ = true;
+    pos_ = p + 1;
+    state_ = State::kEvents;
+    return std::nullopt;
+  }
+  if (key_ == "traceEvents" || is_metadata_key(key_)) {
+    const ScanResult r = json::find_value_end(d, len_, p);
+    if (r.kind == ScanResult::kNeedMore && len_ - p <= limits_.max_value_bytes) {
+      return Step::kNeedMore;
+    }
+    if (r.kind == ScanResult::kComplete && key_ != "traceEvents") {
+      read_metadata_member(key_, std::string_view(d + p, r.pos - p), meta, stats_);
+      pos_ = r.pos;
+      state_ = State::kMember;
+      return std::nullopt;
+    }
+    stats_.add(Stat::kBadMetadata);  // traceEvents not an array, or an unreadable value
+  }
+  skip_ = Skipper{};
+  state_ = State::kSkipValue;
+  return std::nullopt;
+}
+
+// After a bad event: on to the next event boundary.
+std::optional<TraceReader::Step> TraceReader::resync() {
+  const ScanResult r = json::find_resync_point(buf_.data(), len_, pos_);
+  pos_ = r.pos;
+  if (r.kind != ScanResult::kComplete) return Step::kNeedMore;
+  state_ = State::kEvents;
+  return std::nullopt;
 }
 
 // Cuts complete elements off the event array. Returns false when more input is needed,

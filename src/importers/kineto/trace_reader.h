@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,12 @@ class TraceReader {
 
   Status fill();
   Step step(TraceMetadata& meta, EventBatch& batch);
+  // One state each; nullopt: go on with the next state.
+  std::optional<Step> read_start();
+  std::optional<Step> read_member_name();
+  std::optional<Step> read_colon();
+  std::optional<Step> read_value(TraceMetadata& meta);
+  std::optional<Step> resync();
   bool scan_events(EventBatch& batch);
   bool skip_value();
   Step top_level_error(size_t p, const char* expected);

@@ -98,94 +98,119 @@ struct Builder {
   }
 };
 
+// The fields of one chrometrace event that matter here.
+struct PySpyEvent {
+  std::string_view ph, name, file;
+  int64_t pid = 0, line = 0;
+  uint64_t tid = 0;
+  double ts = -1;
+};
+
+// The event's args: its source file and line. False when they would not parse.
+bool read_args(od::value& v, PySpyEvent& e) {
+  od::object args;
+  if (v.get_object().get(args) != simdjson::SUCCESS) return false;
+  for (auto af : args) {
+    std::string_view ak;
+    if (af.unescaped_key().get(ak) != simdjson::SUCCESS) return false;
+    if (ak == "filename") {
+      if (af.value().get_string().get(e.file) != simdjson::SUCCESS) e.file = {};
+    } else if (ak == "line") {
+      int64_t l = 0;
+      if (af.value().get_int64().get(l) == simdjson::SUCCESS) e.line = l;  // null: no line numbers
+    }
+  }
+  return true;
+}
+
+// One event's fields, in any order; unknown ones ignored. False when a value would not
+// parse (the document may be cut inside this event).
+bool read_event(od::object& ev, PySpyEvent& e) {
+  for (auto field : ev) {
+    std::string_view key;
+    if (field.unescaped_key().get(key) != simdjson::SUCCESS) return false;
+    od::value v;
+    if (field.value().get(v) != simdjson::SUCCESS) return false;
+    simdjson::error_code err = simdjson::SUCCESS;
+    if (key == "ph") {
+      err = v.get_string().get(e.ph);
+    } else if (key == "name") {
+      err = v.get_string().get(e.name);
+    } else if (key == "pid") {
+      err = v.get_int64().get(e.pid);
+    } else if (key == "tid") {
+      err = v.get_uint64().get(e.tid);
+    } else if (key == "ts") {
+      err = v.get_double().get(e.ts);
+    } else if (key == "args" && !read_args(v, e)) {
+      return false;
+    }
+    if (err != simdjson::SUCCESS) return false;
+  }
+  return true;
+}
+
+// A Begin: the process and thread identity frames (outermost, no file) name the thread;
+// any other frame is pushed on its stack.
+void begin_frame(Builder& b, ThreadState& st, const PySpyEvent& e) {
+  const bool identity = e.file.empty() && e.line == 0 &&
+                        (e.name.rfind("process ", 0) == 0 || e.name.rfind("thread (", 0) == 0);
+  if (!identity) {
+    st.stack.push_back(b.frame_id(e.name, e.file, e.line));
+    st.is_root.push_back(false);
+    return;
+  }
+  if (e.name.rfind("thread (", 0) == 0) {
+    st.thread_frame = std::string(e.name);
+    st.thread = -1;  // (re)resolved on the next segment
+  } else {
+    st.process_frame = std::string(e.name);
+  }
+  st.is_root.push_back(true);
+}
+
+// An End pops what its Begin pushed; false for an End without its Begin.
+bool end_frame(ThreadState& st) {
+  if (st.is_root.empty()) return false;
+  const bool root = st.is_root.back();
+  st.is_root.pop_back();
+  if (!root && !st.stack.empty()) st.stack.pop_back();
+  return true;
+}
+
+// Applies one Begin or End event to its thread's stack; others are skipped.
+void apply_event(Builder& b, const PySpyEvent& e, PySpyReadStats& stats) {
+  if ((e.ph != "B" && e.ph != "E") || e.name.empty() || e.ts < 0 || e.ts > 1e15) {
+    ++stats.skipped;
+    return;
+  }
+  ThreadState& st = b.threads[{e.pid, e.tid}];
+  st.pid = e.pid;
+  // Time never goes back within a thread (py-spy's own clock is monotonic; a damaged
+  // file's is not): a late event counts at the thread's current time.
+  const auto t = std::max(static_cast<int64_t>(e.ts), st.last_ts);
+  if (t != st.last_ts) {
+    b.close(st, t);
+    st.last_ts = t;
+  }
+  if (e.ph == "B") {
+    begin_frame(b, st, e);
+  } else if (!end_frame(st)) {
+    ++stats.skipped;  // an End without its Begin
+  }
+}
+
 Status parse_events(od::array events, Builder& b, PySpyReadStats& stats) {
   for (auto item : events) {
     od::object ev;
-    if (item.get_object().get(ev) != simdjson::SUCCESS) {
-      stats.truncated = true;  // the array was cut off, or a non-object: stop here
-      break;
-    }
-    std::string_view ph, name, file;
-    int64_t pid = 0, line = 0;
-    uint64_t tid = 0;
-    double ts = -1;
-    bool ok = true;
-    // Fields in any order; unknown ones ignored.
-    for (auto field : ev) {
-      std::string_view key;
-      if (field.unescaped_key().get(key) != simdjson::SUCCESS) { ok = false; break; }
-      od::value v;
-      if (field.value().get(v) != simdjson::SUCCESS) { ok = false; break; }
-      if (key == "ph") {
-        if (v.get_string().get(ph) != simdjson::SUCCESS) ok = false;
-      } else if (key == "name") {
-        if (v.get_string().get(name) != simdjson::SUCCESS) ok = false;
-      } else if (key == "pid") {
-        if (v.get_int64().get(pid) != simdjson::SUCCESS) ok = false;
-      } else if (key == "tid") {
-        if (v.get_uint64().get(tid) != simdjson::SUCCESS) ok = false;
-      } else if (key == "ts") {
-        if (v.get_double().get(ts) != simdjson::SUCCESS) ok = false;
-      } else if (key == "args") {
-        od::object args;
-        if (v.get_object().get(args) != simdjson::SUCCESS) { ok = false; continue; }
-        for (auto af : args) {
-          std::string_view ak;
-          if (af.unescaped_key().get(ak) != simdjson::SUCCESS) { ok = false; break; }
-          if (ak == "filename") {
-            if (af.value().get_string().get(file) != simdjson::SUCCESS) file = {};
-          } else if (ak == "line") {
-            int64_t l = 0;
-            if (af.value().get_int64().get(l) == simdjson::SUCCESS) line = l;  // null: no line numbers
-          }
-        }
-      }
-      if (!ok) break;
-    }
-    if (!ok) {
-      // A value that would not parse: the document may be cut inside this event.
+    PySpyEvent e;
+    if (item.get_object().get(ev) != simdjson::SUCCESS || !read_event(ev, e)) {
+      // The array was cut off, a non-object, or a value that would not parse: stop here.
       stats.truncated = true;
       break;
     }
     ++stats.events;
-    if ((ph != "B" && ph != "E") || name.empty() || ts < 0 || ts > 1e15) {
-      ++stats.skipped;
-      continue;
-    }
-    ThreadState& st = b.threads[{pid, tid}];
-    st.pid = pid;
-    // Time never goes back within a thread (py-spy's own clock is monotonic; a damaged
-    // file's is not): a late event counts at the thread's current time.
-    const auto t = std::max(static_cast<int64_t>(ts), st.last_ts);
-    if (t != st.last_ts) {
-      b.close(st, t);
-      st.last_ts = t;
-    }
-    // Identity frames: the process and the thread (outermost, no file).
-    const bool identity = file.empty() && line == 0 &&
-                          (name.rfind("process ", 0) == 0 || name.rfind("thread (", 0) == 0);
-    if (ph == "B") {
-      if (identity) {
-        if (name.rfind("thread (", 0) == 0) {
-          st.thread_frame = std::string(name);
-          st.thread = -1;  // (re)resolved on the next segment
-        } else {
-          st.process_frame = std::string(name);
-        }
-        st.is_root.push_back(true);
-      } else {
-        st.stack.push_back(b.frame_id(name, file, line));
-        st.is_root.push_back(false);
-      }
-    } else {
-      if (st.is_root.empty()) {
-        ++stats.skipped;  // an End without its Begin
-        continue;
-      }
-      const bool root = st.is_root.back();
-      st.is_root.pop_back();
-      if (!root && !st.stack.empty()) st.stack.pop_back();
-    }
+    apply_event(b, e, stats);
   }
   return Status::Ok();
 }

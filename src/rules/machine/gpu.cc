@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "base/cpu_list.h"
@@ -164,69 +165,82 @@ Assessment check_clocks(const GpuFacts& g, const NvmlFacts& n) {
   return c;
 }
 
+namespace {
+
+// Each of these reads one group of the memory error counters: nullopt when unreadable,
+// else what it shows (for `observed`), raising `c` for what needs action.
+
+std::optional<std::string> ecc_mode_part(const GpuFacts& g, Assessment& c) {
+  if (!g.ecc_mode.valid) return std::nullopt;
+  const bool change_pending = g.ecc_mode->pending != g.ecc_mode->current;
+  if (!g.ecc_mode->current) {
+    raise(c, Severity::kWarning,
+          "ECC is off: bit errors in GPU memory go undetected and silently corrupt results. Datacenter GPUs "
+          "ship with it on; `sudo nvidia-smi -e 1` and a reboot turn it back on.");
+  }
+  if (change_pending) {
+    raise(c, Severity::kWarning, "An ECC mode change is pending: it takes effect after a reboot or GPU reset.");
+  }
+  return std::string("ECC ") + (g.ecc_mode->current ? "on" : "off") +
+         (change_pending ? (g.ecc_mode->pending ? " (on after reset)" : " (off after reset)") : "");
+}
+
+std::optional<std::string> uncorrectable_part(const GpuFacts& g, Assessment& c) {
+  if (!g.ecc_volatile_uncorrected.valid && !g.ecc_aggregate_uncorrected.valid) return std::nullopt;
+  auto num = [](const nvml::Value<uint64_t>& v) { return v.valid ? std::to_string(*v) : std::string("?"); };
+  if (g.ecc_volatile_uncorrected.valid && *g.ecc_volatile_uncorrected > 0) {
+    raise(c, Severity::kCritical,
+          "Uncorrectable memory errors since the driver loaded: results computed since may be wrong. Reset the "
+          "GPU (`sudo nvidia-smi -r`) or reboot; if errors return, drain the GPU and have it checked.");
+  } else if (g.ecc_aggregate_uncorrected.valid && *g.ecc_aggregate_uncorrected > 0) {
+    raise(c, Severity::kWarning,
+          "This board has had uncorrectable memory errors in its lifetime: watch for new ones.");
+  }
+  return "uncorrectable errors " + num(g.ecc_volatile_uncorrected) + " since driver load, " +
+         num(g.ecc_aggregate_uncorrected) + " lifetime";
+}
+
+std::optional<std::string> remapped_rows_part(const GpuFacts& g, Assessment& c) {
+  if (!g.remapped.valid) return std::nullopt;
+  const auto& r = *g.remapped;
+  // NVIDIA "GPU Memory Error Management": a set row-remapping failure flag is the RMA criterion.
+  if (r.failure_occurred) {
+    raise(c, Severity::kCritical,
+          "Row remapping failed: this GPU has run out of spare memory rows, which is NVIDIA's replacement "
+          "(RMA) criterion. Drain it and run the NVIDIA field diagnostic.");
+  }
+  if (r.pending) {
+    raise(c, Severity::kWarning,
+          "Row remappings are pending: until a GPU reset (`sudo nvidia-smi -r` or reboot) the bad rows stay in use.");
+  }
+  return "remapped rows " + std::to_string(r.correctable) + " correctable, " + std::to_string(r.uncorrectable) +
+         " uncorrectable" + (r.pending ? ", pending" : "") + (r.failure_occurred ? ", FAILED" : "");
+}
+
+std::optional<std::string> retired_pages_part(const GpuFacts& g, Assessment& c) {
+  if (!g.retired_sbe.valid && !g.retired_dbe.valid) return std::nullopt;
+  const unsigned total = g.retired_sbe.value_or(0) + g.retired_dbe.value_or(0);
+  const bool pending = g.retired_pending.valid && *g.retired_pending;
+  if (pending) {
+    raise(c, Severity::kWarning, "Pages are pending retirement: reboot or reload the driver to retire them.");
+  }
+  if (total >= kRetiredPagesLimit) {
+    raise(c, Severity::kWarning,
+          std::to_string(total) + " pages retired of the 64 a board can hold: plan to replace this GPU.");
+  }
+  return "retired pages " + std::to_string(total) + (pending ? " (retirement pending)" : "");
+}
+
+}  // namespace
+
 Assessment check_memory_errors(const GpuFacts& g, const NvmlFacts& n) {
   Assessment c = make("memory-errors", "ECC and memory errors", g);
   c.expected = "ECC on; no uncorrectable errors; no pending or failed row remapping / page retirement";
   std::vector<std::string> parts;
-  bool any = false;
-  if (g.ecc_mode.valid) {
-    any = true;
-    parts.push_back(std::string("ECC ") + (g.ecc_mode->current ? "on" : "off") +
-                    (g.ecc_mode->pending != g.ecc_mode->current ? (g.ecc_mode->pending ? " (on after reset)" : " (off after reset)") : ""));
-    if (!g.ecc_mode->current) {
-      raise(c, Severity::kWarning,
-            "ECC is off: bit errors in GPU memory go undetected and silently corrupt results. Datacenter GPUs "
-            "ship with it on; `sudo nvidia-smi -e 1` and a reboot turn it back on.");
-    }
-    if (g.ecc_mode->pending != g.ecc_mode->current) {
-      raise(c, Severity::kWarning, "An ECC mode change is pending: it takes effect after a reboot or GPU reset.");
-    }
+  for (auto* part : {&ecc_mode_part, &uncorrectable_part, &remapped_rows_part, &retired_pages_part}) {
+    if (std::optional<std::string> p = part(g, c)) parts.push_back(std::move(*p));
   }
-  if (g.ecc_volatile_uncorrected.valid || g.ecc_aggregate_uncorrected.valid) {
-    any = true;
-    auto num = [](const nvml::Value<uint64_t>& v) { return v.valid ? std::to_string(*v) : std::string("?"); };
-    parts.push_back("uncorrectable errors " + num(g.ecc_volatile_uncorrected) + " since driver load, " +
-                    num(g.ecc_aggregate_uncorrected) + " lifetime");
-    if (g.ecc_volatile_uncorrected.valid && *g.ecc_volatile_uncorrected > 0) {
-      raise(c, Severity::kCritical,
-            "Uncorrectable memory errors since the driver loaded: results computed since may be wrong. Reset the "
-            "GPU (`sudo nvidia-smi -r`) or reboot; if errors return, drain the GPU and have it checked.");
-    } else if (g.ecc_aggregate_uncorrected.valid && *g.ecc_aggregate_uncorrected > 0) {
-      raise(c, Severity::kWarning,
-            "This board has had uncorrectable memory errors in its lifetime: watch for new ones.");
-    }
-  }
-  if (g.remapped.valid) {
-    any = true;
-    const auto& r = *g.remapped;
-    parts.push_back("remapped rows " + std::to_string(r.correctable) + " correctable, " +
-                    std::to_string(r.uncorrectable) + " uncorrectable" + (r.pending ? ", pending" : "") +
-                    (r.failure_occurred ? ", FAILED" : ""));
-    // NVIDIA "GPU Memory Error Management": a set row-remapping failure flag is the RMA criterion.
-    if (r.failure_occurred) {
-      raise(c, Severity::kCritical,
-            "Row remapping failed: this GPU has run out of spare memory rows, which is NVIDIA's replacement "
-            "(RMA) criterion. Drain it and run the NVIDIA field diagnostic.");
-    }
-    if (r.pending) {
-      raise(c, Severity::kWarning,
-            "Row remappings are pending: until a GPU reset (`sudo nvidia-smi -r` or reboot) the bad rows stay in use.");
-    }
-  }
-  if (g.retired_sbe.valid || g.retired_dbe.valid) {
-    any = true;
-    const unsigned total = g.retired_sbe.value_or(0) + g.retired_dbe.value_or(0);
-    parts.push_back("retired pages " + std::to_string(total) +
-                    (g.retired_pending.valid && *g.retired_pending ? " (retirement pending)" : ""));
-    if (g.retired_pending.valid && *g.retired_pending) {
-      raise(c, Severity::kWarning, "Pages are pending retirement: reboot or reload the driver to retire them.");
-    }
-    if (total >= kRetiredPagesLimit) {
-      raise(c, Severity::kWarning,
-            std::to_string(total) + " pages retired of the 64 a board can hold: plan to replace this GPU.");
-    }
-  }
-  if (!any) return skipped(c, "ECC and memory error counters not readable: " + describe_error(n, g.ecc_mode.error));
+  if (parts.empty()) return skipped(c, "ECC and memory error counters not readable: " + describe_error(n, g.ecc_mode.error));
   for (const auto& p : parts) c.observed += (c.observed.empty() ? "" : "; ") + p;
   return c;
 }

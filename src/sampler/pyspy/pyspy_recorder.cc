@@ -205,28 +205,34 @@ bool PySpyRecorder::permission_denied() const {
   return false;
 }
 
-std::map<std::string, std::string> source_lines_of(const std::string& chrometrace_file, const std::string& cwd,
-                                                   size_t max_lines) {
-  std::map<std::string, std::string> out;
-  const std::string text = read_text(chrometrace_file, 1ull << 31);
-  // Every `"filename":"F","line":N` pair: the job's own files' lines.
+namespace {
+
+// The file name of a JSON string starting at text[i] (just past its opening quote) into
+// `file`; returns the position of its closing quote, or npos for a name with an escape
+// other than \" \\ \/ (a name we would not open anyway) or one cut off.
+size_t read_file_name(const std::string& text, size_t i, std::string& file) {
+  for (; i < text.size() && text[i] != '"'; ++i) {
+    if (text[i] != '\\') {
+      file += text[i];
+      continue;
+    }
+    if (i + 1 >= text.size()) return std::string::npos;
+    const char c = text[++i];
+    if (c != '"' && c != '\\' && c != '/') return std::string::npos;
+    file += c;
+  }
+  return i;
+}
+
+// Every `"filename":"F","line":N` pair: the job's own files' lines (at most `max_lines`
+// per file, unsorted).
+std::map<std::string, std::vector<int>> wanted_lines(const std::string& text, size_t max_lines) {
   std::map<std::string, std::vector<int>> wanted;
   const std::string key = "\"filename\":\"";
   for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
-    size_t i = at + key.size();
     std::string file;
-    bool ok = true;
-    for (; i < text.size() && text[i] != '"'; ++i) {
-      if (text[i] == '\\') {
-        if (i + 1 >= text.size()) { ok = false; break; }
-        const char c = text[++i];
-        if (c == '"' || c == '\\' || c == '/') file += c;
-        else { ok = false; break; }  // other escapes: a name we would not open anyway
-      } else {
-        file += text[i];
-      }
-    }
-    if (!ok || file.empty() || samples::is_library_file(file)) continue;
+    const size_t i = read_file_name(text, at + key.size(), file);
+    if (i == std::string::npos || file.empty() || samples::is_library_file(file)) continue;
     const std::string lk = "\",\"line\":";
     if (text.compare(i, lk.size(), lk) != 0) continue;
     const int line = std::atoi(text.c_str() + i + lk.size());
@@ -234,24 +240,41 @@ std::map<std::string, std::string> source_lines_of(const std::string& chrometrac
     auto& v = wanted[file];
     if (v.size() < max_lines) v.push_back(line);
   }
-  for (auto& [file, lines] : wanted) {
+  return wanted;
+}
+
+// Adds lines `lines` (sorted) of `file` (relative to `cwd`) to `out` as "file:N"; false
+// once `out` holds `max_lines`.
+bool add_source_lines(const std::string& file, const std::vector<int>& lines, const std::string& cwd,
+                      size_t max_lines, std::map<std::string, std::string>& out) {
+  const std::string path = !file.empty() && file[0] == '/' ? file : cwd + "/" + file;
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (64 << 20)) return true;
+  std::ifstream in(path);
+  std::string l;
+  int n = 0;
+  size_t k = 0;
+  while (k < lines.size() && std::getline(in, l)) {
+    ++n;
+    if (n == lines[k]) {
+      if (out.size() >= max_lines) return false;
+      out[file + ":" + std::to_string(n)] = trim(l).substr(0, 200);
+      ++k;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> source_lines_of(const std::string& chrometrace_file, const std::string& cwd,
+                                                   size_t max_lines) {
+  std::map<std::string, std::string> out;
+  const std::string text = read_text(chrometrace_file, 1ull << 31);
+  for (auto& [file, lines] : wanted_lines(text, max_lines)) {
     std::sort(lines.begin(), lines.end());
     lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
-    const std::string path = !file.empty() && file[0] == '/' ? file : cwd + "/" + file;
-    struct stat st{};
-    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (64 << 20)) continue;
-    std::ifstream in(path);
-    std::string l;
-    int n = 0;
-    size_t k = 0;
-    while (k < lines.size() && std::getline(in, l)) {
-      ++n;
-      if (n == lines[k]) {
-        if (out.size() >= max_lines) return out;
-        out[file + ":" + std::to_string(n)] = trim(l).substr(0, 200);
-        ++k;
-      }
-    }
+    if (!add_source_lines(file, lines, cwd, max_lines, out)) return out;
   }
   return out;
 }

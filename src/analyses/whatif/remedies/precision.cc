@@ -42,49 +42,70 @@ struct Rescaled {
   TimeNs matrix_before = 0, matrix_after = 0, memory_before = 0, memory_after = 0, cast_time = 0;
 };
 
+// The weight cast of a forward GEMM node k (launched from the step's main thread) that
+// autocast adds: a kernel reading the FP32 weight and writing it in BF16, and its launch.
+void add_weight_cast(const Context& c, size_t k, TimeNs launch_cost, Rescaled& r) {
+  using namespace remedy;
+  const auto& g = c.g;
+  const NodeInfo& n = c.nodes[k];
+  if (n.kclass != KernelClass::kGemm || g.gpu[k].launch < 0) return;
+  const int32_t op = c.ix.op_row[g.gpu[k].row];
+  const auto sh = gemm_shape(c.tl, op);
+  const std::string_view op_name = op >= 0 ? c.tl.strings.view(c.tl.cpu_ranges.name[op]) : "";
+  const bool forward = op_name == "aten::addmm" || op_name == "aten::linear" || op_name == "aten::matmul";
+  if (!sh || !forward || n.precision == Precision::kBf16) return;
+  const TimeNs cast = std::max(kKernelFloorNs, hbm_time(c, 12.0 * sh->weight_elements()));
+  r.plan.node_dur[k] += cast;
+  r.plan.gap[g.gpu[k].launch] += launch_cost;
+  r.cast_time += cast;
+  ++r.casts;
+}
+
+// Matrix node k in the target precision (rate `target` TFLOP/s, `target_bytes` per element).
+void rescale_matrix(const Context& c, size_t k, std::optional<double> target, double target_bytes, bool autocast,
+                    TimeNs launch_cost, Rescaled& r) {
+  using namespace remedy;
+  const NodeInfo& n = c.nodes[k];
+  const TimeNs t = c.g.gpu[k].dur;
+  if (!autocast && n.precision == Precision::kTf32) return;  // already on TF32
+  const std::optional<double> from = rate_of(c.ceilings, n);
+  if (!from || !target || *target <= 0) return;
+  // With recorded shapes: its FLOPs at what a large GEMM reaches in the new precision
+  // (the FP32 kernel may have run above or below the big-GEMM figure); without: its
+  // time scaled by the ratio of those rates. Never faster than moving its operands.
+  TimeNs after = n.flops > 0 ? ns(n.flops / (*target * 1e3)) : ns(static_cast<double>(t) * *from / *target);
+  const double eb = element_bytes(n.precision == Precision::kTf32 ? Precision::kFp32 : n.precision);
+  if (n.bytes > 0 && eb > 0) after = std::max(after, hbm_time(c, n.bytes * target_bytes / eb));
+  after = std::min(t, std::max(after, kKernelFloorNs));
+  r.plan.node_dur[k] = after;
+  ++r.matrix;
+  r.matrix_before += t;
+  r.matrix_after += after;
+  if (autocast) add_weight_cast(c, k, launch_cost, r);
+}
+
+// Whether autocast runs non-matrix node k in 16 bits: an FP32 elementwise or
+// normalization kernel outside the optimizer, of an op autocast does not keep in FP32.
+bool halved_by_autocast(const Context& c, size_t k) {
+  const NodeInfo& n = c.nodes[k];
+  const std::string_view name = c.tl.strings.view(c.tl.gpu_ops.name[c.g.gpu[k].row]);
+  return !n.in_optimizer && n.precision != Precision::kBf16 && n.precision != Precision::kFp16 &&
+         (n.kclass == KernelClass::kElementwise ||
+          (n.kclass == KernelClass::kNormalization && !fp32_under_autocast(name))) &&
+         !fp32_under_autocast(name);
+}
+
 Rescaled rescale(const Context& c, std::optional<double> target, double target_bytes, bool autocast) {
   using namespace remedy;
   Rescaled r{c.plain};
-  const auto& g = c.g;
-  const auto& ops = c.tl.gpu_ops;
   const TimeNs launch_cost = autocast ? median_launch_cost(c) : 0;
-  for (size_t k = 0; k < g.gpu.size(); ++k) {
+  for (size_t k = 0; k < c.g.gpu.size(); ++k) {
     const NodeInfo& n = c.nodes[k];
     if (!n.kernel) continue;
-    const TimeNs t = g.gpu[k].dur;
     if (matrix(n.kclass)) {
-      if (!autocast && n.precision == Precision::kTf32) continue;  // already on TF32
-      const std::optional<double> from = rate_of(c.ceilings, n);
-      if (!from || !target || *target <= 0) continue;
-      // With recorded shapes: its FLOPs at what a large GEMM reaches in the new precision
-      // (the FP32 kernel may have run above or below the big-GEMM figure); without: its
-      // time scaled by the ratio of those rates. Never faster than moving its operands.
-      TimeNs after = n.flops > 0 ? ns(n.flops / (*target * 1e3)) : ns(static_cast<double>(t) * *from / *target);
-      const double eb = element_bytes(n.precision == Precision::kTf32 ? Precision::kFp32 : n.precision);
-      if (n.bytes > 0 && eb > 0) after = std::max(after, hbm_time(c, n.bytes * target_bytes / eb));
-      after = std::min(t, std::max(after, kKernelFloorNs));
-      r.plan.node_dur[k] = after;
-      ++r.matrix;
-      r.matrix_before += t;
-      r.matrix_after += after;
-      // The weight cast of a forward GEMM (launched from the step's main thread).
-      if (autocast && n.kclass == KernelClass::kGemm && g.gpu[k].launch >= 0) {
-        const int32_t op = c.ix.op_row[g.gpu[k].row];
-        const auto sh = gemm_shape(c.tl, op);
-        const std::string_view op_name = op >= 0 ? c.tl.strings.view(c.tl.cpu_ranges.name[op]) : "";
-        const bool forward = op_name == "aten::addmm" || op_name == "aten::linear" || op_name == "aten::matmul";
-        if (sh && forward && n.precision != Precision::kBf16) {
-          const TimeNs cast = std::max(kKernelFloorNs, hbm_time(c, 12.0 * sh->weight_elements()));
-          r.plan.node_dur[k] += cast;
-          r.plan.gap[g.gpu[k].launch] += launch_cost;
-          r.cast_time += cast;
-          ++r.casts;
-        }
-      }
-    } else if (autocast && !n.in_optimizer && n.precision != Precision::kBf16 && n.precision != Precision::kFp16 &&
-               (n.kclass == KernelClass::kElementwise ||
-                (n.kclass == KernelClass::kNormalization && !fp32_under_autocast(c.tl.strings.view(ops.name[g.gpu[k].row])))) &&
-               !fp32_under_autocast(c.tl.strings.view(ops.name[g.gpu[k].row]))) {
+      rescale_matrix(c, k, target, target_bytes, autocast, launch_cost, r);
+    } else if (autocast && halved_by_autocast(c, k)) {
+      const TimeNs t = c.g.gpu[k].dur;
       const TimeNs after = std::max(std::min(t, kLatencyBoundNs), t / 2);
       r.plan.node_dur[k] = after;
       ++r.halved;
