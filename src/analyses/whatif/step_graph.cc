@@ -25,8 +25,8 @@ constexpr TimeNs kLongCallNs = 20'000;
 // the launch call on the H200, the kernel starting right after).
 constexpr TimeNs kDefaultLaunchLatencyNs = 5'000;
 
-bool blocks_by_nature(ApiClass a) {
-  return a == ApiClass::kSync || a == ApiClass::kFree || a == ApiClass::kAlloc;
+bool blocks_by_nature(timeline::ApiClass a) {
+  return a == timeline::ApiClass::kSync || a == timeline::ApiClass::kFree || a == timeline::ApiClass::kAlloc;
 }
 
 bool is_optimizer_annotation(std::string_view n) {
@@ -102,8 +102,8 @@ StepGraph build_step_graph(const Timeline& tl, const TimelineIndex& ix, const St
   int32_t other_calls = 0;
   for (size_t r = 0; r < rc.size(); ++r) {
     if (rc.pid[r] != g.pid || rc.start[r] < g.host_from || rc.start[r] >= g.span_end) continue;
-    const ApiClass api = ix.api[r];
-    if (api == ApiClass::kOther) {
+    const timeline::ApiClass api = ix.api[r];
+    if (api == timeline::ApiClass::kOther) {
       ++other_calls;
       continue;
     }
@@ -249,7 +249,7 @@ StepGraph build_step_graph(const Timeline& tl, const TimelineIndex& ix, const St
       if (e.end >= n.start + n.dur / 2) {
         e.waits_for = own_copy[i];
         e.after_wait = std::max<TimeNs>(0, e.end - (n.start + n.dur));
-        if (e.api == ApiClass::kMemcpyAsync) e.flags |= kBlockingCopy;
+        if (e.api == timeline::ApiClass::kMemcpyAsync) e.flags |= kBlockingCopy;
         continue;
       }
     }
