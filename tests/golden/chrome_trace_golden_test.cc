@@ -25,7 +25,7 @@ const std::string kData = std::string(CHOKEPOINT_TEST_DATA);
 
 struct Export {
   pipeline::Inputs in;
-  report::ChromeTraceStats stats;
+  exporters::ChromeTraceStats stats;
   Json json;
   std::map<std::string, int64_t> count;  // by "ph" and by "ph/cat"
 };
@@ -142,10 +142,10 @@ TEST(ChromeTraceGolden, TracedRecordingHasEventsAndCounters) {
     }
     if (ev.at("ph") == "M" && ev.at("name") == "process_name") process_names[ev.at("pid")] = ev.at("args").at("name");
   }
-  EXPECT_EQ(gpu_counter_pids, std::set<int64_t>{report::kChromeGpuPidBase});
-  EXPECT_EQ(process_names[report::kChromeGpuPidBase], "GPU 0 (NVIDIA H200)");
+  EXPECT_EQ(gpu_counter_pids, std::set<int64_t>{exporters::kChromeGpuPidBase});
+  EXPECT_EQ(process_names[exporters::kChromeGpuPidBase], "GPU 0 (NVIDIA H200)");
   EXPECT_EQ(process_names[1012], "known_counts (launched)");
-  EXPECT_EQ(process_names[report::kChromeHostPid], "Host (vm)");
+  EXPECT_EQ(process_names[exporters::kChromeHostPid], "Host (vm)");
 }
 
 TEST(ChromeTraceGolden, RecordingWithoutTraceIsCountersOnly) {
@@ -160,12 +160,12 @@ TEST(ChromeTraceGolden, RecordingWithoutTraceIsCountersOnly) {
   for (const Json& ev : e.json.at("traceEvents")) {
     if (ev.at("ph") == "C") {
       EXPECT_TRUE(ev.at("args").begin()->is_number()) << ev;
-      if (ev.at("pid").get<int64_t>() >= report::kChromeSampledGpuPidBase) gpu_tracks.insert(ev.at("name"));
+      if (ev.at("pid").get<int64_t>() >= exporters::kChromeSampledGpuPidBase) gpu_tracks.insert(ev.at("name"));
     }
     if (ev.at("ph") == "M" && ev.at("name") == "process_name") process_names[ev.at("pid")] = ev.at("args").at("name");
   }
   EXPECT_TRUE(gpu_tracks.count("gpu0 sm_active") && gpu_tracks.count("gpu1 sm_active"));
-  EXPECT_EQ(process_names[report::kChromeSampledGpuPidBase + 1], "GPU 1 (NVIDIA H200)");
+  EXPECT_EQ(process_names[exporters::kChromeSampledGpuPidBase + 1], "GPU 1 (NVIDIA H200)");
   int ranks = 0;
   for (const auto& [pid, name] : process_names) ranks += name.find(", rank ") != std::string::npos;
   EXPECT_EQ(ranks, 2) << "the two torchrun ranks are named with their RANK";
