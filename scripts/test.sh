@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds and runs every test: unit and golden tests (CTest), the same under AddressSanitizer
-# and UndefinedBehaviorSanitizer, and the Kineto importer fuzzer for a bounded time.
+# Checks that no file includes a layer above it, then builds and runs every test: unit and
+# golden tests (CTest), the same under AddressSanitizer and UndefinedBehaviorSanitizer, and
+# the Kineto importer fuzzer for a bounded time.
 # Environment: FUZZ_SECONDS (default 60), SKIP_SANITIZE=1, SKIP_FUZZ=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,6 +9,9 @@ bash scripts/deps.sh --test
 jobs=$(nproc)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+
+echo "== layers"
+bash scripts/check_layers.sh
 
 echo "== build and test (RelWithDebInfo)"
 cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
