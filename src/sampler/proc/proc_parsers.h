@@ -50,8 +50,10 @@ struct DiskTotals {
 };
 DiskTotals parse_diskstats(std::string_view text);
 
+// /proc/meminfo: the lines it lacks stay nullopt (the kernel writes them in kB).
 struct MemInfo {
   std::optional<uint64_t> mem_total_bytes, mem_available_bytes;
+  std::optional<uint64_t> swap_total_bytes, swap_free_bytes;
 };
 MemInfo parse_meminfo(std::string_view text);
 
