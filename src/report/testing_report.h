@@ -46,7 +46,8 @@ inline Report input_bound_report() {
 
   r.verdict = {Category::kInput, 0.93,
                "The GPU sits idle 63% of every step waiting for the DataLoader to hand over "
-               "the next batch."};
+               "the next batch.",
+               ""};
 
   rules::Finding stall;
   stall.id = "input-pipeline-stall";
