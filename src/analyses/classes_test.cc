@@ -22,7 +22,7 @@ TEST(KernelClass, NamesFromRealTraces) {
 }
 
 TEST(KernelClass, TensorCoresFromNamesThatLie) {
-  // "xmma" in an FP32 FFMA kernel name does not mean tensor cores (REFERENCE.md 2).
+  // "xmma" in an FP32 FFMA kernel name does not mean tensor cores (docs/FORMATS.md "Kineto trace").
   EXPECT_EQ(tensor_cores_from_name("sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize256x128x8_stage3_warpsize4x2x1_ffma_aligna4"), TensorCores::kNo);
   EXPECT_EQ(tensor_cores_from_name("void cutlass::Kernel2<cutlass_80_simt_sgemm_128x256_8x4_nt_align1>"), TensorCores::kNo);
   EXPECT_EQ(tensor_cores_from_name("void gemmSN_TN_kernel<float, 128, 16, 2, 4, 8, 9, false>"), TensorCores::kNo);

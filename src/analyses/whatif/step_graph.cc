@@ -21,7 +21,7 @@ constexpr TimeNs kEndToleranceNs = 2'000;
 // A launch or copy call this long is not just enqueueing work: it may have blocked (a full
 // launch queue, a pageable copy) and is checked like a synchronizing call.
 constexpr TimeNs kLongCallNs = 20'000;
-// The launch latency when no op ran on an idle stream (REFERENCE.md section 1: ~5 us for
+// The launch latency when no op ran on an idle stream (docs/FORMATS.md "H200 figures": ~5 us for
 // the launch call on the H200, the kernel starting right after).
 constexpr TimeNs kDefaultLaunchLatencyNs = 5'000;
 

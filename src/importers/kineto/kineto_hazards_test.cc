@@ -1,4 +1,4 @@
-// Hand-made inputs for each hazard of REFERENCE.md section 2: the import must not fail,
+// Hand-made inputs for each hazard of docs/FORMATS.md "Kineto trace": the import must not fail,
 // must keep everything readable, and must count what it skipped or repaired.
 #include <gtest/gtest.h>
 #include <zlib.h>

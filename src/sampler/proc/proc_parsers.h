@@ -1,4 +1,4 @@
-// Parsers of the /proc files the live sampler reads (REFERENCE.md section 6). Pure
+// Parsers of the /proc files the live sampler reads (docs/FORMATS.md "/proc"). Pure
 // functions of the file text, so tests feed captured files; counters are returned raw
 // (cumulative) and the samplers turn them into rates.
 #pragma once

@@ -1,7 +1,7 @@
 // libchokepoint_tracer.so: the CUPTI injection library of `chokepoint run --trace`.
 //
 // CUDA loads it at initialization when CUDA_INJECTION64_PATH names it and calls
-// InitializeInjection() (REFERENCE.md section 7; NVIDIA's cupti_trace_injection sample
+// InitializeInjection() (docs/FORMATS.md "CUPTI"; NVIDIA's cupti_trace_injection sample
 // has the same shape). It enables the activity kinds the analyses need (devices,
 // kernels, memcpy, memset, synchronizations, NVTX markers, the runtime and driver API
 // calls the analyses read), and CUPTI hands filled buffers to buffer_completed() on
