@@ -13,8 +13,8 @@
 
 #include "analyses/analysis.h"
 #include "analyses/step_inference.h"
+#include "exporters/chrome_trace.h"
 #include "importers/importer.h"
-#include "report/chrome_trace.h"
 #include "timeline/import_stats.h"
 
 namespace {
@@ -93,7 +93,7 @@ void BM_ChromeExport(benchmark::State& state) {
   Discard sink;
   std::ostream out(&sink);
   for (auto _ : state) {
-    if (!report::write_chrome_trace(tl, nullptr, nullptr, out).ok()) state.SkipWithError("export failed");
+    if (!exporters::write_chrome_trace(tl, nullptr, nullptr, out).ok()) state.SkipWithError("export failed");
   }
   state.counters["events"] = static_cast<double>(tl.gpu_ops.size() + tl.runtime_calls.size());
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(tl.gpu_ops.size() + tl.runtime_calls.size()));

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds and runs every test: unit and golden tests (CTest), the same under AddressSanitizer
-# and UndefinedBehaviorSanitizer, and the Kineto importer fuzzer for a bounded time.
+# Checks that no file includes a layer above it, then builds and runs every test: unit and
+# golden tests (CTest), the same under AddressSanitizer and UndefinedBehaviorSanitizer, and
+# the Kineto importer fuzzer for a bounded time.
 # Environment: FUZZ_SECONDS (default 60), SKIP_SANITIZE=1, SKIP_FUZZ=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,14 +10,17 @@ jobs=$(nproc)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
+echo "== layers"
+bash scripts/check_layers.sh
+
 echo "== build and test (RelWithDebInfo)"
-cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHOKEPOINT_WERROR=ON >/dev/null
 cmake --build build-test -j"$jobs"
 ctest --test-dir build-test --output-on-failure -j"$jobs" | tee -a "$log"
 
 if [[ "${SKIP_SANITIZE:-0}" != 1 ]]; then
   echo "== build and test with -fsanitize=address,undefined"
-  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCHOKEPOINT_SANITIZE=address,undefined \
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCHOKEPOINT_SANITIZE=address,undefined -DCHOKEPOINT_WERROR=ON \
         -DCMAKE_CXX_FLAGS="-fno-sanitize-recover=undefined -O1" >/dev/null
   cmake --build build-asan -j"$jobs"
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \

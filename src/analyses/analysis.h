@@ -1,5 +1,5 @@
 // Analysis: every analysis of one timeline, run once, as plain data for the rules.
-// A pure function of the model (DESIGN.md convention 4): nothing here renders or decides.
+// A pure function of the model (docs/ARCHITECTURE.md convention 4): nothing here renders or decides.
 #pragma once
 
 #include "analyses/api_calls.h"

@@ -41,9 +41,9 @@ ApiCallStats compute_api_call_stats(const Timeline& tl, const TimelineIndex& ix,
     if (win < 0) continue;
     const TimeNs dur = rc.end[i] - rc.start[i];
     switch (ix.api[i]) {
-      case ApiClass::kLaunch: ++s.launches; s.launch_api_ns += dur; break;
-      case ApiClass::kGraphLaunch: ++s.graph_launches; s.launch_api_ns += dur; break;
-      case ApiClass::kSync: {
+      case timeline::ApiClass::kLaunch: ++s.launches; s.launch_api_ns += dur; break;
+      case timeline::ApiClass::kGraphLaunch: ++s.graph_launches; s.launch_api_ns += dur; break;
+      case timeline::ApiClass::kSync: {
         ++s.syncs;
         s.sync_blocked_ns += dur;
         const int32_t op = ix.api_op_row[i];
@@ -55,10 +55,10 @@ ApiCallStats compute_api_call_stats(const Timeline& tl, const TimelineIndex& ix,
         site.blocked_ns += dur;
         break;
       }
-      case ApiClass::kAlloc:
-      case ApiClass::kFree:
+      case timeline::ApiClass::kAlloc:
+      case timeline::ApiClass::kFree:
         if (steady[win]) {
-          (ix.api[i] == ApiClass::kAlloc ? s.steady_allocs : s.steady_frees) += 1;
+          (ix.api[i] == timeline::ApiClass::kAlloc ? s.steady_allocs : s.steady_frees) += 1;
           s.steady_allocator_ns += dur;
         }
         break;
@@ -77,7 +77,9 @@ ApiCallStats compute_api_call_stats(const Timeline& tl, const TimelineIndex& ix,
     durs.push_back(dur);
     if (dur < kShortKernelNs) ++s.short_kernels;
     const int32_t r = ix.launch_row[i];
-    if (r >= 0 && is_launch(ix.api[r])) delays.push_back(std::max<TimeNs>(0, g.start[i] - rc.end[r]));
+    if (r >= 0 && timeline::is_launch(ix.api[r])) {
+      delays.push_back(std::max<TimeNs>(0, g.start[i] - rc.end[r]));
+    }
   }
   s.launch_delay_p50_us = percentile_us(delays, 0.5);
   s.launch_delay_p95_us = percentile_us(delays, 0.95);

@@ -39,7 +39,7 @@ struct ApiCallStats {
 };
 
 // Kernels shorter than this finish before the next launch API call returns (~5 us per
-// launch on the H200, REFERENCE.md section 1), so a stream of them leaves the GPU idle.
+// launch on the H200, docs/FORMATS.md "H200 figures"), so a stream of them leaves the GPU idle.
 inline constexpr TimeNs kShortKernelNs = 10'000;
 
 ApiCallStats compute_api_call_stats(const timeline::Timeline& tl, const TimelineIndex& ix,

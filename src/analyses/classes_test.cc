@@ -1,28 +1,10 @@
 #include <gtest/gtest.h>
 
-#include "analyses/api_class.h"
 #include "analyses/intervals.h"
 #include "analyses/kernel_class.h"
 
 namespace chokepoint::analyses {
 namespace {
-
-TEST(ApiClass, NamesFromRealTraces) {
-  EXPECT_EQ(classify_api("cudaLaunchKernel"), ApiClass::kLaunch);
-  EXPECT_EQ(classify_api("cuLaunchKernelEx"), ApiClass::kLaunch);
-  EXPECT_EQ(classify_api("cudaLaunchKernelExC_v11060"), ApiClass::kLaunch);
-  EXPECT_EQ(classify_api("cudaGraphLaunch"), ApiClass::kGraphLaunch);
-  EXPECT_EQ(classify_api("cudaStreamSynchronize"), ApiClass::kSync);
-  EXPECT_EQ(classify_api("cudaDeviceSynchronize"), ApiClass::kSync);
-  EXPECT_EQ(classify_api("cudaMemcpy"), ApiClass::kSync);
-  EXPECT_EQ(classify_api("cudaMemcpyAsync"), ApiClass::kMemcpyAsync);
-  EXPECT_EQ(classify_api("cudaMemsetAsync"), ApiClass::kMemset);
-  EXPECT_EQ(classify_api("cudaMalloc"), ApiClass::kAlloc);
-  EXPECT_EQ(classify_api("cudaFree"), ApiClass::kFree);
-  EXPECT_EQ(classify_api("cudaMallocAsync"), ApiClass::kOther);
-  EXPECT_EQ(classify_api("cudaEventQuery"), ApiClass::kOther);
-  EXPECT_EQ(classify_api("cudaStreamIsCapturing"), ApiClass::kOther);
-}
 
 TEST(KernelClass, NamesFromRealTraces) {
   EXPECT_EQ(classify_kernel_name("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT"), KernelClass::kGemm);
@@ -40,7 +22,7 @@ TEST(KernelClass, NamesFromRealTraces) {
 }
 
 TEST(KernelClass, TensorCoresFromNamesThatLie) {
-  // "xmma" in an FP32 FFMA kernel name does not mean tensor cores (REFERENCE.md 2).
+  // "xmma" in an FP32 FFMA kernel name does not mean tensor cores (docs/FORMATS.md "Kineto trace").
   EXPECT_EQ(tensor_cores_from_name("sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize256x128x8_stage3_warpsize4x2x1_ffma_aligna4"), TensorCores::kNo);
   EXPECT_EQ(tensor_cores_from_name("void cutlass::Kernel2<cutlass_80_simt_sgemm_128x256_8x4_nt_align1>"), TensorCores::kNo);
   EXPECT_EQ(tensor_cores_from_name("void gemmSN_TN_kernel<float, 128, 16, 2, 4, 8, 9, false>"), TensorCores::kNo);

@@ -19,14 +19,14 @@ using RowOf = std::unordered_map<int64_t, int32_t>;
 // API classes, once per distinct name; returns the RuntimeCalls row of each correlation id.
 RowOf classify_api_calls(const Timeline& tl, TimelineIndex& ix) {
   const auto& rc = tl.runtime_calls;
-  std::unordered_map<timeline::StringId, ApiClass> api_by_name;
+  std::unordered_map<timeline::StringId, timeline::ApiClass> api_by_name;
   ix.api.resize(rc.size());
   RowOf by_corr;
   by_corr.reserve(rc.size());
   for (size_t i = 0; i < rc.size(); ++i) {
     auto it = api_by_name.find(rc.name[i]);
     if (it == api_by_name.end()) {
-      it = api_by_name.emplace(rc.name[i], classify_api(tl.strings.view(rc.name[i]))).first;
+      it = api_by_name.emplace(rc.name[i], timeline::classify_api(tl.strings.view(rc.name[i]))).first;
     }
     ix.api[i] = it->second;
     if (rc.correlation[i] >= 0) by_corr.emplace(rc.correlation[i], static_cast<int32_t>(i));
@@ -113,9 +113,9 @@ void index_threads(const Timeline& tl, TimelineIndex& ix) {
   for (size_t i = 0; i < rc.size(); ++i) {
     auto& t = ix.threads[thread_key(rc.pid[i], rc.tid[i])];
     switch (ix.api[i]) {
-      case ApiClass::kSync: t.sync.add(rc.start[i], rc.end[i]); break;
-      case ApiClass::kAlloc:
-      case ApiClass::kFree: t.allocator.add(rc.start[i], rc.end[i]); break;
+      case timeline::ApiClass::kSync: t.sync.add(rc.start[i], rc.end[i]); break;
+      case timeline::ApiClass::kAlloc:
+      case timeline::ApiClass::kFree: t.allocator.add(rc.start[i], rc.end[i]); break;
       default: t.api.add(rc.start[i], rc.end[i]); break;
     }
   }

@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "analyses/api_class.h"
+#include "timeline/api_class.h"
 #include "analyses/intervals.h"
 #include "analyses/kernel_class.h"
 #include "timeline/model.h"
@@ -34,7 +34,7 @@ struct TimelineIndex {
   std::vector<int32_t> op_row;       // CpuRanges row of the launching ATen op, -1 unknown
   std::vector<KernelClass> kclass;   // kCopy for memcpy/memset
   // Per RuntimeCalls row.
-  std::vector<ApiClass> api;
+  std::vector<timeline::ApiClass> api;
   std::vector<int32_t> api_op_row;   // CpuRanges row of the ATen op that made the call, -1
   // GpuOps rows of each device, sorted by start.
   std::vector<std::vector<uint32_t>> device_ops;

@@ -1,7 +1,7 @@
 // Kernel classes and precision. The class comes from the kernel name first, then from the
 // launching ATen op when the name says nothing (custom or Triton kernels). Precision and
 // tensor-core use come from the launching op's input types first and from the kernel
-// name second (REFERENCE.md section 2: "xmma" names can be FP32 SIMT kernels).
+// name second (docs/FORMATS.md "Kineto trace": "xmma" names can be FP32 SIMT kernels).
 #pragma once
 
 #include <cstdint>

@@ -13,7 +13,7 @@ namespace {
 
 // A kernel shorter than this with a small grid is a small problem, not a badly shaped
 // launch: only longer ones count as "less than one wave" work (20 us is ~4 launch
-// latencies on the H200, REFERENCE.md section 1).
+// latencies on the H200, docs/FORMATS.md "H200 figures").
 constexpr TimeNs kSmallGridMinNs = 20'000;
 
 bool is_matrix(KernelClass c) {

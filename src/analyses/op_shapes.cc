@@ -14,7 +14,10 @@ struct Dims {
   int64_t d(uint32_t j, uint32_t k) const { return oi.dim(op, j, k); }
   std::string text(uint32_t j) const {
     std::string s = "[";
-    for (uint32_t k = 0; k < rank(j); ++k) s += (k ? "," : "") + std::to_string(d(j, k));
+    for (uint32_t k = 0; k < rank(j); ++k) {
+      if (k) s += ',';
+      s += std::to_string(d(j, k));
+    }
     return s + "]";
   }
 };

@@ -77,7 +77,7 @@ TEST(StepInference, SlowWarmUpCycleLeftOut) {
 
 TEST(StepInference, NothingRepeatsMeansOneWindow) {
   TimelineBuilder b;
-  for (int i = 0; i < 30; ++i) b.kernel("k" + std::to_string(i), i * 10.0, i * 10.0 + 5, 4);
+  for (int i = 0; i < 30; ++i) b.kernel(std::string("k").append(std::to_string(i)), i * 10.0, i * 10.0 + 5, 4);
   const auto& tl = b.finish();
   const auto w = compute_step_windows(tl, build_index(tl));
   EXPECT_FALSE(w.inferred);

@@ -2,7 +2,7 @@
 // work it launched when the job is GPU-bound, so the window of step N runs from its CPU
 // start (or the end of step N-1's window, whichever is later) to the later of its CPU end
 // and the end of the last GPU op launched inside its CPU span (the TensorBoard plugin's
-// definition, REFERENCE.md section 2). Windows do not overlap; their lengths are the
+// definition, docs/FORMATS.md "Kineto trace"). Windows do not overlap; their lengths are the
 // step times. Without step annotations (ProfilerStep#N, NVTX step ranges) the steps are
 // inferred from the repeating GPU op sequence (step_inference.h); failing that, the whole
 // trace is one window.

@@ -20,7 +20,7 @@ Opt int8(const Ceilings& c) { return c.int8_tops; }
 
 // Par thresholds (percent of the reference). Where they come from:
 // - PCIe: pinned copies reach 84% (H2D) and 88% (D2H) of the Gen5 x16 63 GB/s on the
-//   H200 machine (REFERENCE.md 1); protocol overhead (TLP headers, flow control) keeps
+//   H200 machine (docs/FORMATS.md "H200 figures"); protocol overhead (TLP headers, flow control) keeps
 //   every platform below ~90%, and Gen4 A100 systems report 24-26 of 31.5 GB/s (76-83%).
 //   Par at 75% flags a link running a generation or width below its maximum (50% or
 //   less) and shared or NUMA-remote paths, not normal overhead.
@@ -28,21 +28,21 @@ Opt int8(const Ceilings& c) { return c.int8_tops; }
 //   rarely sustain 2x; 65% of twice the link still separates a healthy duplex path
 //   from one direction starving the other.
 // - DRAM: a device-to-device copy reaches 2124 GB/s counted once = 88% of 4.8 TB/s on
-//   the H200 (REFERENCE.md 1); bench measured there read 95%, write 90%, memcpy 88%.
+//   the H200 (docs/FORMATS.md "H200 figures"); bench measured there read 95%, write 90%, memcpy 88%.
 //   Par 80%. A copy kernel mixes reads and writes (bus turnarounds) and reached 81%:
 //   par 75% for it.
 // - FFMA: the non-tensor peak is SMs x 128 lanes x 2 x boost clock; a kernel with
 //   enough independent FMAs reaches it within a few percent at full clock (H200: 97% at
 //   1955 MHz), so below 80% means the clock is held down or the SMs are shared.
 // - GEMM: dense tensor-core peaks assume the boost clock. Under a sustained tensor load
-//   H100/H200 hold their power limit (REFERENCE.md 1: SwPowerCap, ~1470 MHz) and bench
+//   H100/H200 hold their power limit (docs/FORMATS.md "H200 figures": SwPowerCap, ~1470 MHz) and bench
 //   measured on the H200, 8192^3 at steady state: bf16 675-690 (68-70%), fp16 673,
 //   tf32 356 (72%), fp8 1324 (67%), int8 1312 (66%), fp32 on CUDA cores 42-51 (68%).
-//   (The 769-798 of REFERENCE.md 1 is the first ~100 ms, before the cap engages: bench
+//   (The 769-798 of docs/FORMATS.md "H200 figures" is the first ~100 ms, before the cap engages: bench
 //   saw 785 -> 673 TFLOP/s over the first 150 ms with normal-distributed data.) Par sits
 //   about 10 points below those: 60% (tensor BF16/FP16/TF32), 55% (FP8, FP32 SIMT),
 //   50% (INT8, whose cuBLASLt kernels lag FP8 on other GPUs).
-// - Latencies: REFERENCE.md 1 measured on the H200 VM: launch 4.8-5.1 us, graph node
+// - Latencies: docs/FORMATS.md "H200 figures" measured on the H200 VM: launch 4.8-5.1 us, graph node
 //   0.50 us, launch + cudaDeviceSynchronize 10.3 us. Bare-metal hosts do better; 1.5x
 //   the VM figure (par 67%) means something adds per-launch cost (tracer, busy CPU).
 const std::vector<Expectation> kExpectations = {

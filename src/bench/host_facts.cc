@@ -10,6 +10,9 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <vector>
+
+#include "base/cpu_list.h"
 
 namespace chokepoint::bench {
 namespace {
@@ -51,36 +54,21 @@ int pcie_width_from_text(std::string_view s) {
   return w > 0 ? w : -1;
 }
 
-std::vector<int> parse_cpu_list(std::string_view text) {
-  std::vector<int> out;
-  std::string s(text);
-  std::stringstream ss(s);
-  std::string part;
-  while (std::getline(ss, part, ',')) {
-    if (part.empty() || !std::isdigit(static_cast<unsigned char>(part[0]))) continue;
-    const auto dash = part.find('-');
-    const int a = std::atoi(part.c_str());
-    const int b = dash == std::string::npos ? a : std::atoi(part.c_str() + dash + 1);
-    for (int c = a; c <= b && c - a < 65536; ++c) out.push_back(c);
-  }
-  return out;
-}
-
 machine::HostInfo collect_host_info(const std::string& root) {
   namespace fs = std::filesystem;
   machine::HostInfo h;
   char name[256] = {};
   if (root.empty() && gethostname(name, sizeof(name) - 1) == 0) h.hostname = name;
 
-  std::set<int> allowed;
+  std::set<unsigned> allowed;
   cpu_set_t set;
   CPU_ZERO(&set);
   if (root.empty() && sched_getaffinity(0, sizeof(set), &set) == 0) {
     for (int c = 0; c < CPU_SETSIZE; ++c) {
-      if (CPU_ISSET(c, &set)) allowed.insert(c);
+      if (CPU_ISSET(c, &set)) allowed.insert(static_cast<unsigned>(c));
     }
-  } else {
-    for (int c : parse_cpu_list(read_text(root + "/sys/devices/system/cpu/online"))) allowed.insert(c);
+  } else if (auto online = parse_cpu_list(read_text(root + "/sys/devices/system/cpu/online"))) {
+    allowed.insert(online->begin(), online->end());
   }
   if (!allowed.empty()) h.cpus = static_cast<int>(allowed.size());
 
@@ -101,7 +89,8 @@ machine::HostInfo collect_host_info(const std::string& root) {
   for (const auto& e : fs::directory_iterator(root + "/sys/devices/system/node", ec)) {
     const std::string n = e.path().filename().string();
     if (n.rfind("node", 0) != 0 || n.size() < 5 || !std::isdigit(static_cast<unsigned char>(n[4]))) continue;
-    for (int c : parse_cpu_list(read_text(e.path().string() + "/cpulist"))) {
+    const auto cpus = parse_cpu_list(read_text(e.path().string() + "/cpulist"));
+    for (unsigned c : cpus.value_or(std::vector<unsigned>{})) {
       if (allowed.count(c) != 0) {
         h.process_numa_nodes.push_back(std::atoi(n.c_str() + 4));
         break;

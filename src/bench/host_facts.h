@@ -18,9 +18,6 @@ int pcie_gen_from_speed(std::string_view sysfs_speed);
 // "16" -> 16, "x16" -> 16; -1 when unknown.
 int pcie_width_from_text(std::string_view sysfs_width);
 
-// "0-3,8,10-11" -> {0,1,2,3,8,10,11}; ignores malformed parts.
-std::vector<int> parse_cpu_list(std::string_view text);
-
 // Host facts (hostname, VM, governor, load, IOMMU, NUMA nodes of this process' CPUs,
 // relevant environment).
 machine::HostInfo collect_host_info(const std::string& root = "");

@@ -45,12 +45,6 @@ TEST(HostFacts, PcieGeneration) {
   EXPECT_EQ(pcie_width_from_text(""), -1);
 }
 
-TEST(HostFacts, CpuList) {
-  EXPECT_EQ(parse_cpu_list("0-3,8,10-11"), (std::vector<int>{0, 1, 2, 3, 8, 10, 11}));
-  EXPECT_EQ(parse_cpu_list(""), std::vector<int>{});
-  EXPECT_EQ(parse_cpu_list("x,2"), std::vector<int>{2});
-}
-
 TEST(HostFacts, FromAFakeSysfs) {
   FakeRoot r;
   r.write("proc/cpuinfo", "processor : 0\nflags : fpu vme hypervisor avx\n");

@@ -70,7 +70,7 @@ int export_trace(const AnalyzeOptions& o, const importers::ImportOptions& io, Pr
     say("analyze", in.status().message());
     return 1;
   }
-  report::ChromeTraceStats st;
+  exporters::ChromeTraceStats st;
   const bool ok = write_output_stream(
       "analyze", o.output, [&](std::ostream& out) { return pipeline::export_chrome_trace(in.value(), out, &st); },
       o.quiet, keep);

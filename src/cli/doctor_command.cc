@@ -20,7 +20,7 @@ namespace {
 struct DoctorOptions {
   bool json = false;
   std::string color = "auto";
-  bool dump_nvml = false;  // hidden: raw NVML values + layout checks (src/doctor/gpu_check.sh)
+  bool dump_nvml = false;  // hidden: raw NVML values + layout checks (scripts/gpu_check.sh doctor)
   std::string host_root;   // hidden: read host files under this directory (tests)
 };
 

@@ -46,25 +46,6 @@ std::optional<std::string> python_string(const std::string& text, const std::str
 
 }  // namespace
 
-std::optional<MemInfo> parse_meminfo(const std::string& text) {
-  std::istringstream in(text);
-  std::string key;
-  uint64_t value = 0;
-  std::string line;
-  MemInfo m;
-  bool have_total = false, have_swap_total = false, have_swap_free = false;
-  while (std::getline(in, line)) {
-    std::istringstream f(line);
-    if (!(f >> key >> value)) continue;
-    if (key == "MemTotal:") m.total_kb = value, have_total = true;
-    if (key == "MemAvailable:") m.available_kb = value;
-    if (key == "SwapTotal:") m.swap_total_kb = value, have_swap_total = true;
-    if (key == "SwapFree:") m.swap_free_kb = value, have_swap_free = true;
-  }
-  if (!have_total || !have_swap_total || !have_swap_free) return std::nullopt;
-  return m;
-}
-
 std::optional<SwapActivity> parse_vmstat_swap(const std::string& text) {
   std::istringstream in(text);
   std::string key;
@@ -156,7 +137,10 @@ PciNuma read_pci_numa(const HostInputs& in, const std::string& sysfs_bus_id) {
 
 HostFacts collect_host_facts(const HostInputs& in) {
   HostFacts f;
-  if (auto t = in.read("/proc/meminfo")) f.meminfo = parse_meminfo(*t);
+  if (auto t = in.read("/proc/meminfo")) {
+    const sampler::proc::MemInfo m = sampler::proc::parse_meminfo(*t);
+    if (m.mem_total_bytes && m.swap_total_bytes && m.swap_free_bytes) f.meminfo = m;
+  }
   if (auto t = in.read("/proc/vmstat")) f.swap_activity = parse_vmstat_swap(*t);
   if (auto t = in.read("/sys/kernel/mm/transparent_hugepage/enabled")) f.thp_enabled = parse_sysfs_choice(*t);
   if (auto t = in.read("/sys/kernel/mm/transparent_hugepage/defrag")) f.thp_defrag = parse_sysfs_choice(*t);

@@ -10,15 +10,9 @@
 #include <vector>
 
 #include "doctor/host_inputs.h"
+#include "sampler/proc/proc_parsers.h"
 
 namespace chokepoint::doctor {
-
-struct MemInfo {
-  uint64_t total_kb = 0;
-  std::optional<uint64_t> available_kb;
-  uint64_t swap_total_kb = 0;
-  uint64_t swap_free_kb = 0;
-};
 
 struct SwapActivity {
   uint64_t pswpin = 0;   // pages swapped in since boot
@@ -37,7 +31,9 @@ struct PciNuma {
 };
 
 struct HostFacts {
-  std::optional<MemInfo> meminfo;
+  // /proc/meminfo (sampler/proc's parser), only when MemTotal, SwapTotal and SwapFree
+  // are all there: the checks need the three.
+  std::optional<sampler::proc::MemInfo> meminfo;
   std::optional<SwapActivity> swap_activity;
   std::optional<std::string> thp_enabled;  // the bracketed choice: "always", "madvise", "never"
   std::optional<std::string> thp_defrag;
@@ -56,7 +52,6 @@ HostFacts collect_host_facts(const HostInputs& in);
 PciNuma read_pci_numa(const HostInputs& in, const std::string& sysfs_bus_id);
 
 // Exposed for tests.
-std::optional<MemInfo> parse_meminfo(const std::string& text);
 std::optional<SwapActivity> parse_vmstat_swap(const std::string& text);
 std::optional<std::string> parse_sysfs_choice(const std::string& text);  // "always [madvise] never"
 std::optional<TorchInstall> parse_torch_version_py(const std::string& text, const std::string& path);

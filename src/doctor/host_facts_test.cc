@@ -12,8 +12,8 @@ std::string fixture(const std::string& name) { return std::string(CHOKEPOINT_TES
 TEST(HostFacts, CapturedVm) {
   const HostFacts f = collect_host_facts(fixture_host_inputs(fixture("dev_vm")));
   ASSERT_TRUE(f.meminfo);
-  EXPECT_GT(f.meminfo->total_kb, 0u);
-  EXPECT_EQ(f.meminfo->swap_total_kb, 0u);
+  EXPECT_GT(f.meminfo->mem_total_bytes, 0u);
+  EXPECT_EQ(f.meminfo->swap_total_bytes, 0u);
   ASSERT_TRUE(f.swap_activity);
   EXPECT_EQ(f.swap_activity->pswpin, 0u);
   EXPECT_EQ(f.thp_enabled, "madvise");
@@ -35,7 +35,7 @@ TEST(HostFacts, CapturedVm) {
 TEST(HostFacts, TroubledHost) {
   const HostFacts f = collect_host_facts(fixture_host_inputs(fixture("troubled")));
   ASSERT_TRUE(f.meminfo);
-  EXPECT_EQ(f.meminfo->swap_total_kb - f.meminfo->swap_free_kb, 2097152u);
+  EXPECT_EQ(*f.meminfo->swap_total_bytes - *f.meminfo->swap_free_bytes, 2097152ull << 10);
   EXPECT_EQ(f.swap_activity->pswpout, 524288u);
   EXPECT_EQ(f.thp_enabled, "always");
   EXPECT_EQ(f.thp_defrag, "always");
@@ -76,7 +76,6 @@ TEST(HostFacts, LiveInputsWork) {
 TEST(HostFacts, Parsers) {
   EXPECT_EQ(parse_sysfs_choice("always [madvise] never\n"), "madvise");
   EXPECT_FALSE(parse_sysfs_choice("madvise"));
-  EXPECT_FALSE(parse_meminfo("MemTotal: 10 kB\n")) << "swap lines are required";
   auto t = parse_torch_version_py("__version__ = '2.5.1'\ncuda: Optional[str] = None\n", "/x/torch");
   ASSERT_TRUE(t);
   EXPECT_EQ(t->version, "2.5.1");
@@ -103,7 +102,7 @@ TEST(HostFacts, H200VmFindsTorchThroughPath) {
   EXPECT_EQ(f.torch->version, "2.11.0+cu130");
   EXPECT_EQ(f.torch->cuda, "13.0");
   ASSERT_TRUE(f.meminfo);
-  EXPECT_GT(f.meminfo->total_kb, 100u << 20);  // 128 GiB machine
+  EXPECT_GT(f.meminfo->mem_total_bytes, 100ull << 30);  // 128 GiB machine
   EXPECT_EQ(f.thp_enabled, "madvise");
   const PciNuma numa = read_pci_numa(in, "0000:00:06.0");
   ASSERT_TRUE(numa.local_cpus);

@@ -18,7 +18,7 @@ struct Published {
   double int8;             // TOP/s (dense); 0 = none
 };
 
-// REFERENCE.md section 9 (vendor datasheets, dense, no sparsity). Order matters: the
+// docs/FORMATS.md "Published ceilings" (vendor datasheets, dense, no sparsity). Order matters: the
 // first key contained in the name wins, so "h100 pcie" would need to precede "h100".
 // INT8 is not in that table: the same datasheets give it with sparsity (H100/H200 3958,
 // A100 1248, L4 485 TOP/s; T4 130 has none); dense is half of it.
@@ -35,7 +35,7 @@ constexpr Published kPublished[] = {
 // TFLOP/s, all ~0.69 (the power cap holds the SM clock near 1.45 GHz under GEMMs).
 constexpr double kGemmEfficiency = 0.69;
 
-// Theoretical per-direction PCIe x16 bandwidth by generation, GB/s (REFERENCE.md 9).
+// Theoretical per-direction PCIe x16 bandwidth by generation, GB/s (docs/FORMATS.md "Published ceilings").
 double pcie_x16_gbps(int gen) {
   switch (gen) {
     case 3: return 15.8;
@@ -46,7 +46,7 @@ double pcie_x16_gbps(int gen) {
 }
 
 // Achievable fraction of the theoretical link for pinned copies: 53.1/63 and 55.3/63
-// measured on the H200 machine (REFERENCE.md section 1) -> ~0.85.
+// measured on the H200 machine (docs/FORMATS.md "H200 figures") -> ~0.85.
 constexpr double kPinnedEfficiency = 0.85;
 // Pageable copies reached 6.5 (H2D) and 10.9 (D2H) GB/s on that machine against 53-55
 // pinned: about 0.15 of the pinned rate for H2D.

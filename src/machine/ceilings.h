@@ -1,7 +1,7 @@
 // Machine ceilings: the denominators of every "achieved vs possible" figure (bandwidth
 // against the link, FLOP/s against peak). From a saved `chokepoint bench` profile when
 // one exists (issue: bench), else from the published figures of the GPU by name
-// (REFERENCE.md section 9), else unknown. A missing ceiling is nullopt, never 0.
+// (docs/FORMATS.md "Published ceilings"), else unknown. A missing ceiling is nullopt, never 0.
 #pragma once
 
 #include <cstdint>

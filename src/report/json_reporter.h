@@ -1,5 +1,6 @@
-// The machine-readable report: DESIGN.md's "chokepoint.report/1" contract. Keys keep
-// their insertion order so that the output is stable and diffs of two reports line up.
+// The machine-readable report: the "chokepoint.report/1" contract (docs/ARCHITECTURE.md
+// "Report contract"). Keys keep their insertion order so that the output is stable and
+// diffs of two reports line up.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -27,7 +27,7 @@ TEST(JsonReporter, ParsesBackWithTheContractKeysInOrder) {
   EXPECT_EQ(j["tool"]["version"], "0.1.0");
   std::vector<std::string> keys;
   for (const auto& [key, value] : j.items()) keys.push_back(key);
-  // DESIGN.md's contract keys first, in its order; keys added since come after them
+  // docs/ARCHITECTURE.md's contract keys first, in its order; keys added since come after them
   // (remedies and what-ifs after findings, the roofline after the kernels).
   const std::vector<std::string> expected = {
       "schema",   "tool",        "inputs",   "device",  "window",        "breakdown",    "verdict",

@@ -1,6 +1,6 @@
 // The report: everything a reporter renders, already computed. Built by pipeline/ from
 // the analyses and the findings; reporters only format it (one file per format).
-// The JSON reporter maps it onto the contract in DESIGN.md ("chokepoint.report/1").
+// The JSON reporter maps it onto the contract in docs/ARCHITECTURE.md ("Report contract").
 #pragma once
 
 #include <cstdint>

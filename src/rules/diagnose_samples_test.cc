@@ -136,7 +136,7 @@ TEST(DiagnoseSamples, HostFindingsAreContextWhenTheGpuIsBusy) {
 TEST(DiagnoseSamples, EverySampleRuleIsRegisteredOnce) {
   int n = 0;
   for (const auto& r : all_rules()) n += r.samples != nullptr;
-  // The 12 of DESIGN.md's live list plus launch-overhead, pageable-memcpy and host-work,
+  // The 12 of docs/ARCHITECTURE.md's live list plus launch-overhead, pageable-memcpy and host-work,
   // which samples tell from input stalls (rules/live/starvation.h), and no-tensor-cores
   // (GPM: busy SMs, idle tensor pipes).
   EXPECT_EQ(n, 16);

@@ -10,7 +10,7 @@
 
 namespace chokepoint::rules {
 
-// Bottleneck categories (DESIGN.md "Report contract").
+// Bottleneck categories (docs/ARCHITECTURE.md "Report contract").
 enum class Category { kInput, kHost, kSync, kTransfer, kCompute, kMemory, kCommunication, kIo,
                       kIdle, kUnknown };
 const char* category_name(Category c);  // "input", "host", ...

@@ -354,7 +354,8 @@ std::string wrap(std::string_view text, size_t indent, size_t width = 88) {
       out += std::string(indent, ' ') + line + "\n";
       line.clear();
     }
-    line += (line.empty() ? "" : " ") + std::string(word);
+    if (!line.empty()) line += ' ';
+    line += word;
     pos = end + 1;
   }
   if (!line.empty()) out += std::string(indent, ' ') + line + "\n";
@@ -378,7 +379,9 @@ std::string format_glossary_index() {
   for (std::string_view kind : {"finding", "remedy", "verdict"}) {
     std::string ids;
     for (const auto& e : glossary()) {
-      if (e.kind == kind) ids += (ids.empty() ? "" : " ") + std::string(e.id);
+      if (e.kind != kind) continue;
+      if (!ids.empty()) ids += ' ';
+      ids += e.id;
     }
     const char* title = kind == "finding" ? "Findings" : kind == "remedy" ? "Remedies" : "Verdicts";
     out += fmt::format("{}:\n{}", title, wrap(ids, 2));

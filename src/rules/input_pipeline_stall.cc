@@ -13,7 +13,7 @@
 namespace chokepoint::rules {
 namespace {
 // The PyTorch TensorBoard plugin recommends more DataLoader workers when data loading
-// exceeds 5% of the step (REFERENCE.md section 3).
+// exceeds 5% of the step (docs/FORMATS.md "Prior art").
 constexpr double kMinSharePct = 5.0;
 // Never suggest fewer workers than this (one to load while one is consumed) or more
 // than the usual core budget of a GPU's share of a node.

@@ -63,7 +63,8 @@ const std::vector<RemedyInfo>& all_remedies() {
        std::nullopt, false, true},
       {"processes-not-threads", "Move CPU work from threads to processes",
        "Run Python-heavy work in processes (DataLoader num_workers, multiprocessing) or native code that "
-       "releases the GIL; fewer Python threads beside the training loop."},
+       "releases the GIL; fewer Python threads beside the training loop.",
+       std::nullopt},
   };
   return kAll;
 }

@@ -1,4 +1,4 @@
-// Rules: one descriptor per finding id (registry.cc lists them, DESIGN.md convention 5).
+// Rules: one descriptor per finding id (registry.cc lists them, docs/ARCHITECTURE.md convention 5).
 // A rule owns its id, its category, the remedies that remove what it finds, and one
 // evaluator per kind of evidence it can read: a trace (the analyses of a timeline, with
 // the remedies' what-ifs), live samples (a recording of `run`/`watch`), static machine

@@ -1,5 +1,5 @@
 // Reads a recording directory back into the model (docs/RECORDING.md). Bad input is
-// counted, not fatal (DESIGN.md convention 2): a malformed line, a line cut by a crash,
+// counted, not fatal (docs/ARCHITECTURE.md convention 2): a malformed line, a line cut by a crash,
 // a tick naming an undeclared series or a metric this version does not know is skipped
 // and counted in `stats`; a run that never wrote its final meta.json (chokepoint was
 // killed) still reads, with its processes rebuilt from the samples file.

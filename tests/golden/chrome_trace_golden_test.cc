@@ -25,7 +25,7 @@ const std::string kData = std::string(CHOKEPOINT_TEST_DATA);
 
 struct Export {
   pipeline::Inputs in;
-  report::ChromeTraceStats stats;
+  exporters::ChromeTraceStats stats;
   Json json;
   std::map<std::string, int64_t> count;  // by "ph" and by "ph/cat"
 
@@ -161,11 +161,11 @@ TEST(ChromeTraceGolden, TracedRecordingHasEventsAndCounters) {
   EXPECT_EQ(e.count.at("C"), valid_exported_samples(*e.in.recording));
   EXPECT_EQ(e.stats.invalid_samples, 0);
   // One H200 in both the trace and NVML: its counters join the traced GPU's process.
-  EXPECT_EQ(gpu0_counter_pids(e.json), std::set<int64_t>{report::kChromeGpuPidBase});
+  EXPECT_EQ(gpu0_counter_pids(e.json), std::set<int64_t>{exporters::kChromeGpuPidBase});
   std::map<int64_t, std::string> names = process_names(e.json);
-  EXPECT_EQ(names[report::kChromeGpuPidBase], "GPU 0 (NVIDIA H200)");
+  EXPECT_EQ(names[exporters::kChromeGpuPidBase], "GPU 0 (NVIDIA H200)");
   EXPECT_EQ(names[1012], "known_counts (launched)");
-  EXPECT_EQ(names[report::kChromeHostPid], "Host (vm)");
+  EXPECT_EQ(names[exporters::kChromeHostPid], "Host (vm)");
 }
 
 // The names of the sampled GPUs' counter tracks; every counter's value is a number.
@@ -174,7 +174,7 @@ std::set<std::string> sampled_gpu_tracks(const Json& json) {
   for (const Json& ev : json.at("traceEvents")) {
     if (ev.at("ph") != "C") continue;
     EXPECT_TRUE(ev.at("args").begin()->is_number()) << ev;
-    if (ev.at("pid").get<int64_t>() >= report::kChromeSampledGpuPidBase) tracks.insert(ev.at("name"));
+    if (ev.at("pid").get<int64_t>() >= exporters::kChromeSampledGpuPidBase) tracks.insert(ev.at("name"));
   }
   return tracks;
 }
@@ -189,7 +189,7 @@ TEST(ChromeTraceGolden, RecordingWithoutTraceIsCountersOnly) {
   const std::set<std::string> gpu_tracks = sampled_gpu_tracks(e.json);
   EXPECT_TRUE(gpu_tracks.count("gpu0 sm_active") && gpu_tracks.count("gpu1 sm_active"));
   std::map<int64_t, std::string> names = process_names(e.json);
-  EXPECT_EQ(names[report::kChromeSampledGpuPidBase + 1], "GPU 1 (NVIDIA H200)");
+  EXPECT_EQ(names[exporters::kChromeSampledGpuPidBase + 1], "GPU 1 (NVIDIA H200)");
   int ranks = 0;
   for (const auto& [pid, name] : names) ranks += name.find(", rank ") != std::string::npos;
   EXPECT_EQ(ranks, 2) << "the two torchrun ranks are named with their RANK";

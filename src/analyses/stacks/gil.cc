@@ -22,7 +22,7 @@ bool stack_waits(const samples::PyStacks& s, const std::vector<int32_t>& stack) 
       // the DataLoader's queue, torch's synchronize.
       for (std::string_view fn : {"wait", "acquire", "get", "join", "select", "poll", "recv", "_recv", "accept",
                                   "sleep", "synchronize", "_wait_for_tstate_lock", "read", "readinto", "_poll"}) {
-        if (f.function == fn || has(f.function, std::string(".") + std::string(fn))) return true;
+        if (f.function == fn || has(f.function, std::string(".").append(fn))) return true;
       }
       continue;
     }

@@ -1,5 +1,5 @@
 // What recording the trace cost the host, so a what-if predicts the run without the
-// profiler (REFERENCE.md section 12: torch.profiler makes a launch-bound step 1.5-2.8x
+// profiler (docs/FORMATS.md "Prior art": torch.profiler makes a launch-bound step 1.5-2.8x
 // slower; a gain computed from the profiled host would be that much too high).
 //
 // torch.profiler runs callbacks at the entry and exit of every ATen op and CUPTI records

@@ -22,12 +22,12 @@ constexpr TimeNs kEndToleranceNs = 2'000;
 // A launch or copy call this long is not just enqueueing work: it may have blocked (a full
 // launch queue, a pageable copy) and is checked like a synchronizing call.
 constexpr TimeNs kLongCallNs = 20'000;
-// The launch latency when no op ran on an idle stream (REFERENCE.md section 1: ~5 us for
+// The launch latency when no op ran on an idle stream (docs/FORMATS.md "H200 figures": ~5 us for
 // the launch call on the H200, the kernel starting right after).
 constexpr TimeNs kDefaultLaunchLatencyNs = 5'000;
 
-bool blocks_by_nature(ApiClass a) {
-  return a == ApiClass::kSync || a == ApiClass::kFree || a == ApiClass::kAlloc;
+bool blocks_by_nature(timeline::ApiClass a) {
+  return a == timeline::ApiClass::kSync || a == timeline::ApiClass::kFree || a == timeline::ApiClass::kAlloc;
 }
 
 bool is_optimizer_annotation(std::string_view n) {
@@ -129,8 +129,8 @@ std::unordered_map<int32_t, int32_t> add_host_events(const Timeline& tl, const T
   int32_t other_calls = 0;
   for (size_t r = 0; r < rc.size(); ++r) {
     if (rc.pid[r] != g.pid || rc.start[r] < g.host_from || rc.start[r] >= g.span_end) continue;
-    const ApiClass api = ix.api[r];
-    if (api == ApiClass::kOther) {
+    const timeline::ApiClass api = ix.api[r];
+    if (api == timeline::ApiClass::kOther) {
       ++other_calls;
       continue;
     }
@@ -296,7 +296,7 @@ bool waits_for_own_copy(const StepGraph& g, int32_t copy, HostEvent& e) {
   if (e.end < n.start + n.dur / 2) return false;
   e.waits_for = copy;
   e.after_wait = std::max<TimeNs>(0, e.end - (n.start + n.dur));
-  if (e.api == ApiClass::kMemcpyAsync) e.flags |= kBlockingCopy;
+  if (e.api == timeline::ApiClass::kMemcpyAsync) e.flags |= kBlockingCopy;
   return true;
 }
 

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "analyses/api_class.h"
+#include "timeline/api_class.h"
 #include "analyses/index.h"
 #include "analyses/steps.h"
 #include "timeline/model.h"
@@ -47,7 +47,7 @@ struct HostEvent {
   int32_t inputs_in_gap = 0;   // their recorded input tensors (record_shapes)
   int32_t calls_in_gap = 0;    // other CUDA API calls in the gap (cudaGetDevice, event records ...)
   int32_t py_in_gap = 0;       // python_function events that began in it (with_stack)
-  ApiClass api = ApiClass::kOther;
+  timeline::ApiClass api = timeline::ApiClass::kOther;
   int32_t rc_row = -1;         // RuntimeCalls row
   int32_t window = -1;         // step whose CPU span the call started in
   int32_t waits_for = -1;      // GpuNode it blocked on, -1 none

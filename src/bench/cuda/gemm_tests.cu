@@ -16,7 +16,7 @@ namespace chokepoint::bench::gpu {
 namespace {
 
 // 8192^3: large enough that every SM runs several waves of tiles and the power limit
-// is reached (REFERENCE.md 1 measured bf16 at this size).
+// is reached (docs/FORMATS.md "H200 figures" measured bf16 at this size).
 constexpr int kSize = 8192;
 constexpr int kSampledCells = 24;
 

@@ -1,4 +1,4 @@
-// The testcase registry: one explicit list per mode, in run order (DESIGN.md
+// The testcase registry: one explicit list per mode, in run order (docs/ARCHITECTURE.md
 // convention 9). Keys must match bench/expectations.cc, which judges them.
 #include "bench/cuda/gemm.h"
 #include "bench/cuda/testcase.h"

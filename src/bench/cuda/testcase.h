@@ -1,4 +1,4 @@
-// A benchmark testcase (DESIGN.md convention 9, after nvbandwidth): a key, a
+// A benchmark testcase (docs/ARCHITECTURE.md convention 9, after nvbandwidth): a key, a
 // description, a filter that waives it when it cannot run on this GPU, and run(), which
 // returns one value per timed run; the report keeps their median.
 #pragma once

@@ -1,5 +1,5 @@
 // Canned raw module output for the host-side tests: what libchokepoint_bench.so returns
-// on the H200 test machine (figures from REFERENCE.md section 1 where it has them).
+// on the H200 test machine (figures from docs/FORMATS.md "H200 figures" where it has them).
 #pragma once
 
 namespace chokepoint::bench::testing {

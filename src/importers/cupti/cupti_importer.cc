@@ -28,7 +28,7 @@ using tracer::RecordKind;
 // Longer "names" are damage (a C++ template name reaches a few KB).
 constexpr uint64_t kMaxStringBytes = 1 << 20;
 
-// Import stats of this format (DESIGN.md convention 2).
+// Import stats of this format (docs/ARCHITECTURE.md convention 2).
 void stat(timeline::ImportStats& s, const char* name, Severity sev, const char* what, int64_t n = 1) {
   s.add(name, sev, what, n);
 }

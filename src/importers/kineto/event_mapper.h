@@ -1,4 +1,4 @@
-// Maps RawEvents onto the timeline model (REFERENCE.md section 2): GPU ops, CPU ranges
+// Maps RawEvents onto the timeline model (docs/FORMATS.md "Kineto trace"): GPU ops, CPU ranges
 // with their input shapes, runtime/driver calls, syncs, GPU annotations, ProfilerStep#N
 // steps and thread names. Times stay relative to baseTimeNanoseconds until finish(),
 // because that member may come after traceEvents in the file.

@@ -1,5 +1,5 @@
 // The Kineto importer: PyTorch profiler Chrome-trace JSON (plain or gzip), streamed.
-// REFERENCE.md section 2 describes the format and its hazards; kineto_stats.h lists what
+// docs/FORMATS.md "Kineto trace" describes the format and its hazards; kineto_stats.h lists what
 // is counted instead of failing.
 #pragma once
 

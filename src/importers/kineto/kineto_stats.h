@@ -1,4 +1,4 @@
-// The import stats the Kineto importer may raise (DESIGN.md convention 2: bad input is
+// The import stats the Kineto importer may raise (docs/ARCHITECTURE.md convention 2: bad input is
 // counted, not fatal). Counted locally while reading, so the hot path never touches the
 // central ImportStats list, and flushed once at the end.
 #pragma once

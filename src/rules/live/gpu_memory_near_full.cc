@@ -10,7 +10,7 @@
 namespace chokepoint::rules {
 namespace {
 using namespace live;
-// DESIGN.md's catalogue: above 95% of device memory.
+// The catalogue of docs/ARCHITECTURE.md "Report contract": above 95% of device memory.
 constexpr double kNearFullFraction = 0.95;
 }  // namespace
 

@@ -11,7 +11,7 @@ namespace {
 using namespace live;
 // Near the ceiling: 80% of the theoretical link. Pinned copies reach about 88% of it
 // (55.4 GB/s measured by `chokepoint bench` on the H200's Gen5 x16 against 63 GB/s:
-// docs/VALIDATION.md; REFERENCE.md section 1 has 53.1 / 55.3), so 80% is within a tenth
+// docs/VALIDATION.md; docs/FORMATS.md "H200 figures" has 53.1 / 55.3), so 80% is within a tenth
 // of what the link can carry at all.
 constexpr double kNearCeilingFraction = 0.80;
 }  // namespace

@@ -58,23 +58,26 @@ Assessment check_swap(const HostFacts& f) {
   Assessment c = pass("host-swapping", "Swap and memory pressure", Assessment::Scope::kHost);
   c.expected = "no swap use and no swap-in/out since boot";
   if (!f.meminfo) return skipped(c, "/proc/meminfo not readable");
-  const MemInfo& m = *f.meminfo;
-  const uint64_t used_kb = m.swap_total_kb > m.swap_free_kb ? m.swap_total_kb - m.swap_free_kb : 0;
-  std::string obs = m.swap_total_kb == 0 ? "no swap configured" : format_bytes(used_kb << 10) + " of " + format_bytes(m.swap_total_kb << 10) + " swap used";
+  // collect_host_facts keeps a meminfo only with these three.
+  const uint64_t total = *f.meminfo->mem_total_bytes, swap_total = *f.meminfo->swap_total_bytes,
+                 swap_free = *f.meminfo->swap_free_bytes;
+  const std::optional<uint64_t> available = f.meminfo->mem_available_bytes;
+  const uint64_t used = swap_total > swap_free ? swap_total - swap_free : 0;
+  std::string obs = swap_total == 0 ? "no swap configured" : format_bytes(used) + " of " + format_bytes(swap_total) + " swap used";
   if (f.swap_activity) {
     obs += "; " + std::to_string(f.swap_activity->pswpin) + " pages swapped in, " +
            std::to_string(f.swap_activity->pswpout) + " out since boot";
   }
-  if (m.available_kb) obs += "; " + format_bytes(*m.available_kb << 10) + " of " + format_bytes(m.total_kb << 10) + " RAM available";
+  if (available) obs += "; " + format_bytes(*available) + " of " + format_bytes(total) + " RAM available";
   c.observed = obs;
-  const bool swapped = used_kb > 0 || (f.swap_activity && (f.swap_activity->pswpin + f.swap_activity->pswpout) > 0);
+  const bool swapped = used > 0 || (f.swap_activity && (f.swap_activity->pswpin + f.swap_activity->pswpout) > 0);
   if (swapped) {
     raise(c, Severity::kWarning);
     c.advice = "This host has swapped: a training process whose pages were swapped out stalls on every fault, "
                "and pinned staging buffers cannot be swapped at all, so others are. Use fewer DataLoader workers "
                "or smaller prefetch, add RAM, or lower vm.swappiness.";
   }
-  if (m.available_kb && static_cast<double>(*m.available_kb) < kLowMemAvailableFraction * static_cast<double>(m.total_kb)) {
+  if (available && static_cast<double>(*available) < kLowMemAvailableFraction * static_cast<double>(total)) {
     raise(c, Severity::kWarning);
     c.advice += std::string(c.advice.empty() ? "" : " ") +
                 "Less than 10% of RAM is available: page cache is being squeezed out (slower data loading) and "
@@ -123,7 +126,7 @@ Assessment check_dev_shm(const HostFacts& f) {
   if (!f.dev_shm) return skipped(c, "/dev/shm is not mounted or not readable");
   const FsSpace& s = *f.dev_shm;
   c.observed = format_bytes(s.total_bytes) + " size, " + format_bytes(s.available_bytes) + " free";
-  if (f.meminfo && f.meminfo->total_kb > 0) c.observed += " (RAM " + format_bytes(f.meminfo->total_kb << 10) + ")";
+  if (f.meminfo && *f.meminfo->mem_total_bytes > 0) c.observed += " (RAM " + format_bytes(*f.meminfo->mem_total_bytes) + ")";
   const char* why =
       "DataLoader workers (num_workers > 0) pass every batch through /dev/shm; when it is too small they die with "
       "\"Bus error\" or \"insufficient shared memory\".";
@@ -135,7 +138,7 @@ Assessment check_dev_shm(const HostFacts& f) {
     raise(c, Severity::kWarning);
     c.advice = std::string(why) + " It is nearly full: killed workers leave segments behind; "
                "look at `ls -la /dev/shm` and remove stale torch_* files.";
-  } else if (f.meminfo && static_cast<double>(s.total_bytes) < kShmNoteFractionOfRam * static_cast<double>(f.meminfo->total_kb << 10)) {
+  } else if (f.meminfo && static_cast<double>(s.total_bytes) < kShmNoteFractionOfRam * static_cast<double>(*f.meminfo->mem_total_bytes)) {
     c.advice = "Under 10% of RAM: enough for typical loaders; if workers crash with big batches, size it for "
                "batch bytes x num_workers x prefetch_factor.";
   }

@@ -62,7 +62,7 @@ TEST(HostChecks, ShmEdgeCases) {
   f.dev_shm = FsSpace{8ull << 30, 100ull << 20};
   EXPECT_EQ(verdict_of(check_dev_shm(f)), "warning") << "nearly full";
   f.dev_shm = FsSpace{2ull << 30, 2ull << 30};
-  f.meminfo = MemInfo{512ull << 20, std::nullopt, 0, 0};  // 512 GiB RAM, in kB
+  f.meminfo = sampler::proc::MemInfo{512ull << 30, std::nullopt, 0, 0};  // 512 GiB RAM
   const Assessment c = check_dev_shm(f);
   EXPECT_EQ(verdict_of(c), "ok");
   EXPECT_NE(c.advice.find("Under 10% of RAM"), std::string::npos);
@@ -70,7 +70,7 @@ TEST(HostChecks, ShmEdgeCases) {
 
 TEST(HostChecks, SwapHistoryAloneWarns) {
   HostFacts f;
-  f.meminfo = MemInfo{16ull << 20, 8ull << 20, 0, 0};
+  f.meminfo = sampler::proc::MemInfo{16ull << 30, 8ull << 30, 0, 0};
   f.swap_activity = SwapActivity{0, 0};
   EXPECT_EQ(verdict_of(check_swap(f)), "ok");
   f.swap_activity = SwapActivity{10, 0};

@@ -1,5 +1,5 @@
 // Names for the bits of nvmlDeviceGetCurrentClocksEventReasons (nvml.h
-// nvmlClocksEventReason*, REFERENCE.md section 5). "Event" is NVML's newer word for
+// nvmlClocksEventReason*, docs/FORMATS.md "NVML and GPM"). "Event" is NVML's newer word for
 // "throttle": some bits (idle, application clocks) are not slowdowns at all.
 #pragma once
 

@@ -1,5 +1,5 @@
 // GPM (GPU Performance Monitoring, Hopper+): SM, tensor and DRAM activity that the
-// classic utilization counter cannot show (REFERENCE.md section 5). Doctor only asks
+// classic utilization counter cannot show (docs/FORMATS.md "NVML and GPM"). Doctor only asks
 // whether GPM works; the live sampler takes snapshot pairs and turns them into metrics.
 #include <algorithm>
 #include <memory>

@@ -1,5 +1,5 @@
 // The slice of the NVML C ABI that chokepoint uses, declared here rather than taken
-// from nvml.h: the library is loaded with dlopen at run time (DESIGN.md), so one binary
+// from nvml.h: the library is loaded with dlopen at run time (docs/ARCHITECTURE.md "Layers"), so one binary
 // runs with whatever driver the machine has, and the build needs no CUDA toolkit.
 //
 // Every layout below was written from nvml.h of CUDA 13.0 (NVML 13.580) and checked with

@@ -164,7 +164,10 @@ TEST_F(NvmlLoaderTest, ScriptedErrorCodesReachTheCaller) {
 
 TEST_F(NvmlLoaderTest, ProcessListGrowsPastTheFirstBuffer) {
   std::string list;
-  for (int i = 0; i < 100; ++i) list += (i ? "," : "") + std::to_string(1000 + i) + ":" + std::to_string(i) + "MiB";
+  for (int i = 0; i < 100; ++i) {
+    if (i) list += ',';
+    list += std::to_string(1000 + i) + ":" + std::to_string(i) + "MiB";
+  }
   auto n = open_fake("fake_nvml", custom_scenario("gpu0.processes = " + list + ", 7:-"));
   ASSERT_NE(n, nullptr);
   auto procs = n->device(0)->compute_processes();

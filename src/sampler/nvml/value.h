@@ -1,4 +1,4 @@
-// Value<T>: a reading plus its validity bit (DESIGN.md convention 7). NVML answers
+// Value<T>: a reading plus its validity bit (docs/ARCHITECTURE.md convention 7). NVML answers
 // "not supported", "no permission" or "this driver lacks the function" for many metrics
 // on many devices; carrying the code with the value keeps those from ever printing as 0.
 #pragma once

@@ -176,6 +176,8 @@ MemInfo parse_meminfo(std::string_view text) {
   for_lines(text, [&](std::string_view line) {
     if (auto v = key_value(line, "MemTotal")) m.mem_total_bytes = v;
     if (auto v = key_value(line, "MemAvailable")) m.mem_available_bytes = v;
+    if (auto v = key_value(line, "SwapTotal")) m.swap_total_bytes = v;
+    if (auto v = key_value(line, "SwapFree")) m.swap_free_bytes = v;
   });
   return m;
 }

@@ -1,4 +1,4 @@
-// Parsers of the /proc files the live sampler reads (REFERENCE.md section 6). Pure
+// Parsers of the /proc files the live sampler reads (docs/FORMATS.md "/proc"). Pure
 // functions of the file text, so tests feed captured files; counters are returned raw
 // (cumulative) and the samplers turn them into rates.
 #pragma once
@@ -50,8 +50,10 @@ struct DiskTotals {
 };
 DiskTotals parse_diskstats(std::string_view text);
 
+// /proc/meminfo: the lines it lacks stay nullopt (the kernel writes them in kB).
 struct MemInfo {
   std::optional<uint64_t> mem_total_bytes, mem_available_bytes;
+  std::optional<uint64_t> swap_total_bytes, swap_free_bytes;
 };
 MemInfo parse_meminfo(std::string_view text);
 

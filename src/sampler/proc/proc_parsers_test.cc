@@ -59,6 +59,8 @@ TEST(ParseVmstatAndMeminfo, H200AndDevVm) {
   const MemInfo m = parse_meminfo(data("h200/proc/meminfo"));
   EXPECT_EQ(m.mem_total_bytes, 131981020ull * 1024);
   EXPECT_EQ(m.mem_available_bytes, 131478660ull * 1024);
+  EXPECT_TRUE(m.swap_total_bytes && m.swap_free_bytes);
+  EXPECT_FALSE(parse_meminfo("MemTotal: 10 kB\n").swap_total_bytes);
   EXPECT_EQ(parse_meminfo(data("dev_vm/t0/proc/meminfo")).mem_available_bytes, 23936292ull * 1024);
 }
 

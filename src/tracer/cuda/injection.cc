@@ -1,7 +1,7 @@
 // libchokepoint_tracer.so: the CUPTI injection library of `chokepoint run --trace`.
 //
 // CUDA loads it at initialization when CUDA_INJECTION64_PATH names it and calls
-// InitializeInjection() (REFERENCE.md section 7; NVIDIA's cupti_trace_injection sample
+// InitializeInjection() (docs/FORMATS.md "CUPTI"; NVIDIA's cupti_trace_injection sample
 // has the same shape). It enables the activity kinds the analyses need (devices,
 // kernels, memcpy, memset, synchronizations, NVTX markers, the runtime and driver API
 // calls the analyses read), and CUPTI hands filled buffers to buffer_completed() on
@@ -25,7 +25,7 @@
 #include <ctime>
 #include <mutex>
 
-#include "analyses/api_class.h"
+#include "timeline/api_class.h"
 #include "tracer/trace_writer.h"
 
 namespace {
@@ -224,7 +224,7 @@ bool env_is_zero(const char* name) {
 }
 
 // Only the API calls the analyses read (launches, copies, memsets, synchronizations,
-// allocations: analyses/api_class.h): PyTorch makes ~12 runtime calls per kernel
+// allocations: timeline/api_class.h): PyTorch makes ~12 runtime calls per kernel
 // (cudaGetDevice, cudaGetLastError ...), and recording all of them cost launch_bound
 // 1.42x its step time on the H200 (docs/BENCHMARKS.md). `all` records every call.
 using EnableFn = CUptiResult(CUPTIAPI*)(CUpti_CallbackId, uint8_t);
@@ -236,7 +236,7 @@ void enable_api(CUpti_CallbackDomain domain, int size, CUpti_ActivityKind kind, 
   for (int cbid = 1; cbid < size; ++cbid) {
     const char* name = nullptr;
     if (cuptiGetCallbackName(domain, static_cast<uint32_t>(cbid), &name) != CUPTI_SUCCESS || name == nullptr) continue;
-    if (chokepoint::analyses::classify_api(name) != chokepoint::analyses::ApiClass::kOther) {
+    if (chokepoint::timeline::classify_api(name) != chokepoint::timeline::ApiClass::kOther) {
       enable(static_cast<CUpti_CallbackId>(cbid), 1);
     }
   }

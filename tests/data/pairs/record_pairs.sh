@@ -2,7 +2,7 @@
 # Records the validation pairs on the GPU machine (docs/VALIDATION.md, "What-ifs").
 # Usage: tests/data/pairs/record_pairs.sh BIN_DIR OUT PAIR...
 #   BIN_DIR holds chokepoint, libchokepoint_tracer.so and the libraries they need
-#   (src/bench/gpu_check.sh --package BUILD BIN_DIR makes it where the GPU machine cannot
+#   (scripts/gpu_check.sh package BUILD BIN_DIR makes it where the GPU machine cannot
 #   build). For each PAIR (a script PAIR.py beside this one) it writes OUT/PAIR/:
 #     broken.out/.json/.kineto.json.gz, broken.rec/  `chokepoint run` of the broken
 #         variant: its printed iteration times (--result JSON), then 4 profiled iterations

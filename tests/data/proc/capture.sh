@@ -3,7 +3,7 @@
 # twice, one second apart, so tests can check parsed values and the rates between them:
 #   DEST/t0/proc/...  DEST/t1/proc/...
 # The process tree is a known workload started here: a python3 with 3 threads spinning
-# in pure Python (the GIL-contention signature of REFERENCE.md section 6) and one child
+# in pure Python (the GIL-contention signature of docs/FORMATS.md "/proc") and one child
 # process that sleeps. Usage: tests/data/proc/capture.sh tests/data/proc/dev_vm
 # environ is not captured (it may hold secrets); tests that need RANK write their own.
 set -euo pipefail

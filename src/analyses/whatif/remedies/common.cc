@@ -9,7 +9,9 @@ namespace chokepoint::analyses::whatif::remedy {
 TimeNs median_launch_cost(const Context& c) {
   std::vector<TimeNs> v;
   for (size_t i = 0; i < c.g.host.size(); ++i) {
-    if (c.g.host[i].api == ApiClass::kLaunch && !c.plain.waits[i]) v.push_back(c.plain.gap[i] + c.plain.dur[i]);
+    if (c.g.host[i].api == timeline::ApiClass::kLaunch && !c.plain.waits[i]) {
+      v.push_back(c.plain.gap[i] + c.plain.dur[i]);
+    }
   }
   if (v.empty()) return 10'000;
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());

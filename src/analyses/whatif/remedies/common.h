@@ -9,7 +9,7 @@
 namespace chokepoint::analyses::whatif::remedy {
 
 // A CUDA Graph replays a kernel node in ~0.5 us on the H200 (bench's graph-node latency,
-// docs/VALIDATION.md; REFERENCE.md section 1).
+// docs/VALIDATION.md; docs/FORMATS.md "H200 figures").
 inline constexpr TimeNs kGraphNodeNs = 500;
 // cudaGraphLaunch on the host: about one kernel launch (bench: 3.7-5 us on the H200).
 inline constexpr TimeNs kGraphLaunchNs = 5'000;

@@ -26,6 +26,7 @@ bool user_code_before(const Context& c, size_t j) {
 bool capturable(const Context& c, size_t i) {
   const HostEvent& e = c.g.host[i];
   if (c.plain.waits[i] || e.waits_for >= 0 || (e.flags & kInOptimizer)) return false;
+  using timeline::ApiClass;
   return e.api == ApiClass::kLaunch || e.api == ApiClass::kMemset || e.api == ApiClass::kMemcpyAsync ||
          e.api == ApiClass::kGraphLaunch;
 }

@@ -33,7 +33,7 @@ std::optional<Estimate> estimate_defer_syncs(const Context& c) {
     const HostEvent& e = g.host[i];
     const int32_t op = c.ix.api_op_row[e.rc_row];
     const std::string_view op_name = op >= 0 ? c.tl.strings.view(c.tl.cpu_ranges.name[op]) : "";
-    if (e.api == ApiClass::kSync) {
+    if (e.api == timeline::ApiClass::kSync) {
       if (data_dependent(op_name)) {
         ++kept;
         continue;
@@ -41,7 +41,7 @@ std::optional<Estimate> estimate_defer_syncs(const Context& c) {
       p.waits[i] = 0;
       p.dur[i] = std::min<TimeNs>(p.dur[i], 1'000);
       ++syncs;
-    } else if (e.api == ApiClass::kMemcpyAsync && e.waits_for >= 0 && !data_dependent(op_name)) {
+    } else if (e.api == timeline::ApiClass::kMemcpyAsync && e.waits_for >= 0 && !data_dependent(op_name)) {
       const uint32_t row = g.gpu[e.waits_for].row;
       if (ops.copy_kind[row] == timeline::CopyKind::kDtoH && c.nodes[e.waits_for].bytes <= kValueBytes) {
         p.waits[i] = 0;

@@ -16,7 +16,7 @@ std::optional<Estimate> estimate_no_empty_cache(const Context& c) {
   TimeNs removed = 0;
   for (size_t i = 0; i < g.host.size(); ++i) {
     const HostEvent& e = g.host[i];
-    if ((e.api != ApiClass::kAlloc && e.api != ApiClass::kFree) || e.window < 1) continue;
+    if ((e.api != timeline::ApiClass::kAlloc && e.api != timeline::ApiClass::kFree) || e.window < 1) continue;
     removed += e.end - e.start;
     p.dur[i] = 0;
     p.waits[i] = 0;

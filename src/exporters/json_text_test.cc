@@ -1,11 +1,11 @@
-#include "report/json_text.h"
+#include "exporters/json_text.h"
 
 #include <limits>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-namespace chokepoint::report {
+namespace chokepoint::exporters {
 namespace {
 
 std::string as_json(std::string_view s) {
@@ -61,4 +61,4 @@ TEST(JsonText, NumbersRoundTripAndNonFiniteIsNull) {
 }
 
 }  // namespace
-}  // namespace chokepoint::report
+}  // namespace chokepoint::exporters

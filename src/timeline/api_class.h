@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace chokepoint::analyses {
+namespace chokepoint::timeline {
 
 enum class ApiClass : uint8_t {
   kLaunch,       // cudaLaunchKernel*, cuLaunchKernel*, cudaLaunchCooperativeKernel
@@ -26,4 +26,4 @@ const char* api_class_name(ApiClass c);
 inline bool is_launch(ApiClass c) { return c == ApiClass::kLaunch || c == ApiClass::kGraphLaunch; }
 inline bool is_allocator(ApiClass c) { return c == ApiClass::kAlloc || c == ApiClass::kFree; }
 
-}  // namespace chokepoint::analyses
+}  // namespace chokepoint::timeline

@@ -1,10 +1,10 @@
-#include "report/trace_event_writer.h"
+#include "exporters/trace_event_writer.h"
 
 #include <algorithm>
 
-#include "report/json_text.h"
+#include "exporters/json_text.h"
 
-namespace chokepoint::report {
+namespace chokepoint::exporters {
 namespace {
 
 // The buffer goes to the stream in chunks of about this size.
@@ -116,4 +116,4 @@ void TraceEventWriter::flush() {
   buf_.clear();
 }
 
-}  // namespace chokepoint::report
+}  // namespace chokepoint::exporters

@@ -1,9 +1,9 @@
-#include "report/json_text.h"
+#include "exporters/json_text.h"
 
 #include <charconv>
 #include <cmath>
 
-namespace chokepoint::report {
+namespace chokepoint::exporters {
 namespace {
 
 // Length of the well-formed UTF-8 sequence at s[i] (RFC 3629 table 3-7: no overlongs, no
@@ -114,4 +114,4 @@ void append_json_us(std::string& out, int64_t ns) {
   out.push_back(static_cast<char>('0' + frac % 10));
 }
 
-}  // namespace chokepoint::report
+}  // namespace chokepoint::exporters

@@ -21,7 +21,7 @@
 #include "samples/recording_reader.h"
 #include "timeline/model.h"
 
-namespace chokepoint::report {
+namespace chokepoint::exporters {
 
 // Synthetic pids. Linux pids never exceed PID_MAX_LIMIT (2^22), and viewers read pids as
 // unsigned 32-bit, so these sit above the one and below the other.
@@ -50,4 +50,4 @@ Status write_chrome_trace(const timeline::Timeline& tl, const samples::Recording
                           const analyses::StepWindows* steps, std::ostream& out,
                           ChromeTraceStats* stats = nullptr);
 
-}  // namespace chokepoint::report
+}  // namespace chokepoint::exporters

@@ -1,6 +1,6 @@
-#include "analyses/api_class.h"
+#include "timeline/api_class.h"
 
-namespace chokepoint::analyses {
+namespace chokepoint::timeline {
 namespace {
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
@@ -60,4 +60,4 @@ const char* api_class_name(ApiClass c) {
   return "other";
 }
 
-}  // namespace chokepoint::analyses
+}  // namespace chokepoint::timeline

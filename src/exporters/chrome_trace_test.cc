@@ -1,4 +1,4 @@
-#include "report/chrome_trace.h"
+#include "exporters/chrome_trace.h"
 
 #include <cmath>
 #include <map>
@@ -10,7 +10,7 @@
 #include "analyses/testing/recording_builder.h"
 #include "analyses/testing/timeline_builder.h"
 
-namespace chokepoint::report {
+namespace chokepoint::exporters {
 namespace {
 
 using Json = nlohmann::json;
@@ -346,4 +346,4 @@ TEST(ChromeTrace, EmptyInputIsAnEmptyTrace) {
 }
 
 }  // namespace
-}  // namespace chokepoint::report
+}  // namespace chokepoint::exporters

@@ -1,5 +1,5 @@
 // TraceEventWriter: Chrome trace-event JSON, one event per line, appended to a buffer that
-// goes to the stream in chunks (report/chrome_trace.cc writes 10^7 events through it
+// goes to the stream in chunks (exporters/chrome_trace.cc writes 10^7 events through it
 // without holding the document). Times are written relative to a base, in µs with three
 // decimals (json_text.h).
 #pragma once
@@ -12,7 +12,7 @@
 
 #include "timeline/model.h"
 
-namespace chokepoint::report {
+namespace chokepoint::exporters {
 
 class TraceEventWriter {
  public:
@@ -57,4 +57,4 @@ class TraceEventWriter {
   bool first_arg_ = true;
 };
 
-}  // namespace chokepoint::report
+}  // namespace chokepoint::exporters

@@ -1,4 +1,4 @@
-#include "report/chrome_trace.h"
+#include "exporters/chrome_trace.h"
 
 #include <algorithm>
 #include <array>
@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "base/version.h"
-#include "report/json_text.h"
-#include "report/trace_event_writer.h"
+#include "exporters/json_text.h"
+#include "exporters/trace_event_writer.h"
 #include "samples/metric.h"
 
-namespace chokepoint::report {
+namespace chokepoint::exporters {
 namespace {
 
 using timeline::ApiKind;
@@ -572,4 +572,4 @@ Status write_chrome_trace(const timeline::Timeline& tl, const samples::Recording
   return Status::Ok();
 }
 
-}  // namespace chokepoint::report
+}  // namespace chokepoint::exporters

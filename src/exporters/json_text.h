@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace chokepoint::report {
+namespace chokepoint::exporters {
 
 // Appends `s` as a quoted JSON string: '"' and '\' escaped, control characters as \n, \t
 // or \u00XX, and every byte that is not part of well-formed UTF-8 (a kernel name cut in
@@ -29,4 +29,4 @@ void append_json_float(std::string& out, float v);
 // a double of epoch µs would round them.
 void append_json_us(std::string& out, int64_t ns);
 
-}  // namespace chokepoint::report
+}  // namespace chokepoint::exporters
