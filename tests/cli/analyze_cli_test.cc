@@ -349,6 +349,25 @@ TEST(AnalyzeCli, FifoIsRefusedQuickly) {
   std::filesystem::remove(fifo);
 }
 
+// Issue 13: a FIFO given as --ceilings, or planted as a recording's meta.json, hung too.
+TEST(AnalyzeCli, FifoAsCeilingsOrMetaJsonDoesNotHang) {
+  const std::string base = ::testing::TempDir() + "/fifo2_" + std::to_string(getpid());
+  std::filesystem::remove_all(base);
+  std::filesystem::create_directories(base + "/rec");
+  ASSERT_EQ(::mkfifo((base + "/ceilings.json").c_str(), 0600), 0);
+  ASSERT_EQ(::mkfifo((base + "/rec/meta.json").c_str(), 0600), 0);
+  std::filesystem::copy_file(std::string(CHOKEPOINT_TEST_DATA) + "/live/healthy_bf16/samples.jsonl.gz",
+                             base + "/rec/samples.jsonl.gz");
+  // `timeout` turns a hang into exit status 124.
+  Output c = run("analyze --ceilings " + base + "/ceilings.json " + kData + "small_grid.json.gz", "timeout 20");
+  EXPECT_NE(c.rc, 124);
+  EXPECT_NE(c.out.find("a FIFO (named pipe), not a file"), std::string::npos) << c.out;
+  Output r = run("analyze " + base + "/rec", "timeout 20");
+  EXPECT_EQ(r.rc, 0) << r.out;  // the samples are read; meta.json's absence is a warning
+  EXPECT_NE(r.out.find("meta_unreadable"), std::string::npos) << r.out;
+  std::filesystem::remove_all(base);
+}
+
 // Issue 13: trace.json beside trace.json.gz (a `gunzip -k`) is one run, not two ranks.
 TEST(AnalyzeCli, PlainAndGzippedCopiesOfOneTraceAreReadOnce) {
   const std::string dir = ::testing::TempDir() + "/twins_" + std::to_string(getpid());

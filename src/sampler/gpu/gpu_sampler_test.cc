@@ -7,6 +7,9 @@
 #include <cstdlib>
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <cerrno>
+#include <sys/wait.h>
 #include <set>
 #include <unistd.h>
 
@@ -202,6 +205,29 @@ TEST(MatchGpuProcesses, AnotherJobOnTheGpuIsNotTheCommands) {
   EXPECT_TRUE(pid_exists_here(getpid()));
   EXPECT_FALSE(pid_exists_here(int64_t{1} << 40));
   EXPECT_FALSE(pid_exists_here(0));
+}
+
+// Another user's job: its processes may not be signalled (EPERM) but exist. Run as root,
+// the test becomes a second user (nobody) in a child and looks at its root parent; as any
+// other user it looks at PID 1 (root's).
+TEST(MatchGpuProcesses, AnotherUsersProcessExists) {
+  if (::geteuid() != 0) {
+    EXPECT_TRUE(pid_exists_here(1));
+    return;
+  }
+  const pid_t parent = ::getpid();
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(2);
+    errno = 0;
+    const bool denied = ::kill(parent, 0) != 0 && errno == EPERM;  // really another user's
+    ::_exit(denied && pid_exists_here(parent) ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "2: could not become nobody; 1: root's process not seen as existing";
 }
 
 }  // namespace
