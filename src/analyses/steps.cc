@@ -111,8 +111,14 @@ StepWindows inferred_windows(const Timeline& tl, const TimelineIndex& ix) {
     std::nth_element(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2), d.end());
     const TimeNs median = d[d.size() / 2];
     const size_t early = std::max<size_t>(1, mine.size() / kWarmupShare);
+    // So is the whole leading run of slow cycles, however long, while it is less than half
+    // of them (cuDNN's benchmark mode autotunes each new shape: cnn_channels_last's first 7
+    // of 32 cycles took 0.44-0.63 s against 56 ms, and the estimates were made from them).
+    size_t lead = 0;
+    while (lead < mine.size() && mine[lead].duration() > kWarmupFactor * median) ++lead;
+    if (2 * lead > mine.size()) lead = 0;  // most cycles slow: that is the run, not its warm-up
     for (size_t i = 0; i < mine.size(); ++i) {
-      if (i < early && mine[i].duration() > kWarmupFactor * median) {
+      if ((i < early || i < lead) && mine[i].duration() > kWarmupFactor * median) {
         ++warmup;
         continue;
       }
