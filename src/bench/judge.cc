@@ -35,27 +35,25 @@ void judge_one(Measurement& m, const machine::GpuProfile& g, const machine::Ceil
   m.reference_source.clear();
   m.cause.clear();
   if (m.status == ResultStatus::kWaived) {
-    m.verdict = kWaived;
+    m.verdict = machine::kVerdictWaived;
     m.cause = m.note;
     return;
   }
   if (m.status == ResultStatus::kFailed || !m.value) {
-    m.verdict = kFailed;
+    m.verdict = machine::kVerdictFailed;
     m.cause = m.note;
     return;
   }
   const Expectation* e = expectation_for(m.key);
   if (e == nullptr) {  // a testcase newer than this judge: show it, judge nothing
-    m.verdict = kInfo;
+    m.verdict = machine::kVerdictInfo;
     return;
   }
   const double v = *m.value;
   switch (e->basis) {
-    case Basis::kSelftest:
-      m.verdict = kOk;
-      return;
+    case Basis::kSelftest: m.verdict = machine::kVerdictOk; return;
     case Basis::kNone:
-      m.verdict = kInfo;
+      m.verdict = machine::kVerdictInfo;
       if (m.key == "l2_read") {
         if (auto dram = g.ok_value("dram_read"); dram && *dram > 0) {
           m.cause = fmt::format("no published L2 figure; {:.1f}x the DRAM read bandwidth", v / *dram);
@@ -66,7 +64,7 @@ void judge_one(Measurement& m, const machine::GpuProfile& g, const machine::Ceil
       return;
     case Basis::kPinned: {
       const std::string pinned = m.key == "h2d_pageable" ? "h2d_pinned" : "d2h_pinned";
-      m.verdict = kInfo;
+      m.verdict = machine::kVerdictInfo;
       if (auto p = g.ok_value(pinned); p && *p > 0) {
         m.reference = *p;
         m.reference_source = "measured:" + pinned;
@@ -84,7 +82,7 @@ void judge_one(Measurement& m, const machine::GpuProfile& g, const machine::Ceil
     case Basis::kPublished: {
       const auto ref = e->published != nullptr ? e->published(pub) : std::nullopt;
       if (!ref || *ref <= 0) {
-        m.verdict = kInfo;
+        m.verdict = machine::kVerdictInfo;
         m.cause = pub.gpu.empty() ? "no published figure for this GPU" : "no published figure for " + pub.gpu;
         return;
       }
@@ -93,7 +91,7 @@ void judge_one(Measurement& m, const machine::GpuProfile& g, const machine::Ceil
       m.pct_of_reference = 100.0 * v / *ref;
       m.par_pct = e->par_pct;
       if (*m.pct_of_reference > kAbovePublishedPct) {
-        m.verdict = kAbovePublished;
+        m.verdict = machine::kVerdictAbovePublished;
         m.cause = "faster than the datasheet: this GPU may be a different variant than the table's " + pub.gpu +
                   ", or the measurement is wrong";
         return;
@@ -102,10 +100,10 @@ void judge_one(Measurement& m, const machine::GpuProfile& g, const machine::Ceil
     }
   }
   if (*m.pct_of_reference >= *m.par_pct) {
-    m.verdict = kOk;
+    m.verdict = machine::kVerdictOk;
     return;
   }
-  m.verdict = kBelowPar;
+  m.verdict = machine::kVerdictBelowPar;
   m.cause = join(likely_causes(e->group, m, g, host));
 }
 
@@ -157,21 +155,6 @@ void judge(machine::Profile& p) {
     for (auto& m : g.results) judge_one(m, g, pub, p.host);
     ridge_points(g, pub);
   }
-}
-
-VerdictCounts count_verdicts(const machine::Profile& p) {
-  VerdictCounts c;
-  for (const auto& g : p.gpus) {
-    for (const auto& m : g.results) {
-      if (m.verdict == kOk) ++c.ok;
-      else if (m.verdict == kBelowPar) ++c.below_par;
-      else if (m.verdict == kAbovePublished) ++c.above;
-      else if (m.verdict == kInfo) ++c.info;
-      else if (m.verdict == kWaived) ++c.waived;
-      else if (m.verdict == kFailed) ++c.failed;
-    }
-  }
-  return c;
 }
 
 }  // namespace chokepoint::bench

@@ -53,24 +53,24 @@ TEST(Judge, HealthyH200IsAtPar) {
   for (const char* key : {"h2d_pinned", "d2h_pinned", "bidir_pinned", "d2d_memcpy", "dram_read", "dram_write",
                           "dram_copy", "launch_latency", "graph_node_latency", "launch_sync_roundtrip",
                           "ffma_fp32", "gemm_fp32", "gemm_tf32", "gemm_fp16", "gemm_bf16"}) {
-    EXPECT_EQ(get(p, key).verdict, kOk) << key << ": " << get(p, key).cause;
+    EXPECT_EQ(get(p, key).verdict, machine::kVerdictOk) << key << ": " << get(p, key).cause;
   }
   check_h200_references(p);
 }
 
 TEST(Judge, WaivedAndFailedKeepTheirReason) {
   const Profile p = judged();
-  EXPECT_EQ(get(p, "gemm_fp8").verdict, kWaived);
+  EXPECT_EQ(get(p, "gemm_fp8").verdict, machine::kVerdictWaived);
   EXPECT_NE(get(p, "gemm_fp8").cause.find("no fp8 algorithm"), std::string::npos);
   EXPECT_FALSE(get(p, "gemm_fp8").pct_of_reference.has_value());
-  EXPECT_EQ(get(p, "gemm_int8").verdict, kFailed);
+  EXPECT_EQ(get(p, "gemm_int8").verdict, machine::kVerdictFailed);
   EXPECT_NE(get(p, "gemm_int8").cause.find("EXECUTION_FAILED"), std::string::npos);
 }
 
 TEST(Judge, PageableIsInformationAgainstPinned) {
   const Profile p = judged();
   const Measurement& m = get(p, "h2d_pageable");
-  EXPECT_EQ(m.verdict, kInfo);
+  EXPECT_EQ(m.verdict, machine::kVerdictInfo);
   EXPECT_DOUBLE_EQ(*m.reference, 53.1);
   EXPECT_EQ(m.reference_source, "measured:h2d_pinned");
   EXPECT_NEAR(*m.pct_of_reference, 12.2, 0.1);
@@ -80,7 +80,7 @@ TEST(Judge, PageableIsInformationAgainstPinned) {
 TEST(Judge, L2HasNoPublishedFigure) {
   const Profile p = judged();  // named: get() returns a reference into it
   const Measurement& m = get(p, "l2_read");
-  EXPECT_EQ(m.verdict, kInfo);
+  EXPECT_EQ(m.verdict, machine::kVerdictInfo);
   EXPECT_FALSE(m.reference.has_value());
   EXPECT_NE(m.cause.find("2.5x the DRAM read"), std::string::npos) << m.cause;
 }
@@ -93,10 +93,10 @@ TEST(Judge, DegradedLinkIsTheCauseOfSlowCopies) {
     p.gpus[0].pcie_width_max = "16";
   });
   const Measurement& m = get(p, "h2d_pinned");
-  EXPECT_EQ(m.verdict, kBelowPar);
+  EXPECT_EQ(m.verdict, machine::kVerdictBelowPar);
   EXPECT_DOUBLE_EQ(*m.par_pct, 75);
   EXPECT_NE(m.cause.find("Gen4 x16 under load while the GPU supports Gen5 x16"), std::string::npos) << m.cause;
-  EXPECT_EQ(get(p, "d2h_pinned").verdict, kOk);
+  EXPECT_EQ(get(p, "d2h_pinned").verdict, machine::kVerdictOk);
 }
 
 TEST(Judge, RemoteNumaNodeIsACause) {
@@ -106,7 +106,7 @@ TEST(Judge, RemoteNumaNodeIsACause) {
     p.host.process_numa_nodes = {0};
   });
   const Measurement& m = get(p, "d2h_pinned");
-  EXPECT_EQ(m.verdict, kBelowPar);
+  EXPECT_EQ(m.verdict, machine::kVerdictBelowPar);
   EXPECT_NE(m.cause.find("NUMA node 0 but the GPU hangs off node 1"), std::string::npos) << m.cause;
 }
 
@@ -122,7 +122,7 @@ TEST(Judge, HeldClockExplainsSlowCompute) {
     p.gpus[0].sm_clock_under_load_mhz = 1200;
   });
   for (const char* key : {"ffma_fp32", "gemm_bf16"}) {
-    EXPECT_EQ(get(p, key).verdict, kBelowPar) << key;
+    EXPECT_EQ(get(p, key).verdict, machine::kVerdictBelowPar) << key;
     EXPECT_NE(get(p, key).cause.find("1200 MHz of 1980 MHz"), std::string::npos) << get(p, key).cause;
   }
 }
@@ -133,7 +133,7 @@ TEST(Judge, PowerCappedGemmClockIsTheCause) {
     p.gpus[0].find("gemm_bf16")->clock_mhz = 1100;
   });
   const Measurement& m = get(p, "gemm_bf16");
-  EXPECT_EQ(m.verdict, kBelowPar);
+  EXPECT_EQ(m.verdict, machine::kVerdictBelowPar);
   EXPECT_EQ(m.cause.find("the SM clock right after the GEMMs was 1100 MHz of 1980 MHz"), 0u) << m.cause;
 }
 
@@ -142,7 +142,7 @@ TEST(Judge, ForeignMemoryExplainsSlowDram) {
     set_value(p, "dram_read", 2000.0);
     p.gpus[0].free_memory_bytes = p.gpus[0].memory_bytes - (int64_t{40} << 30);
   });
-  EXPECT_EQ(get(p, "dram_read").verdict, kBelowPar);
+  EXPECT_EQ(get(p, "dram_read").verdict, machine::kVerdictBelowPar);
   EXPECT_NE(get(p, "dram_read").cause.find("other processes hold 40.0 GiB"), std::string::npos);
 }
 
@@ -153,7 +153,7 @@ TEST(Judge, SlowLaunchesBlameTheTracer) {
     p.host.virtual_machine = true;
   });
   const Measurement& m = get(p, "launch_latency");
-  EXPECT_EQ(m.verdict, kBelowPar);
+  EXPECT_EQ(m.verdict, machine::kVerdictBelowPar);
   EXPECT_NEAR(*m.pct_of_reference, 100.0 * 5.0 / 9.2, 1e-9);  // lower is better
   EXPECT_EQ(m.cause.find("a profiler or tracer is injected"), 0u) << m.cause;
   EXPECT_NE(m.cause.find("virtual machine"), std::string::npos);
@@ -161,15 +161,15 @@ TEST(Judge, SlowLaunchesBlameTheTracer) {
 
 TEST(Judge, FasterThanTheDatasheetIsSuspicious) {
   const Profile p = judged([](Profile& p) { set_value(p, "gemm_bf16", 1200.0); });
-  EXPECT_EQ(get(p, "gemm_bf16").verdict, kAbovePublished);
+  EXPECT_EQ(get(p, "gemm_bf16").verdict, machine::kVerdictAbovePublished);
 }
 
 TEST(Judge, UnknownGpuIsOnlyInformation) {
   const Profile p = judged([](Profile& p) { p.gpus[0].name = "NVIDIA Future GPU"; });
   EXPECT_EQ(p.gpus[0].published_gpu, "");
-  EXPECT_EQ(get(p, "gemm_bf16").verdict, kInfo);
+  EXPECT_EQ(get(p, "gemm_bf16").verdict, machine::kVerdictInfo);
   EXPECT_NE(get(p, "gemm_bf16").cause.find("no published figure"), std::string::npos);
-  EXPECT_EQ(get(p, "launch_latency").verdict, kOk);  // latencies need no datasheet
+  EXPECT_EQ(get(p, "launch_latency").verdict, machine::kVerdictOk);  // latencies need no datasheet
 }
 
 TEST(Judge, RidgePointsUseMeasuredDramTraffic) {
@@ -186,7 +186,7 @@ TEST(Judge, RidgePointsUseMeasuredDramTraffic) {
 
 TEST(Judge, CountsAndSelftestFailures) {
   Profile p = judged();
-  const VerdictCounts c = count_verdicts(p);
+  const machine::VerdictCounts c = machine::count_verdicts(p);
   EXPECT_EQ(c.ok, 15);
   EXPECT_EQ(c.info, 3);
   EXPECT_EQ(c.waived, 1);
@@ -239,7 +239,7 @@ TEST(FinishProfile, JudgesAndStamps) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_FALSE(r->tool_version.empty());
   EXPECT_FALSE(r->created_utc.empty());
-  EXPECT_EQ(r->gpus[0].find("gemm_bf16")->verdict, kOk);
+  EXPECT_EQ(r->gpus[0].find("gemm_bf16")->verdict, machine::kVerdictOk);
 }
 
 TEST(SplitByGpuName, OneProfilePerModel) {

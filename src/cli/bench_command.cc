@@ -11,10 +11,10 @@
 #include "bench/bench_run.h"
 #include "bench/judge.h"
 #include "bench/module_loader.h"
-#include "bench/text_render.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "machine/profile_store.h"
+#include "report/bench_render.h"
 
 namespace chokepoint::cli {
 namespace {
@@ -103,11 +103,11 @@ int emit(const BenchCliOptions& o, const machine::Profile& p) {
   if (o.json) {
     text = machine::profile_to_json(p);
   } else {
-    bench::TextOptions to;
+    report::RenderOptions to;
     to.color = want_color(o.color, !o.output.empty() && o.output != "-");
     to.notes = o.notes || o.selftest || p.mode == "selftest";
     to.width = text_width(to.width);
-    text = bench::render_text(p, to);
+    text = report::render_bench_text(p, to);
   }
   return write_output("bench", o.output, text, o.quiet) ? 0 : 1;
 }

@@ -32,7 +32,7 @@ int run_doctor_command(const DoctorOptions& o) {
   if (o.json) {
     std::cout << report::render_doctor_json(report) << std::flush;
   } else {
-    report::DoctorTextOptions t;
+    report::RenderOptions t;
     t.color = want_color(o.color, false);
     t.width = text_width(t.width);
     std::cout << report::render_doctor_text(report, t) << std::flush;

@@ -5,7 +5,9 @@
 // clocks, PCIe against the link), the host line (CPU split with iowait and steal, run
 // queue, switches, swap, PSI), the tree line (main process, DataLoader workers, others)
 // and the busiest processes. Every line is ASCII and cut to the width, so it is one
-// column per byte. A reading the source cannot give prints "-", never 0.
+// column per byte. A reading the source cannot give prints "-", never 0. The panel is
+// not coloured: an escape sequence would break the cut by bytes, and the terminal's
+// scroll region already sets it apart; colour in the human views is report/style.h's.
 // Line (a pipe or a dumb terminal): one plain line with the same headline figures.
 #pragma once
 
@@ -27,7 +29,6 @@ struct ViewInput {
   const Latest* latest = nullptr;
   const std::map<int64_t, samples::ProcessMeta>* processes = nullptr;
   int cpus = 0;
-  bool color = false;
 };
 
 // At most `max_lines` lines (the GPUs beyond what fits are summed up in one line).

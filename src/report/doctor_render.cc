@@ -25,12 +25,12 @@ int column_of(const Assessment& a) {
   return 3;
 }
 
-const char* color_of(const Assessment& a) {
+Tone tone_of(const Assessment& a) {
   switch (column_of(a)) {
-    case 0: return "\033[32m";
-    case 1: return "\033[33m";
-    case 2: return "\033[1;31m";
-    default: return "\033[2m";
+    case 0: return Tone::kGreen;
+    case 1: return Tone::kYellow;
+    case 2: return Tone::kRed;
+    default: return Tone::kDim;
   }
 }
 
@@ -56,13 +56,13 @@ void wrap(std::ostringstream& out, const std::string& text, size_t indent, size_
   if (!line.empty()) out << std::string(indent, ' ') << line << '\n';
 }
 
-void render_check(std::ostringstream& out, const Assessment& c, const DoctorTextOptions& o) {
+void render_check(std::ostringstream& out, const Assessment& c, const RenderOptions& o) {
   constexpr size_t kTagWidth = 10;  // "critical" and two spaces
   constexpr size_t kTitleWidth = 34;
   constexpr size_t kIndent = 8;
   const std::string tag(rules::verdict_of(c));
   const std::string pad(tag.size() < kTagWidth ? kTagWidth - tag.size() : 1, ' ');
-  const std::string padded_tag = (o.color ? color_of(c) + tag + "\033[0m" : tag) + pad;
+  const std::string padded_tag = Style(o)(tone_of(c), tag) + pad;
   // Names in checks (other processes on the GPU, device names, paths) come from the
   // machine: shown with their control characters as escapes (base/terminal_text.h).
   std::string title = escape_controls(c.title);
@@ -80,60 +80,78 @@ void render_check(std::ostringstream& out, const Assessment& c, const DoctorText
   if (!c.advice.empty()) wrap(out, escape_controls(c.advice), kIndent, static_cast<size_t>(o.width));
 }
 
-Json json_or_null(bool valid, const Json& v) { return valid ? v : Json(nullptr); }
-
-}  // namespace
-
-std::string render_doctor_text(const DoctorReport& r, const DoctorTextOptions& o) {
-  std::ostringstream out;
-  const NvmlFacts& n = r.nvml;
+// The first line: what the driver reports, or that only the host was checked.
+void render_header(std::ostringstream& out, const NvmlFacts& n) {
   out << "chokepoint doctor: ";
   if (!n.available) {
     out << "no NVIDIA GPU or driver usable here; host checks only.\n";
-  } else {
-    const unsigned count = n.device_count.value_or(0);
-    out << count << " GPU" << (count == 1 ? "" : "s");
-    if (!n.gpus.empty() && n.gpus[0].name.valid) out << " (" << escape_controls(*n.gpus[0].name) << ")";
-    out << ", driver " << escape_controls(n.driver_version.value_or("?"));
-    if (n.cuda_driver_version.valid) out << ", CUDA " << nvml::format_cuda_version(*n.cuda_driver_version);
-    out << "\n";
+    return;
   }
-  // Sections in check order: system (driver), each GPU, host.
-  auto section_of = [](const Assessment& c) {
-    switch (c.scope) {
-      case Assessment::Scope::kSystem: return -1;
-      case Assessment::Scope::kGpu: return c.gpu;
-      case Assessment::Scope::kHost: return -2;
-    }
-    return -2;
-  };
-  int section = -3;
-  for (const auto& c : r.checks) {
-    if (section_of(c) != section) {
-      section = section_of(c);
-      if (section == -1) {
-        out << "\nSystem\n";
-      } else if (section == -2) {
-        out << "\nHost\n";
-      } else {
-        out << "\nGPU " << section;
-        for (const auto& g : n.gpus) {
-          if (static_cast<int>(g.index) != section) continue;
-          if (g.name.valid) out << "  " << escape_controls(*g.name);
-          if (g.pci.valid) out << "  " << escape_controls(g.pci->bus_id);
-        }
-        out << "\n";
-      }
-    }
-    render_check(out, c, o);
+  const unsigned count = n.device_count.value_or(0);
+  out << count << " GPU" << (count == 1 ? "" : "s");
+  if (!n.gpus.empty() && n.gpus[0].name.valid) out << " (" << escape_controls(*n.gpus[0].name) << ")";
+  out << ", driver " << escape_controls(n.driver_version.value_or("?"));
+  if (n.cuda_driver_version.valid) out << ", CUDA " << nvml::format_cuda_version(*n.cuda_driver_version);
+  out << "\n";
+}
+
+// Sections in check order: system (driver), each GPU (its index), host.
+constexpr int kSystemSection = -1;
+constexpr int kHostSection = -2;
+constexpr int kNoSection = -3;
+
+int section_of(const Assessment& c) {
+  switch (c.scope) {
+    case Assessment::Scope::kSystem: return kSystemSection;
+    case Assessment::Scope::kGpu: return c.gpu;
+    case Assessment::Scope::kHost: return kHostSection;
   }
+  return kHostSection;
+}
+
+void render_section_heading(std::ostringstream& out, int section, const NvmlFacts& n) {
+  if (section == kSystemSection) {
+    out << "\nSystem\n";
+    return;
+  }
+  if (section == kHostSection) {
+    out << "\nHost\n";
+    return;
+  }
+  out << "\nGPU " << section;
+  for (const auto& g : n.gpus) {
+    if (static_cast<int>(g.index) != section) continue;
+    if (g.name.valid) out << "  " << escape_controls(*g.name);
+    if (g.pci.valid) out << "  " << escape_controls(g.pci->bus_id);
+  }
+  out << "\n";
+}
+
+void render_summary(std::ostringstream& out, const DoctorReport& r) {
   int counts[4] = {0, 0, 0, 0};
   for (const auto& c : r.checks) ++counts[column_of(c)];
   char summary[160];
   std::snprintf(summary, sizeof summary, "\n%d ok, %d warning%s, %d critical, %d skipped (%.2f s)\n", counts[0],
-                counts[1], counts[1] == 1 ? "" : "s", counts[2], counts[3],
-                r.elapsed_ms / 1000.0);
+                counts[1], counts[1] == 1 ? "" : "s", counts[2], counts[3], r.elapsed_ms / 1000.0);
   out << summary;
+}
+
+Json json_or_null(bool valid, const Json& v) { return valid ? v : Json(nullptr); }
+
+}  // namespace
+
+std::string render_doctor_text(const DoctorReport& r, const RenderOptions& o) {
+  std::ostringstream out;
+  render_header(out, r.nvml);
+  int section = kNoSection;
+  for (const auto& c : r.checks) {
+    if (section_of(c) != section) {
+      section = section_of(c);
+      render_section_heading(out, section, r.nvml);
+    }
+    render_check(out, c, o);
+  }
+  render_summary(out, r);
   return out.str();
 }
 

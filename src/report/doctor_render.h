@@ -8,6 +8,7 @@
 
 #include "doctor/gpu_facts.h"
 #include "doctor/host_facts.h"
+#include "report/style.h"
 #include "rules/machine_evidence.h"
 
 namespace chokepoint::report {
@@ -24,12 +25,7 @@ struct DoctorReport {
   double elapsed_ms = 0;
 };
 
-struct DoctorTextOptions {
-  bool color = false;
-  int width = 100;
-};
-
-std::string render_doctor_text(const DoctorReport& report, const DoctorTextOptions& options);
+std::string render_doctor_text(const DoctorReport& report, const RenderOptions& options);
 std::string render_doctor_json(const DoctorReport& report);
 
 }  // namespace chokepoint::report

@@ -34,7 +34,7 @@ TEST(DoctorRender, JsonKeepsNullsAndSchema) {
 }
 
 TEST(DoctorRender, TextSaysNoGpuOnceAndShowsAdvice) {
-  const std::string text = render_doctor_text(report_without_gpu(), DoctorTextOptions{false, 100});
+  const std::string text = render_doctor_text(report_without_gpu(), RenderOptions{false, 100});
   EXPECT_EQ(text.rfind("chokepoint doctor: no NVIDIA GPU or driver usable here; host checks only.\n", 0), 0u) << text;
   EXPECT_NE(text.find("\nSystem\n"), std::string::npos);
   EXPECT_NE(text.find("\nHost\n"), std::string::npos);
@@ -42,21 +42,21 @@ TEST(DoctorRender, TextSaysNoGpuOnceAndShowsAdvice) {
   EXPECT_NE(text.find("        expected: no swap use"), std::string::npos) << text;
   EXPECT_NE(text.find("\n0 ok, 1 warning, 0 critical, 1 skipped ("), std::string::npos) << text;
   EXPECT_EQ(text.find("\033["), std::string::npos);
-  const std::string colored = render_doctor_text(report_without_gpu(), DoctorTextOptions{true, 100});
+  const std::string colored = render_doctor_text(report_without_gpu(), RenderOptions{true, 100});
   EXPECT_NE(colored.find("\033[33mwarning\033[0m"), std::string::npos);
 }
 
 TEST(DoctorRender, LongTextWraps) {
   DoctorReport r = report_without_gpu();
   r.checks[1].advice = std::string(30, 'a') + " " + std::string(30, 'b') + " " + std::string(30, 'c');
-  const std::string text = render_doctor_text(r, DoctorTextOptions{false, 60});
+  const std::string text = render_doctor_text(r, RenderOptions{false, 60});
   EXPECT_NE(text.find("\n        " + std::string(30, 'b')), std::string::npos) << text;
 }
 
 TEST(DoctorRender, CommandsInBackticksStayOnOneLine) {
   DoctorReport r = report_without_gpu();
   r.checks[1].advice = std::string(40, 'a') + " run `sudo nvidia-smi -pm 1` now";
-  const std::string text = render_doctor_text(r, DoctorTextOptions{false, 60});
+  const std::string text = render_doctor_text(r, RenderOptions{false, 60});
   EXPECT_NE(text.find("`sudo nvidia-smi -pm 1`"), std::string::npos) << text;
 }
 

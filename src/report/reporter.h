@@ -8,13 +8,9 @@
 
 #include "base/status.h"
 #include "report/report.h"
+#include "report/style.h"
 
 namespace chokepoint::report {
-
-struct RenderOptions {
-  bool color = false;    // ANSI colour (text only); the CLI sets it for a tty without NO_COLOR
-  int width = 100;       // terminal width for text
-};
 
 class Reporter {
  public:

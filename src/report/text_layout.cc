@@ -5,20 +5,6 @@
 
 namespace chokepoint::report {
 
-std::string Style::operator()(Tone tone, std::string_view s) const {
-  if (!color_ || s.empty()) return std::string(s);
-  const char* code = "";
-  switch (tone) {
-    case Tone::kBold: code = "\x1b[1m"; break;
-    case Tone::kDim: code = "\x1b[2m"; break;
-    case Tone::kRed: code = "\x1b[1;31m"; break;
-    case Tone::kYellow: code = "\x1b[33m"; break;
-    case Tone::kCyan: code = "\x1b[36m"; break;
-    case Tone::kGreen: code = "\x1b[32m"; break;
-  }
-  return std::string(code) + std::string(s) + "\x1b[0m";
-}
-
 size_t display_width(std::string_view s) {
   // Count every byte that does not continue a multi-byte sequence (10xxxxxx).
   return static_cast<size_t>(std::count_if(

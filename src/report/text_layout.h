@@ -1,25 +1,15 @@
-// Terminal layout helpers for the text reporter: ANSI styling that disappears when colour
-// is off, widths counted in characters rather than bytes (bars and dashes are UTF-8), and
-// word wrapping.
+// Terminal layout helpers for the human views: widths counted in characters rather than
+// bytes (bars and dashes are UTF-8), padding, word wrapping and bars. The styling is
+// report/style.h.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "report/style.h"
+
 namespace chokepoint::report {
-
-enum class Tone { kBold, kDim, kRed, kYellow, kCyan, kGreen };
-
-class Style {
- public:
-  explicit Style(bool color) : color_(color) {}
-  // `s` wrapped in the tone's escape sequence, or `s` itself without colour.
-  std::string operator()(Tone tone, std::string_view s) const;
-
- private:
-  bool color_;
-};
 
 // Columns `s` occupies: one per UTF-8 code point (every glyph the reporters use is
 // single-width).

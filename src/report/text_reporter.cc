@@ -92,10 +92,7 @@ std::string basename_of(const std::string& path) {
 class TextWriter {
  public:
   TextWriter(const Report& r, std::ostream& out, const RenderOptions& opts)
-      : r_(r),
-        out_(out),
-        style_(opts.color),
-        width_(std::max(kMinWidth, static_cast<size_t>(std::max(opts.width, 0)))) {}
+      : r_(r), out_(out), style_(opts), width_(std::max(kMinWidth, static_cast<size_t>(std::max(opts.width, 0)))) {}
 
   void write() {
     header();
@@ -290,43 +287,60 @@ class TextWriter {
     out_ << '\n';
   }
 
-  // What to change, best first: each remedy with its estimate, what it removes, the change.
+  // What to change, best first: each remedy with its estimate, what it removes, the change;
+  // then the remedies replayed that would not pay, and what the replay started from.
   void remedies() {
-    std::vector<const rules::RemedyAdvice*> shown;
-    for (const auto& a : r_.remedies) shown.push_back(&a);
-    if (!shown.empty()) {
+    if (!r_.remedies.empty()) {
       out_ << style_(Tone::kBold, "What to change (largest gain first)") << "\n";
-      for (size_t i = 0; i < shown.size(); ++i) {
-        const rules::RemedyAdvice& a = *shown[i];
-        std::string est = "not estimated";
-        if (a.estimated_speedup) {
-          est = (a.estimate_from == "upper bound" ? "up to " : "est. ") + format_speedup(*a.estimated_speedup) +
-                (a.id == "bigger-batch" ? " samples/s" : "");
-          if (a.estimate_from == "trace what-if") {
-            est += fmt::format(" (replayed: {} -> {} ms per step)", format_number(a.step_ms_before),
-                               format_number(a.step_ms_after));
-          } else if (!a.estimate_from.empty() && a.estimate_from != "upper bound") {
-            est += " (from the " + a.estimate_from + ")";
-          }
-        }
-        const std::string lead = fmt::format("{:>2}. ", i + 1);
-        wrapped(lead, lead, a.title + " — " + est, kFindingIndent.size(), Tone::kBold);
-        const std::string ind(kFindingIndent);
-        wrapped(ind + style_(Tone::kBold, "change:") + " ", ind + "change: ", a.change, ind.size() + 8);
-        std::string removes;
-        for (const auto& id : a.findings) removes += (removes.empty() ? "" : ", ") + id;
-        if (!removes.empty()) wrapped(ind + style_(Tone::kDim, "removes:") + " ", ind + "removes: ", removes, ind.size() + 9, Tone::kDim);
-        if (!a.what_changes.empty()) {
-          wrapped(ind + style_(Tone::kDim, "replay:") + " ", ind + "replay: ", a.what_changes, ind.size() + 8, Tone::kDim);
-        }
-        if (!a.assumptions.empty()) {
-          const std::string more = a.assumptions.size() > 1 ? fmt::format(" (+{} more in --format json)", a.assumptions.size() - 1) : "";
-          wrapped(ind + style_(Tone::kDim, "assumes:") + " ", ind + "assumes: ", a.assumptions.front() + more,
-                  ind.size() + 9, Tone::kDim);
-        }
-      }
+      for (size_t i = 0; i < r_.remedies.size(); ++i) remedy(i + 1, r_.remedies[i]);
     }
-    // Remedies the trace was replayed with that would not pay: worth knowing too.
+    const std::vector<std::string> idle = unpaying_what_ifs();
+    if (!idle.empty()) {
+      const std::string label = "  also replayed, under 1.05x:";
+      const size_t indent = label.size() + 1;
+      emit(style_(Tone::kDim, label) + " ", wrap_items(idle, room(indent), room(indent)), indent, Tone::kDim);
+    }
+    if (r_.replay) replay_line(*r_.replay);
+    if (!r_.remedies.empty() || !idle.empty() || r_.replay) out_ << '\n';
+  }
+
+  // "est. 1.42x (replayed: 10 -> 7 ms per step)", "up to 2.0x", "not estimated".
+  static std::string remedy_estimate(const rules::RemedyAdvice& a) {
+    if (!a.estimated_speedup) return "not estimated";
+    std::string est = (a.estimate_from == "upper bound" ? "up to " : "est. ") + format_speedup(*a.estimated_speedup) +
+                      (a.id == "bigger-batch" ? " samples/s" : "");
+    if (a.estimate_from == "trace what-if") {
+      est += fmt::format(" (replayed: {} -> {} ms per step)", format_number(a.step_ms_before),
+                         format_number(a.step_ms_after));
+    } else if (!a.estimate_from.empty() && a.estimate_from != "upper bound") {
+      est += " (from the " + a.estimate_from + ")";
+    }
+    return est;
+  }
+
+  void remedy(size_t rank, const rules::RemedyAdvice& a) {
+    const std::string lead = fmt::format("{:>2}. ", rank);
+    wrapped(lead, lead, a.title + " — " + remedy_estimate(a), kFindingIndent.size(), Tone::kBold);
+    const std::string ind(kFindingIndent);
+    wrapped(ind + style_(Tone::kBold, "change:") + " ", ind + "change: ", a.change, ind.size() + 8);
+    std::string removes;
+    for (const auto& id : a.findings) removes += (removes.empty() ? "" : ", ") + id;
+    if (!removes.empty())
+      wrapped(ind + style_(Tone::kDim, "removes:") + " ", ind + "removes: ", removes, ind.size() + 9, Tone::kDim);
+    if (!a.what_changes.empty()) {
+      wrapped(ind + style_(Tone::kDim, "replay:") + " ", ind + "replay: ", a.what_changes, ind.size() + 8, Tone::kDim);
+    }
+    if (!a.assumptions.empty()) {
+      const std::string more = a.assumptions.size() > 1
+                                   ? fmt::format(" (+{} more in --format json)", a.assumptions.size() - 1)
+                                   : "";
+      wrapped(ind + style_(Tone::kDim, "assumes:") + " ", ind + "assumes: ", a.assumptions.front() + more,
+              ind.size() + 9, Tone::kDim);
+    }
+  }
+
+  // Remedies the trace was replayed with that would not pay: worth knowing too.
+  std::vector<std::string> unpaying_what_ifs() const {
     std::vector<std::string> idle;
     for (const auto& w : r_.what_ifs) {
       const bool listed = std::any_of(r_.remedies.begin(), r_.remedies.end(), [&](const auto& a) { return a.id == w.id; });
@@ -334,22 +348,17 @@ class TextWriter {
         idle.push_back(fmt::format("{} {}", safe(w.id), format_speedup(*w.estimated_speedup)));
       }
     }
-    if (!idle.empty()) {
-      const std::string label = "  also replayed, under 1.05x:";
-      const size_t indent = label.size() + 1;
-      emit(style_(Tone::kDim, label) + " ", wrap_items(idle, room(indent), room(indent)), indent, Tone::kDim);
+    return idle;
+  }
+
+  void replay_line(const Replay& rp) {
+    std::string line = fmt::format("replay of {} steps: {} ms per step recorded, {} replayed", rp.steps,
+                                   format_number(rp.recorded_step_ms), format_number(rp.replayed_step_ms));
+    if (!rp.recorder.empty()) {
+      line += fmt::format(", {} without {}'s own cost (what the estimates start from)", format_number(rp.plain_step_ms),
+                          rp.recorder);
     }
-    if (r_.replay) {
-      const Replay& rp = *r_.replay;
-      std::string line = fmt::format("replay of {} steps: {} ms per step recorded, {} replayed", rp.steps,
-                                     format_number(rp.recorded_step_ms), format_number(rp.replayed_step_ms));
-      if (!rp.recorder.empty()) {
-        line += fmt::format(", {} without {}'s own cost (what the estimates start from)", format_number(rp.plain_step_ms),
-                            rp.recorder);
-      }
-      wrapped("  " + style_(Tone::kDim, "") , "  ", line, 4, Tone::kDim);
-    }
-    if (!r_.remedies.empty() || !idle.empty() || r_.replay) out_ << '\n';
+    wrapped("  " + style_(Tone::kDim, ""), "  ", line, 4, Tone::kDim);
   }
 
   // Each kernel class on this machine's roofline.

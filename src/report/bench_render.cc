@@ -1,4 +1,4 @@
-#include "bench/text_render.h"
+#include "report/bench_render.h"
 
 #include <fmt/format.h>
 
@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "base/terminal_text.h"
-#include "bench/judge.h"
+#include "machine/verdicts.h"
 
-namespace chokepoint::bench {
+namespace chokepoint::report {
 namespace {
 
 // A profile's strings (GPU names, sysfs values, errors of the module, a saved profile
@@ -29,19 +29,15 @@ std::string cublaslt_text(int v) {  // 130100 -> "13.1.0"
   return fmt::format("{}.{}.{}", v / 10000, (v % 10000) / 100, v % 100);
 }
 
-std::string paint(const std::string& s, const char* code, bool color) {
-  return color ? fmt::format("\033[{}m{}\033[0m", code, s) : s;
-}
-
-std::string verdict_text(const machine::Measurement& m, bool color) {
-  if (m.verdict == kOk) return paint("ok", "32", color);
-  if (m.verdict == kBelowPar) {
-    return paint(m.par_pct ? fmt::format("BELOW PAR (<{:.0f}%)", *m.par_pct) : std::string("BELOW PAR"), "31;1",
-                 color);
+std::string verdict_text(const machine::Measurement& m, const Style& style) {
+  if (m.verdict == machine::kVerdictOk) return style(Tone::kGreen, "ok");
+  if (m.verdict == machine::kVerdictBelowPar) {
+    return style(Tone::kRedBench,
+                 m.par_pct ? fmt::format("BELOW PAR (<{:.0f}%)", *m.par_pct) : std::string("BELOW PAR"));
   }
-  if (m.verdict == kAbovePublished) return paint("above published", "33", color);
-  if (m.verdict == kFailed) return paint("FAILED", "31;1", color);
-  if (m.verdict == kWaived) return paint("waived", "2", color);
+  if (m.verdict == machine::kVerdictAbovePublished) return style(Tone::kYellow, "above published");
+  if (m.verdict == machine::kVerdictFailed) return style(Tone::kRedBench, "FAILED");
+  if (m.verdict == machine::kVerdictWaived) return style(Tone::kDim, "waived");
   return m.verdict.empty() ? std::string("-") : safe(m.verdict);
 }
 
@@ -89,9 +85,47 @@ std::string gpu_header(const machine::GpuProfile& g) {
   return safe(s);
 }
 
+// One row of the table and, under it, the cause when not ok (and the note on request).
+void render_result(std::ostringstream& out, const machine::Measurement& m, const RenderOptions& o) {
+  const std::string measured = m.value && m.status == machine::ResultStatus::kOk
+                                   ? safe(format_measured(*m.value, m.unit))
+                                   : "-";
+  const std::string ref = m.reference ? safe(format_measured(*m.reference, m.unit)) : "-";
+  const std::string pct = m.pct_of_reference ? fmt::format("{:.0f}%", *m.pct_of_reference) : "-";
+  out << "  " << pad(safe(m.key), kKeyCol) << lpad(measured, kValueCol) << lpad(ref, kValueCol) << lpad(pct, kPctCol)
+      << "  " << verdict_text(m, Style(o)) << "\n";
+  const bool explain = m.verdict != machine::kVerdictOk && !m.cause.empty();
+  if (explain) wrap(out, m.cause, 6, o.width);
+  if (o.notes && !m.note.empty() && m.note != m.cause) wrap(out, "(" + m.note + ")", 6, o.width);
+}
+
+void render_ridge_points(std::ostringstream& out, const machine::GpuProfile& g) {
+  if (g.ridge_points.empty()) return;
+  out << "\n  Roofline ridge points (FLOP per byte of DRAM traffic at "
+      << format_measured(g.ridge_points.front().hbm_gbps, "GB/s") << "; kernels below it are memory-bound):\n";
+  for (const auto& r : g.ridge_points) {
+    std::string line = fmt::format("    {:<5} {:>6.0f}", safe(r.precision), r.flop_per_byte);
+    if (r.published_flop_per_byte) line += fmt::format("   (published {:.0f})", *r.published_flop_per_byte);
+    out << line << "\n";
+  }
+}
+
+void render_gpu(std::ostringstream& out, const machine::GpuProfile& g, const RenderOptions& o) {
+  out << "\n" << gpu_header(g) << "\n";
+  if (!g.published_gpu.empty()) out << "  compared with the published figures of " << safe(g.published_gpu) << "\n";
+  if (!g.error.empty()) {
+    wrap(out, "error: " + g.error, 2, o.width);
+    return;
+  }
+  out << "\n  " << pad("testcase", kKeyCol) << lpad("measured", kValueCol) << lpad("reference", kValueCol)
+      << lpad("%", kPctCol) << "  verdict\n";
+  for (const auto& m : g.results) render_result(out, m, o);
+  render_ridge_points(out, g);
+}
+
 }  // namespace
 
-std::string format_value(double v, const std::string& unit) {
+std::string format_measured(double v, const std::string& unit) {
   const double a = std::fabs(v);
   std::string num;
   if (a >= 100 || a == 0) num = fmt::format("{:.0f}", v);
@@ -102,7 +136,7 @@ std::string format_value(double v, const std::string& unit) {
   return unit.empty() ? num : num + " " + unit;
 }
 
-std::string render_text(const machine::Profile& p, const TextOptions& o) {
+std::string render_bench_text(const machine::Profile& p, const RenderOptions& o) {
   std::ostringstream out;
   out << fmt::format("chokepoint bench: {} run, {:.1f} s; CUDA driver {}, runtime {}, cuBLASLt {}\n",
                      p.mode.empty() ? "full" : safe(p.mode), p.seconds, version_text(p.cuda_driver),
@@ -112,41 +146,11 @@ std::string render_text(const machine::Profile& p, const TextOptions& o) {
     out << "error: " << safe(p.error) << "\n";
     return out.str();
   }
-  for (const auto& g : p.gpus) {
-    out << "\n" << gpu_header(g) << "\n";
-    if (!g.published_gpu.empty()) out << "  compared with the published figures of " << safe(g.published_gpu) << "\n";
-    if (!g.error.empty()) {
-      wrap(out, "error: " + g.error, 2, o.width);
-      continue;
-    }
-    out << "\n  " << pad("testcase", kKeyCol) << lpad("measured", kValueCol) << lpad("reference", kValueCol)
-        << lpad("%", kPctCol) << "  verdict\n";
-    for (const auto& m : g.results) {
-      std::string measured =
-          m.value && m.status == machine::ResultStatus::kOk ? safe(format_value(*m.value, m.unit)) : "-";
-      std::string ref = m.reference ? safe(format_value(*m.reference, m.unit)) : "-";
-      std::string pct = m.pct_of_reference ? fmt::format("{:.0f}%", *m.pct_of_reference) : "-";
-      out << "  " << pad(safe(m.key), kKeyCol) << lpad(measured, kValueCol) << lpad(ref, kValueCol) << lpad(pct, kPctCol)
-          << "  " << verdict_text(m, o.color) << "\n";
-      const bool explain = m.verdict != kOk && !m.cause.empty();
-      if (explain) wrap(out, m.cause, 6, o.width);
-      if (o.notes && !m.note.empty() && m.note != m.cause) wrap(out, "(" + m.note + ")", 6, o.width);
-    }
-    if (!g.ridge_points.empty()) {
-      out << "\n  Roofline ridge points (FLOP per byte of DRAM traffic at "
-          << format_value(g.ridge_points.front().hbm_gbps, "GB/s")
-          << "; kernels below it are memory-bound):\n";
-      for (const auto& r : g.ridge_points) {
-        std::string line = fmt::format("    {:<5} {:>6.0f}", safe(r.precision), r.flop_per_byte);
-        if (r.published_flop_per_byte) line += fmt::format("   (published {:.0f})", *r.published_flop_per_byte);
-        out << line << "\n";
-      }
-    }
-  }
-  const VerdictCounts c = count_verdicts(p);
-  out << fmt::format("\n{} ok, {} below par, {} above published, {} info, {} waived, {} failed\n", c.ok,
-                     c.below_par, c.above, c.info, c.waived, c.failed);
+  for (const auto& g : p.gpus) render_gpu(out, g, o);
+  const machine::VerdictCounts c = machine::count_verdicts(p);
+  out << fmt::format("\n{} ok, {} below par, {} above published, {} info, {} waived, {} failed\n", c.ok, c.below_par,
+                     c.above, c.info, c.waived, c.failed);
   return out.str();
 }
 
-}  // namespace chokepoint::bench
+}  // namespace chokepoint::report

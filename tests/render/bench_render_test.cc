@@ -1,17 +1,19 @@
-#include "bench/text_render.h"
+// The bench view (report/bench_render.h) of a profile judged by bench (bench/judge.h):
+// a test of two layers, so it lives outside src/.
+#include "report/bench_render.h"
 
 #include <gtest/gtest.h>
 
 #include "bench/judge.h"
 #include "bench/testing/canned_profiles.h"
 
-namespace chokepoint::bench {
+namespace chokepoint::report {
 namespace {
 
 machine::Profile canned() {
-  auto p = machine::parse_profile(testing::kH200Raw).value();
+  auto p = machine::parse_profile(bench::testing::kH200Raw).value();
   p.gpus[0].find("d2h_pinned")->value = 20.0;  // one result below par, to see its cause
-  judge(p);
+  bench::judge(p);
   return p;
 }
 
@@ -24,7 +26,7 @@ std::string row(const std::string& text, const std::string& key) {
 }
 
 TEST(TextRender, HeaderAndTable) {
-  const std::string t = render_text(canned());
+  const std::string t = render_bench_text(canned());
   EXPECT_NE(t.find("chokepoint bench: full run, 24.7 s; CUDA driver 13.0, runtime 13.0, cuBLASLt 13.0.1"),
             std::string::npos)
       << t;
@@ -41,7 +43,7 @@ TEST(TextRender, HeaderAndTable) {
 }
 
 TEST(TextRender, BelowParShowsThresholdAndCause) {
-  const std::string t = render_text(canned());
+  const std::string t = render_bench_text(canned());
   const std::string d2h = row(t, "d2h_pinned");
   EXPECT_NE(d2h.find("BELOW PAR (<75%)"), std::string::npos) << d2h;
   const auto after = t.find(d2h) + d2h.size() + 1;
@@ -50,7 +52,7 @@ TEST(TextRender, BelowParShowsThresholdAndCause) {
 }
 
 TEST(TextRender, WaivedFailedAndSummary) {
-  const std::string t = render_text(canned());
+  const std::string t = render_bench_text(canned());
   EXPECT_NE(row(t, "gemm_fp8").find("waived"), std::string::npos);
   EXPECT_NE(t.find("no fp8 algorithm"), std::string::npos);
   EXPECT_NE(row(t, "gemm_int8").find("FAILED"), std::string::npos);
@@ -60,16 +62,16 @@ TEST(TextRender, WaivedFailedAndSummary) {
 }
 
 TEST(TextRender, NoColourUnlessAsked) {
-  EXPECT_EQ(render_text(canned()).find("\033["), std::string::npos);
-  TextOptions o;
+  EXPECT_EQ(render_bench_text(canned()).find("\033["), std::string::npos);
+  RenderOptions o;
   o.color = true;
-  EXPECT_NE(render_text(canned(), o).find("\033[31;1mBELOW PAR"), std::string::npos);
+  EXPECT_NE(render_bench_text(canned(), o).find("\033[31;1mBELOW PAR"), std::string::npos);
 }
 
 TEST(TextRender, WrapsLongCausesToWidth) {
-  TextOptions o;
+  RenderOptions o;
   o.width = 60;
-  const std::string t = render_text(canned(), o);
+  const std::string t = render_bench_text(canned(), o);
   size_t start = 0;
   while (start < t.size()) {
     const size_t end = t.find('\n', start);
@@ -82,25 +84,25 @@ TEST(TextRender, WrapsLongCausesToWidth) {
 }
 
 TEST(TextRender, NotesOnRequest) {
-  TextOptions o;
+  RenderOptions o;
   o.notes = true;
-  EXPECT_NE(render_text(canned(), o).find("(algo 66)"), std::string::npos);
-  EXPECT_EQ(render_text(canned()).find("(algo 66)"), std::string::npos);
+  EXPECT_NE(render_bench_text(canned(), o).find("(algo 66)"), std::string::npos);
+  EXPECT_EQ(render_bench_text(canned()).find("(algo 66)"), std::string::npos);
 }
 
 TEST(TextRender, ErrorProfile) {
   machine::Profile p;
   p.error = "no usable GPU: no CUDA device is visible";
-  EXPECT_NE(render_text(p).find("error: no usable GPU"), std::string::npos);
+  EXPECT_NE(render_bench_text(p).find("error: no usable GPU"), std::string::npos);
 }
 
 TEST(FormatValue, ThreeSignificantDigits) {
-  EXPECT_EQ(format_value(2124.4, "GB/s"), "2124 GB/s");
-  EXPECT_EQ(format_value(53.14, "GB/s"), "53.1 GB/s");
-  EXPECT_EQ(format_value(4.9, "us"), "4.90 us");
-  EXPECT_EQ(format_value(0.503, "us"), "0.503 us");
-  EXPECT_EQ(format_value(0, ""), "0");
+  EXPECT_EQ(format_measured(2124.4, "GB/s"), "2124 GB/s");
+  EXPECT_EQ(format_measured(53.14, "GB/s"), "53.1 GB/s");
+  EXPECT_EQ(format_measured(4.9, "us"), "4.90 us");
+  EXPECT_EQ(format_measured(0.503, "us"), "0.503 us");
+  EXPECT_EQ(format_measured(0, ""), "0");
 }
 
 }  // namespace
-}  // namespace chokepoint::bench
+}  // namespace chokepoint::report
