@@ -5,9 +5,9 @@
 
 #include <cerrno>
 #include <charconv>
-#include <cstring>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -167,11 +167,11 @@ void print_live_report(const LiveOptions& o, const report::Report& rep, const li
   if (report::make_reporter("text")->write(rep, text, ro).ok()) {
     std::fprintf(stderr, "\n%s", text.str().c_str());
   }
-  std::fprintf(stderr,
-               "chokepoint: recording in %s/ (%lld ticks, %.1f s; sampling used %.2f%% of one CPU, startup %.0f ms)%s\n",
-               escape_controls(m.dir).c_str(), static_cast<long long>(m.ticks), m.elapsed_s,
-               m.sampling_s > 0 ? 100.0 * m.own_cpu_s / m.sampling_s : 0.0, 1e3 * m.startup_cpu_s,
-               m.exit_code ? (" ; the command exited with " + std::to_string(*m.exit_code)).c_str() : "");
+  std::fprintf(
+      stderr, "chokepoint: recording in %s/ (%lld ticks, %.1f s; sampling used %.2f%% of one CPU, startup %.0f ms)%s\n",
+      escape_controls(m.dir).c_str(), static_cast<long long>(m.ticks), m.elapsed_s,
+      m.sampling_s > 0 ? 100.0 * m.own_cpu_s / m.sampling_s : 0.0, 1e3 * m.startup_cpu_s,
+      m.exit_code ? (" ; the command exited with " + std::to_string(*m.exit_code)).c_str() : "");
 }
 
 int run_live(const char* cmd, const LiveOptions& o) {
@@ -179,7 +179,8 @@ int run_live(const char* cmd, const LiveOptions& o) {
   if (!tracer) return kOwnFailure;
   auto reporter = report::make_reporter(o.format);
   if (!reporter) {
-    std::fprintf(stderr, "chokepoint %s: unknown format '%s' (use %s)\n", cmd, o.format.c_str(), report::reporter_formats());
+    std::fprintf(stderr, "chokepoint %s: unknown format '%s' (use %s)\n", cmd, o.format.c_str(),
+                 report::reporter_formats());
     return 2;
   }
   pipeline::AnalyzeOptions ao;
@@ -192,7 +193,8 @@ int run_live(const char* cmd, const LiveOptions& o) {
     }
   }
   if (!o.pyspy.empty() && ::access(o.pyspy.c_str(), X_OK) != 0) {
-    std::fprintf(stderr, "chokepoint %s: --py-spy %s is not an executable file\n", cmd, escape_controls(o.pyspy).c_str());
+    std::fprintf(stderr, "chokepoint %s: --py-spy %s is not an executable file\n", cmd,
+                 escape_controls(o.pyspy).c_str());
     return 2;
   }
   live::MonitorOptions mo;

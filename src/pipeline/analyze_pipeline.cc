@@ -74,7 +74,8 @@ report::Report with_host(report::Report r, const Inputs& in, const StackState& s
   if (st.host && st.ke) r.host_steps = st.ke->steps;
   if (in.recording) r.stacks_note = in.stacks_problem.empty() ? in.recording->meta.stacks.note : in.stacks_problem;
   if (!st.host && st.stacks != nullptr && r.stacks_note.empty()) {
-    r.stacks_note = "sampled, but there is no GPU idle time to charge to them (no GPU metrics, or the GPU was never active)";
+    r.stacks_note =
+        "sampled, but there is no GPU idle time to charge to them (no GPU metrics, or the GPU was never active)";
   }
   return r;
 }

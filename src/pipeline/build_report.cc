@@ -175,8 +175,8 @@ void add_what_ifs(report::Report& r, const analyses::Analysis& a) {
 
 }  // namespace
 
-report::Report build_report(const timeline::Timeline& tl, const analyses::Analysis& a,
-                            const rules::Diagnosis& d, const timeline::ImportStats& stats) {
+report::Report build_report(const timeline::Timeline& tl, const analyses::Analysis& a, const rules::Diagnosis& d,
+                            const timeline::ImportStats& stats) {
   report::Report r;
   r.tool_version = CHOKEPOINT_VERSION;
   add_inputs(r, tl);

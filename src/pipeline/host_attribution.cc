@@ -12,7 +12,8 @@ namespace {
 
 // The thread that launched the most GPU work, of those with Python stacks (autograd's
 // backward thread launches much and runs no Python); none when none did.
-std::optional<std::pair<int64_t, int64_t>> main_launch_thread(const timeline::Timeline& tl, const samples::PyStacks& stacks) {
+std::optional<std::pair<int64_t, int64_t>> main_launch_thread(const timeline::Timeline& tl,
+                                                              const samples::PyStacks& stacks) {
   std::map<std::pair<int64_t, int64_t>, int64_t> launches;
   const auto& rc = tl.runtime_calls;
   for (size_t i = 0; i < rc.size(); ++i) {

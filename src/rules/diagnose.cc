@@ -235,7 +235,8 @@ void estimate_and_rank_findings(Diagnosis& d) {
 }
 
 std::string lower_first(std::string t) {
-  if (!t.empty() && t[0] >= 'A' && t[0] <= 'Z' && !(t.size() > 1 && t[1] >= 'A' && t[1] <= 'Z')) t[0] = static_cast<char>(t[0] - 'A' + 'a');
+  if (!t.empty() && t[0] >= 'A' && t[0] <= 'Z' && !(t.size() > 1 && t[1] >= 'A' && t[1] <= 'Z'))
+    t[0] = static_cast<char>(t[0] - 'A' + 'a');
   return t;
 }
 
@@ -247,7 +248,9 @@ std::string summary_of(const Diagnosis& d, const std::string& lead, bool untrust
     head = &d.remedies.front();
   }
   if (untrusted) head = nullptr;
-  std::string s = untrusted ? fmt::format("Too much of the input was lost to judge the run: the verdict is unknown ({})", d.unknown_reason)
+  std::string s = untrusted
+                      ? fmt::format("Too much of the input was lost to judge the run: the verdict is unknown ({})",
+                                    d.unknown_reason)
                   : d.bound == Category::kUnknown && !d.unknown_reason.empty()
                       ? fmt::format("{}: the verdict is unknown ({})", lead, d.unknown_reason)
                       : lead;

@@ -88,14 +88,15 @@ Verdict host_only_verdict(const LiveAnalysis& la, const Finding* host_top) {
   if (host_top) add_cost(d.costs, host_top->category, host_top->time_share_pct, la.duration_s * 1e9);
   d.confidence = host_top ? kHostOnlyConfidence : 0;
   // Either no GPU could be read, or the workload never showed up on one.
-  const std::string why =
-      !la.gpu_metrics ? fmt::format("GPU metrics were unavailable ({})",
-                                    la.gpu_unavailable.empty() ? "no reason recorded" : la.gpu_unavailable)
-                      : std::string("The workload did not use a GPU (none of its processes appeared on one)");
+  const std::string why = !la.gpu_metrics
+                              ? fmt::format("GPU metrics were unavailable ({})",
+                                            la.gpu_unavailable.empty() ? "no reason recorded" : la.gpu_unavailable)
+                              : std::string("The workload did not use a GPU (none of its processes appeared on one)");
   d.lead = fmt::format("{}; {}", why,
-                          host_top ? fmt::format("from the host alone: {}", host_top->title)
-                                   : fmt::format("nothing on the host stands out over the {:.1f} s run (the tree "
-                                                 "used {:.0f}% of one core)", la.duration_s, la.tree_cpu_pct_mean));
+                       host_top ? fmt::format("from the host alone: {}", host_top->title)
+                                : fmt::format("nothing on the host stands out over the {:.1f} s run (the tree "
+                                              "used {:.0f}% of one core)",
+                                              la.duration_s, la.tree_cpu_pct_mean));
   return d;
 }
 
@@ -105,8 +106,10 @@ void demote_host_findings(std::vector<Finding>& findings, double busy) {
   for (Finding& f : findings) {
     if (!host_side(f.category) || f.estimated_speedup || f.severity == Severity::kInfo) continue;
     f.severity = Severity::kInfo;
-    f.detail += fmt::format(" The GPU was busy {:.0f}% of its active window meanwhile, so this does not limit "
-                            "the run now; it will once the GPU work gets faster.", busy);
+    f.detail += fmt::format(
+        " The GPU was busy {:.0f}% of its active window meanwhile, so this does not limit "
+        "the run now; it will once the GPU work gets faster.",
+        busy);
   }
   std::stable_sort(findings.begin(), findings.end(), [](const Finding& x, const Finding& y) {
     return (x.severity != Severity::kInfo) > (y.severity != Severity::kInfo);
@@ -174,8 +177,10 @@ std::string gpu_lead(const GpuActivity& a, size_t n_gpus, const LiveAnalysis& la
   }
   if (starved) {
     return host_top ? fmt::format("{}, so it is starved: {}", a.lead, host_top->title)
-                    : fmt::format("{} and nothing on the host explains the idle time (`chokepoint run --trace` "
-                                  "shows where the gaps come from)", a.lead);
+                    : fmt::format(
+                          "{} and nothing on the host explains the idle time (`chokepoint run --trace` "
+                          "shows where the gaps come from)",
+                          a.lead);
   }
   if (busy_cat == Category::kTransfer) {  // pcie != nullptr
     return fmt::format("{}, limited by host<->device transfers: {}", a.lead, pcie->title);
@@ -208,8 +213,9 @@ Verdict sample_verdict(const SampleEvidence& ev, std::vector<Finding>& findings)
 
   const Finding* pcie = first_of(findings, [](const Finding& f) { return f.id == "pcie-saturated"; });
   const Category busy_cat = pcie ? Category::kTransfer
-                            : a.dram && *a.dram >= kDramHeavyPct && *a.dram >= a.tensor.value_or(0) ? Category::kMemory
-                                                                                                   : Category::kCompute;
+                            : a.dram && *a.dram >= kDramHeavyPct && *a.dram >= a.tensor.value_or(0)
+                                ? Category::kMemory
+                                : Category::kCompute;
   const bool starved = busy < kBusyMajorityPct;
   gpu_costs(d, a, busy_cat, host_top, starved, la);
   d.lead = gpu_lead(a, gpus.size(), la, busy_cat, host_top, pcie, starved);
@@ -221,9 +227,10 @@ Verdict sample_verdict(const SampleEvidence& ev, std::vector<Finding>& findings)
   if (d.bound == Category::kIdle || d.bound == Category::kUnknown) {
     d.unknown_reason = a.window_s <= 0 && busy <= 0
                            ? "the GPU ran nothing while the workload was sampled"
-                           : fmt::format("the GPU was busy {:.0f}% of its active window and nothing the samples show "
-                                         "explains the rest",
-                                         busy);
+                           : fmt::format(
+                                 "the GPU was busy {:.0f}% of its active window and nothing the samples show "
+                                 "explains the rest",
+                                 busy);
     d.bound = Category::kUnknown;
   }
   return d;

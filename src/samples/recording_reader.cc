@@ -179,7 +179,8 @@ void read_meta(const fs::path& meta_path, bool have_meta, Recording& rec, StatCo
   const json j = text.ok() ? json::parse(text.value(), nullptr, /*allow_exceptions=*/false) : json();
   std::vector<std::string> unreadable;
   if (!run_meta_from_json(j, &rec.meta, &unreadable)) {
-    stats.add("meta_unreadable", Severity::kWarning, "meta.json is not valid recording metadata; run facts are missing");
+    stats.add("meta_unreadable", Severity::kWarning,
+              "meta.json is not valid recording metadata; run facts are missing");
   } else if (!unreadable.empty()) {
     std::string names;
     for (const std::string& n : unreadable) names += (names.empty() ? "" : ", ") + n;
@@ -349,7 +350,8 @@ Result<Recording> read_recording(const std::string& dir) {
   }
   const bool have_meta = fs::exists(meta_path, ec);
   const bool have_samples = fs::exists(samples_path, ec);
-  if (!have_meta && !have_samples) return Status::Error(dir + " is not a chokepoint recording (no meta.json, no samples.jsonl)");
+  if (!have_meta && !have_samples)
+    return Status::Error(dir + " is not a chokepoint recording (no meta.json, no samples.jsonl)");
 
   Recording rec;
   StatCounter stats;
@@ -359,7 +361,8 @@ Result<Recording> read_recording(const std::string& dir) {
   SamplesState st;
   LineReader in(samples_path.string());
   if (have_samples && !in.error().empty()) {
-    stats.add("samples_unreadable", Severity::kCritical, "samples.jsonl could not be read (" + in.error() + "); no samples");
+    stats.add("samples_unreadable", Severity::kCritical,
+              "samples.jsonl could not be read (" + in.error() + "); no samples");
   }
   read_samples(in, rec, st, stats);
   add_sample_losses(rec, st, stats);

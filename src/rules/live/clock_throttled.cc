@@ -51,8 +51,7 @@ ClockSplit split(const SampleEvidence& c, const GpuLive& g, uint64_t mask) {
 // Heavily loaded by the lines above (kTensorHeavyPct, kSmHeavyPct, kUtilHeavyPct).
 bool heavily_loaded(const GpuLive& g) {
   return (g.tensor_active && g.tensor_active->mean >= kTensorHeavyPct) ||
-         (g.sm_active && g.sm_active->mean >= kSmHeavyPct) ||
-         (!g.sm_active && g.util && g.util->mean >= kUtilHeavyPct);
+         (g.sm_active && g.sm_active->mean >= kSmHeavyPct) || (!g.sm_active && g.util && g.util->mean >= kUtilHeavyPct);
 }
 
 // What the finding says about one GPU, from its clock split.
@@ -64,16 +63,18 @@ struct Throttle {
 
 std::string throttle_detail(const GpuLive& g, const Throttle& t) {
   std::string bits;
-  for (const auto& r : g.clock_reasons) bits += fmt::format("{}{} {:.0f}%", bits.empty() ? "" : ", ", r.name, 100 * r.share);
-  std::string detail =
-      fmt::format("Clock event reasons while active: {}. SM clock {:.0f} MHz on average{}{}{}.", bits,
-                  g.sm_clock_mhz ? g.sm_clock_mhz->mean : 0.0,
-                  t.s.n_hit && t.s.n_ok ? fmt::format(" ({:.0f} MHz when limited, {:.0f} MHz otherwise)", t.f_hit, t.f_ok) : "",
-                  g.power_w ? fmt::format("; power {:.0f} W", g.power_w->mean) : "",
-                  g.power_limit_w ? fmt::format(" of a {:.0f} W limit", *g.power_limit_w) : "");
+  for (const auto& r : g.clock_reasons)
+    bits += fmt::format("{}{} {:.0f}%", bits.empty() ? "" : ", ", r.name, 100 * r.share);
+  std::string detail = fmt::format(
+      "Clock event reasons while active: {}. SM clock {:.0f} MHz on average{}{}{}.", bits,
+      g.sm_clock_mhz ? g.sm_clock_mhz->mean : 0.0,
+      t.s.n_hit && t.s.n_ok ? fmt::format(" ({:.0f} MHz when limited, {:.0f} MHz otherwise)", t.f_hit, t.f_ok) : "",
+      g.power_w ? fmt::format("; power {:.0f} W", g.power_w->mean) : "",
+      g.power_limit_w ? fmt::format(" of a {:.0f} W limit", *g.power_limit_w) : "");
   if (g.temperature_c) detail += fmt::format(" Temperature peaked at {:.0f} C.", g.temperature_c->max);
-  if (!t.fault) detail += t.heavy ? " The GPU is heavily loaded: drawing its full power budget is expected, not a fault."
-                                  : " The GPU is not heavily loaded, so the power limit may have been lowered.";
+  if (!t.fault)
+    detail += t.heavy ? " The GPU is heavily loaded: drawing its full power budget is expected, not a fault."
+                      : " The GPU is not heavily loaded, so the power limit may have been lowered.";
   return detail;
 }
 
@@ -88,9 +89,9 @@ std::vector<Evidence> throttle_evidence(const GpuLive& g, const Throttle& t) {
 }
 
 const char* throttle_recommendation(const Throttle& t) {
-  return t.fault ? "Fix the cooling or power delivery: check fans and airflow, inlet temperature and dust, "
-                   "`nvidia-smi -q -d PERFORMANCE,TEMPERATURE` for the active reasons, and power supply / brake "
-                   "signals with the provider; a GPU slowing itself down cannot be tuned around in software."
+  return t.fault   ? "Fix the cooling or power delivery: check fans and airflow, inlet temperature and dust, "
+                     "`nvidia-smi -q -d PERFORMANCE,TEMPERATURE` for the active reasons, and power supply / brake "
+                     "signals with the provider; a GPU slowing itself down cannot be tuned around in software."
          : t.heavy ? "Nothing to fix on the GPU: it runs at its power budget. To do more per joule, cut work "
                      "(lower precision: BF16/FP8, fused kernels); a higher limit (`nvidia-smi -pl`) only if "
                      "the board allows it."
@@ -117,8 +118,10 @@ std::optional<Finding> gpu_throttle(const SampleEvidence& c, const GpuLive& g) {
   Finding f = new_finding("clock-throttled", Category::kCompute, 100 * share, speedup);
   if (fault) f.severity = std::max(f.severity, Severity::kWarning);  // a fault: at least a warning
   else f.severity = t.heavy ? Severity::kInfo : Severity::kWarning;
-  f.title = fault ? fmt::format("{}: clocks cut by thermal/hardware slowdown in {:.0f}% of the active time", gpu_label(g), 100 * share)
-                  : fmt::format("{}: clocks held at the power limit in {:.0f}% of the active time", gpu_label(g), 100 * share);
+  f.title = fault ? fmt::format("{}: clocks cut by thermal/hardware slowdown in {:.0f}% of the active time",
+                                gpu_label(g), 100 * share)
+                  : fmt::format("{}: clocks held at the power limit in {:.0f}% of the active time", gpu_label(g),
+                                100 * share);
   f.detail = throttle_detail(g, t);
   f.evidence = throttle_evidence(g, t);
   f.recommendation = throttle_recommendation(t);

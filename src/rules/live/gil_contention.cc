@@ -54,7 +54,8 @@ BusyThreads busy_python_threads(const SampleEvidence& c, const ProcessLive& p) {
     b.busy.push_back(&t);
     b.sum += t.cpu_pct_mean;
     const auto* s = c.rec.samples.find(MetricId::kThreadCtxVoluntaryPerS, samples::Entity::thread(p.meta.pid, t.tid));
-    if (const auto st = analyses::live::stat_of(s, c.la.start_ns, c.la.end_ns)) b.switches += st->mean, ++b.with_switches;
+    if (const auto st = analyses::live::stat_of(s, c.la.start_ns, c.la.end_ns))
+      b.switches += st->mean, ++b.with_switches;
   }
   return b;
 }
@@ -81,7 +82,8 @@ Finding gil_finding(const SampleEvidence& c, const ProcessLive& p, const BusyThr
                          return about_one_core(*v);
                        }).value_or(0);
   std::string threads;
-  for (const auto* t : b.busy) threads += fmt::format("{}{} {:.0f}%", threads.empty() ? "" : ", ", t->tid, t->cpu_pct_mean);
+  for (const auto* t : b.busy)
+    threads += fmt::format("{}{} {:.0f}%", threads.empty() ? "" : ", ", t->tid, t->cpu_pct_mean);
   Finding f = new_finding("gil-contention", Category::kHost, 100 * share, std::nullopt);
   f.remedies = {"processes-not-threads"};
   f.title = fmt::format("{} busy Python threads of PID {} share one core ({:.0f}% together): GIL contention",
