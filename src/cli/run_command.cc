@@ -5,11 +5,12 @@
 
 #include <cerrno>
 #include <charconv>
-#include <cstring>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "base/terminal_text.h"
@@ -111,50 +112,35 @@ bool check_destinations(const char* cmd, const std::string& dir, const std::stri
   return true;
 }
 
-int run_live(const char* cmd, const LiveOptions& o) {
-  std::string tracer;
-  if (o.trace) {
-    tracer = tracer_library();
-    if (tracer.empty()) {
-      std::fprintf(stderr,
-                   "chokepoint %s: --trace needs the CUPTI tracer, libchokepoint_tracer.so, next to the chokepoint "
-                   "executable (or at $CHOKEPOINT_TRACER_LIB); this build has none (no CUDA toolkit when it was built)\n",
-                   cmd);
-      return kOwnFailure;
-    }
+// The tracer library --trace needs, "" without --trace; nullopt (said) when there is none.
+std::optional<std::string> trace_library(const char* cmd, const LiveOptions& o) {
+  if (!o.trace) return std::string();
+  std::string tracer = tracer_library();
+  if (tracer.empty()) {
+    std::fprintf(stderr,
+                 "chokepoint %s: --trace needs the CUPTI tracer, libchokepoint_tracer.so, next to the chokepoint "
+                 "executable (or at $CHOKEPOINT_TRACER_LIB); this build has none (no CUDA toolkit when it was built)\n",
+                 cmd);
+    return std::nullopt;
   }
-  auto reporter = report::make_reporter(o.format);
-  if (!reporter) {
-    std::fprintf(stderr, "chokepoint %s: unknown format '%s' (use %s)\n", cmd, o.format.c_str(), report::reporter_formats());
-    return 2;
-  }
-  pipeline::AnalyzeOptions ao;
-  ao.ceilings.file = o.ceilings;
-  ao.ceilings.saved_profiles = !o.no_saved_profile;
-  if (!o.ceilings.empty()) {  // an unreadable profile is a usage error, said before the job starts
-    if (auto c = pipeline::resolve_machine_context({}, ao.ceilings); !c.ok()) {
-      say(cmd, c.status().message());
-      return 2;
-    }
-  }
-  if (!o.pyspy.empty() && ::access(o.pyspy.c_str(), X_OK) != 0) {
-    std::fprintf(stderr, "chokepoint %s: --py-spy %s is not an executable file\n", cmd, escape_controls(o.pyspy).c_str());
-    return 2;
-  }
-  live::MonitorOptions mo;
+  return tracer;
+}
+
+// The monitor's options from the command line; false (said) on a usage error.
+bool monitor_options(const char* cmd, const LiveOptions& o, const std::string& tracer, live::MonitorOptions& mo) {
   if (!parse_interval(cmd, "--interval", o.interval, 10'000'000, &mo.session.interval_ns) ||
       !parse_interval(cmd, "--gpu-interval", o.gpu_interval, 10'000'000, &mo.session.gpu_interval_ns) ||
       !parse_interval(cmd, "--gpm-interval", o.gpm_interval, 100'000'000, &mo.session.gpm_interval_ns)) {
-    return 2;
+    return false;
   }
   if (!o.duration.empty()) {
     int64_t d = 0;
-    if (!parse_interval(cmd, "--duration", o.duration, 1, &d)) return 2;
+    if (!parse_interval(cmd, "--duration", o.duration, 1, &d)) return false;
     mo.duration_ns = d;
   }
   mo.session.out_dir = o.output.empty() ? samples::default_recording_dir(samples::clock_ns(CLOCK_REALTIME)) : o.output;
   mo.session.replace = o.force;
-  if (!check_destinations(cmd, mo.session.out_dir, o.report_file, o.force)) return 2;
+  if (!check_destinations(cmd, mo.session.out_dir, o.report_file, o.force)) return false;
   mo.session.gpu = !o.no_gpu;
   mo.command = o.command;
   mo.tracer_library = tracer;
@@ -169,6 +155,50 @@ int run_live(const char* cmd, const LiveOptions& o) {
             : o.view == "none"  ? live::ViewMode::kNone
                                 : live::ViewMode::kAuto;
   if (o.quiet && o.view == "auto") mo.view = live::ViewMode::kNone;
+  return true;
+}
+
+// The text report and a line about the recording, on stderr.
+void print_live_report(const LiveOptions& o, const report::Report& rep, const live::MonitorResult& m) {
+  report::RenderOptions ro;
+  ro.color = want_color_on(o.color, false, STDERR_FILENO);
+  ro.width = text_width(ro.width);
+  std::ostringstream text;
+  if (report::make_reporter("text")->write(rep, text, ro).ok()) {
+    std::fprintf(stderr, "\n%s", text.str().c_str());
+  }
+  std::fprintf(
+      stderr, "chokepoint: recording in %s/ (%lld ticks, %.1f s; sampling used %.2f%% of one CPU, startup %.0f ms)%s\n",
+      escape_controls(m.dir).c_str(), static_cast<long long>(m.ticks), m.elapsed_s,
+      m.sampling_s > 0 ? 100.0 * m.own_cpu_s / m.sampling_s : 0.0, 1e3 * m.startup_cpu_s,
+      m.exit_code ? (" ; the command exited with " + std::to_string(*m.exit_code)).c_str() : "");
+}
+
+int run_live(const char* cmd, const LiveOptions& o) {
+  const std::optional<std::string> tracer = trace_library(cmd, o);
+  if (!tracer) return kOwnFailure;
+  auto reporter = report::make_reporter(o.format);
+  if (!reporter) {
+    std::fprintf(stderr, "chokepoint %s: unknown format '%s' (use %s)\n", cmd, o.format.c_str(),
+                 report::reporter_formats());
+    return 2;
+  }
+  pipeline::AnalyzeOptions ao;
+  ao.ceilings.file = o.ceilings;
+  ao.ceilings.saved_profiles = !o.no_saved_profile;
+  if (!o.ceilings.empty()) {  // an unreadable profile is a usage error, said before the job starts
+    if (auto c = pipeline::resolve_machine_context({}, ao.ceilings); !c.ok()) {
+      say(cmd, c.status().message());
+      return 2;
+    }
+  }
+  if (!o.pyspy.empty() && ::access(o.pyspy.c_str(), X_OK) != 0) {
+    std::fprintf(stderr, "chokepoint %s: --py-spy %s is not an executable file\n", cmd,
+                 escape_controls(o.pyspy).c_str());
+    return 2;
+  }
+  live::MonitorOptions mo;
+  if (!monitor_options(cmd, o, *tracer, mo)) return 2;
 
   auto result = live::monitor(mo);
   if (!result.ok()) {
@@ -185,20 +215,7 @@ int run_live(const char* cmd, const LiveOptions& o) {
     say(cmd, "cannot analyze " + m.dir + ": " + rep.status().message());
     return o.command.empty() ? 1 : exit_code;
   }
-  if (!o.quiet) {
-    report::RenderOptions ro;
-    ro.color = want_color_on(o.color, false, STDERR_FILENO);
-    ro.width = text_width(ro.width);
-    std::ostringstream text;
-    if (report::make_reporter("text")->write(rep.value(), text, ro).ok()) {
-      std::fprintf(stderr, "\n%s", text.str().c_str());
-    }
-    std::fprintf(stderr,
-                 "chokepoint: recording in %s/ (%lld ticks, %.1f s; sampling used %.2f%% of one CPU, startup %.0f ms)%s\n",
-                 escape_controls(m.dir).c_str(), static_cast<long long>(m.ticks), m.elapsed_s,
-                 m.sampling_s > 0 ? 100.0 * m.own_cpu_s / m.sampling_s : 0.0, 1e3 * m.startup_cpu_s,
-                 m.exit_code ? (" ; the command exited with " + std::to_string(*m.exit_code)).c_str() : "");
-  }
+  if (!o.quiet) print_live_report(o, rep.value(), m);
   if (!o.report_file.empty()) {
     report::RenderOptions ro;
     ro.color = false;

@@ -477,8 +477,15 @@ class ChromeTrace {
   }
 
   void write_names() {
-    // Real processes: the recording knows their command, role and rank; a trace at least
-    // the name the profiler gave.
+    name_real_processes();
+    name_traced_gpus();
+    name_sampled_gpus();
+    name_host_and_steps();
+  }
+
+  // Real processes: the recording knows their command, role and rank; a trace at least
+  // the name the profiler gave.
+  void name_real_processes() {
     std::unordered_map<int64_t, std::string> process_names;
     for (const auto& n : tl_.thread_names) {
       if (n.tid == -1) process_names[n.pid] = n.name;
@@ -499,8 +506,10 @@ class ChromeTrace {
     for (const auto& n : tl_.thread_names) {
       if (n.tid != -1 && tracks_.has_thread(n.pid, n.tid)) name_thread(n.pid, n.tid, n.name);
     }
+  }
 
-    // GPUs of the timeline: one process each, a thread per stream.
+  // GPUs of the timeline: one process each, a thread per stream.
+  void name_traced_gpus() {
     const bool many_sources = tl_.sources.size() > 1;
     for (size_t d = 0; d < tl_.devices.size(); ++d) {
       const int64_t pid = gpu_pid(static_cast<int16_t>(d));
@@ -510,8 +519,9 @@ class ChromeTrace {
       if (many_sources && static_cast<size_t>(dev.source_index) < tl_.sources.size()) {
         const timeline::Source& src = tl_.sources[dev.source_index];
         // The rank, else the file's name (trace-<pid>.cptrace names its process).
-        name += src.rank >= 0 ? " rank " + std::to_string(src.rank)
-                              : " " + src.path.substr(src.path.find_last_of('/') + 1);
+        // (Appended piece by piece: GCC 12 warns wrongly on `" rank " + std::to_string(..)` here, -Wrestrict.)
+        name += src.rank >= 0 ? " rank " : " ";
+        name += src.rank >= 0 ? std::to_string(src.rank) : src.path.substr(src.path.find_last_of('/') + 1);
       }
       name_process(pid, name);
     }
@@ -520,8 +530,10 @@ class ChromeTrace {
         name_thread(pid, tid, "stream " + std::to_string(tid));
       }
     }
+  }
 
-    // GPUs known only from the samples, the host, the steps.
+  // GPUs known only from the samples.
+  void name_sampled_gpus() {
     std::map<int64_t, std::string> gpu_meta_name;
     if (rec_ != nullptr) {
       for (const auto& g : rec_->meta.gpus) gpu_meta_name[g.index] = g.name;
@@ -532,6 +544,10 @@ class ChromeTrace {
         name_process(pid, gpu_process_name(index, gpu_meta_name[index]) + (tl_.devices.empty() ? "" : " samples"));
       }
     }
+  }
+
+  // The host, the steps.
+  void name_host_and_steps() {
     if (tracks_.has_process(kChromeHostPid)) {
       std::string name = "Host";
       if (rec_ != nullptr) {

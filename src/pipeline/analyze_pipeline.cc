@@ -25,17 +25,80 @@ Result<report::Report> analyze_paths(const std::vector<std::string>& paths, cons
   return r;
 }
 
+namespace {
+
+// The live analysis of a recording, with what it tells the machine context (CPUs,
+// DataLoader workers).
+analyses::live::LiveAnalysis analyze_live(const samples::Recording& rec, machine::MachineContext& ctx) {
+  analyses::live::LiveAnalysis la = analyses::live::analyze_recording(rec);
+  ctx.cpus = la.host.cpu_count;
+  int workers = 0;
+  for (const auto& p : la.processes) workers += p.meta.role == samples::ProcessRole::kDataLoaderWorker;
+  if (!la.processes.empty()) ctx.loader_workers = workers;
+  return la;
+}
+
+// The Python stacks' evidence and what it rests on; the evidence set points into it.
+struct StackState {
+  std::optional<samples::PyStacks> trace_stacks;
+  const samples::PyStacks* stacks = nullptr;
+  std::optional<analyses::HostAttribution> host;
+  std::vector<analyses::GilProcess> gil;
+  std::optional<rules::StackEvidence> ke;
+};
+
+void add_stack_evidence(const Inputs& in, const analyses::live::LiveAnalysis* la, const analyses::Analysis* a,
+                        StackState& st, rules::EvidenceSet& ev) {
+  // Python stacks: py-spy's from the recording, else a torch.profiler trace's own
+  // (with_stack=True).
+  if (!in.stacks && a) {
+    if (auto ps = analyses::python_stacks_from_trace(in.tl); !ps.empty()) st.trace_stacks = std::move(ps);
+  }
+  st.stacks = in.stacks ? &*in.stacks : st.trace_stacks ? &*st.trace_stacks : nullptr;
+  static const analyses::HostAttribution kNoAttribution;
+  if (st.stacks == nullptr) return;
+  st.host = attribute_host(*st.stacks, in.recording ? &*in.recording : nullptr, la, a ? &in.tl : nullptr, a);
+  // Without GPU idle time to charge (no GPU metrics, no trace) the stacks still measure
+  // GIL waiting.
+  const int64_t steps = st.host && a && !a->windows.whole_trace ? a->steps() : 0;
+  ev.stacks = &st.ke.emplace(rules::StackEvidence{st.host ? *st.host : kNoAttribution, steps});
+  if (la && in.stacks) {
+    st.gil = analyses::gil_waiting(*in.stacks, in.recording->samples, la->tick_ns, la->start_ns, la->end_ns);
+    st.ke->gil = &st.gil;
+    st.ke->run_s = la->duration_s;
+  }
+}
+
+report::Report with_host(report::Report r, const Inputs& in, const StackState& st) {
+  r.host = st.host;
+  if (st.host && st.ke) r.host_steps = st.ke->steps;
+  if (in.recording) r.stacks_note = in.stacks_problem.empty() ? in.recording->meta.stacks.note : in.stacks_problem;
+  if (!st.host && st.stacks != nullptr && r.stacks_note.empty()) {
+    r.stacks_note =
+        "sampled, but there is no GPU idle time to charge to them (no GPU metrics, or the GPU was never active)";
+  }
+  return r;
+}
+
+// Nothing traced (another CUPTI client held every process, or no CUDA work): the
+// samples' report stands, with what the trace files say about why.
+report::Report untraced_live_report(report::Report live, const Inputs& in) {
+  for (const auto& st : in.stats.all()) {
+    if (st.count > 0) live.import_stats.push_back(st);
+  }
+  if (!in.trace_status.ok()) {
+    live.import_stats.push_back({"trace_unreadable", Severity::kWarning, in.trace_status.message(), 1});
+  }
+  return live;
+}
+
+}  // namespace
+
 Result<report::Report> analyze_inputs(const Inputs& in, const AnalyzeOptions& ao) {
   auto ctx = resolve_machine_context(analyses::device_specs(in.tl), ao.ceilings);
   if (!ctx.ok()) return ctx.status();
   std::optional<analyses::live::LiveAnalysis> la;
-  if (in.recording) {
-    la = analyses::live::analyze_recording(*in.recording);
-    ctx->cpus = la->host.cpu_count;
-    int workers = 0;
-    for (const auto& p : la->processes) workers += p.meta.role == samples::ProcessRole::kDataLoaderWorker;
-    if (!la->processes.empty()) ctx->loader_workers = workers;
-  }
+  if (in.recording) la = analyze_live(*in.recording, ctx.value());
   // A recording is judged from its traces too when `run --trace` left any that read.
   const bool trace = !in.recording || (in.trace_status.ok() && in.tl.gpu_ops.size() > 0);
   std::optional<analyses::Analysis> a;
@@ -43,61 +106,20 @@ Result<report::Report> analyze_inputs(const Inputs& in, const AnalyzeOptions& ao
 
   std::optional<rules::TraceEvidence> te;
   std::optional<rules::SampleEvidence> se;
-  std::optional<rules::StackEvidence> ke;
   rules::EvidenceSet ev;
   if (a) ev.trace = &te.emplace(rules::TraceEvidence{in.tl, *a, &in.stats});
   if (la) ev.samples = &se.emplace(rules::SampleEvidence{*in.recording, *la});
-  std::optional<analyses::HostAttribution> host;
-  std::vector<analyses::GilProcess> gil;
-  // Python stacks: py-spy's from the recording, else a torch.profiler trace's own
-  // (with_stack=True).
-  std::optional<samples::PyStacks> trace_stacks;
-  if (!in.stacks && a) {
-    if (auto ps = analyses::python_stacks_from_trace(in.tl); !ps.empty()) trace_stacks = std::move(ps);
-  }
-  const samples::PyStacks* stacks = in.stacks ? &*in.stacks : trace_stacks ? &*trace_stacks : nullptr;
-  static const analyses::HostAttribution kNoAttribution;
-  if (stacks != nullptr) {
-    host = attribute_host(*stacks, in.recording ? &*in.recording : nullptr, la ? &*la : nullptr, a ? &in.tl : nullptr,
-                          a ? &*a : nullptr);
-    // Without GPU idle time to charge (no GPU metrics, no trace) the stacks still measure
-    // GIL waiting.
-    const int64_t steps = host && a && !a->windows.whole_trace ? a->steps() : 0;
-    ev.stacks = &ke.emplace(rules::StackEvidence{host ? *host : kNoAttribution, steps});
-    if (la && in.stacks) {
-      gil = analyses::gil_waiting(*in.stacks, in.recording->samples, la->tick_ns, la->start_ns, la->end_ns);
-      ke->gil = &gil;
-      ke->run_s = la->duration_s;
-    }
-  }
+  StackState st;
+  add_stack_evidence(in, la ? &*la : nullptr, a ? &*a : nullptr, st, ev);
   const rules::Diagnosis d = rules::diagnose(ev);
-  auto with_host = [&](report::Report r) {
-    r.host = host;
-    if (host && ke) r.host_steps = ke->steps;
-    if (in.recording) r.stacks_note = in.stacks_problem.empty() ? in.recording->meta.stacks.note : in.stacks_problem;
-    if (!host && stacks != nullptr && r.stacks_note.empty()) {
-      r.stacks_note = "sampled, but there is no GPU idle time to charge to them (no GPU metrics, or the GPU was never active)";
-    }
-    return r;
-  };
 
-  if (!la) return with_host(build_report(in.tl, *a, d, in.stats));
-  report::Report live = with_host(build_live_report(in.recording_dir, *in.recording, *la, d));
-  if (!a) {
-    // Nothing traced (another CUPTI client held every process, or no CUDA work): the
-    // samples' report stands, with what the trace files say about why.
-    for (const auto& st : in.stats.all()) {
-      if (st.count > 0) live.import_stats.push_back(st);
-    }
-    if (!in.trace_status.ok()) {
-      live.import_stats.push_back({"trace_unreadable", Severity::kWarning, in.trace_status.message(), 1});
-    }
-    return live;
-  }
+  if (!la) return with_host(build_report(in.tl, *a, d, in.stats), in, st);
+  report::Report live = with_host(build_live_report(in.recording_dir, *in.recording, *la, d), in, st);
+  if (!a) return untraced_live_report(std::move(live), in);
   // `run --trace`: the trace's figures, the samples' section and stats, one diagnosis.
-  report::Report r = with_host(build_report(in.tl, *a, d, in.stats));
+  report::Report r = with_host(build_report(in.tl, *a, d, in.stats), in, st);
   r.inputs.insert(r.inputs.begin(), live.inputs.front());
-  for (auto& st : live.import_stats) r.import_stats.push_back(std::move(st));
+  for (auto& stat : live.import_stats) r.import_stats.push_back(std::move(stat));
   r.live = std::move(live.live);
   return r;
 }

@@ -45,13 +45,7 @@ report::Ceilings ceilings(const machine::Ceilings& c) {
   return r;
 }
 
-}  // namespace
-
-report::Report build_report(const timeline::Timeline& tl, const analyses::Analysis& a,
-                            const rules::Diagnosis& d, const timeline::ImportStats& stats) {
-  report::Report r;
-  r.tool_version = CHOKEPOINT_VERSION;
-  std::vector<int64_t> events(tl.sources.size(), 0);
+void add_inputs(report::Report& r, const timeline::Timeline& tl) {
   for (size_t i = 0; i < tl.sources.size(); ++i) {
     report::InputInfo in;
     in.path = tl.sources[i].path;
@@ -62,6 +56,9 @@ report::Report build_report(const timeline::Timeline& tl, const analyses::Analys
     in.events = tl.sources.size() == 1 ? static_cast<int64_t>(tl.event_count()) : -1;
     r.inputs.push_back(in);
   }
+}
+
+void add_devices(report::Report& r, const timeline::Timeline& tl, const analyses::Analysis& a) {
   // Primary device first.
   std::vector<size_t> order;
   if (a.primary_device >= 0) order.push_back(static_cast<size_t>(a.primary_device));
@@ -80,8 +77,9 @@ report::Report build_report(const timeline::Timeline& tl, const analyses::Analys
                                                                : machine::published_ceilings_for(analyses::device_specs(tl)[i]));
     r.devices.push_back(di);
   }
+}
 
-  // Window.
+void add_window(report::Report& r, const analyses::Analysis& a) {
   std::vector<double> step_ms;
   for (const auto& w : a.windows.steps) {
     step_ms.push_back(static_cast<double>(w.duration()) / 1e6);
@@ -90,10 +88,11 @@ report::Report build_report(const timeline::Timeline& tl, const analyses::Analys
   r.window.steps = a.steps();
   r.window.step_source = a.windows.method;
   r.window.step_time_ms = distribution_ms(step_ms);
-  const auto& t = a.total();
-  r.window.analyzed_ms = static_cast<double>(t.duration) / 1e6;
+  r.window.analyzed_ms = static_cast<double>(a.total().duration) / 1e6;
+}
 
-  // Breakdown.
+void add_breakdown(report::Report& r, const analyses::Analysis& a, const rules::Diagnosis& d) {
+  const auto& t = a.total();
   r.breakdown.gpu_busy_pct = a.pct(t.busy);
   r.breakdown.gpu_idle_pct = a.pct(t.idle_total());
   for (int c = 0; c < analyses::kNumIdleCauses; ++c) {
@@ -112,15 +111,9 @@ report::Report build_report(const timeline::Timeline& tl, const analyses::Analys
   for (const auto& c : d.costs) {
     r.breakdown.category_costs.push_back({rules::category_name(c.category), c.pct, a.ms_per_step(c.ns)});
   }
+}
 
-  r.verdict.bound = d.bound;
-  r.verdict.confidence = d.confidence;
-  r.verdict.summary = d.summary;
-  r.verdict.unknown_reason = d.unknown_reason;
-  r.verdict.data_lost = d.data_lost;
-  r.findings = d.findings;
-  r.remedies = d.remedies;
-
+void add_top_kernels(report::Report& r, const timeline::Timeline& tl, const analyses::Analysis& a) {
   const double busy_kernels = static_cast<double>(std::max<timeline::TimeNs>(1, a.kernels.kernel_ns));
   for (size_t i = 0; i < std::min(kTopKernels, a.kernels.kernels.size()); ++i) {
     const auto& k = a.kernels.kernels[i];
@@ -134,7 +127,10 @@ report::Report build_report(const timeline::Timeline& tl, const analyses::Analys
     row.pct_of_busy = 100.0 * static_cast<double>(k.total_ns) / busy_kernels;
     r.top_kernels.push_back(row);
   }
-  // The roofline of each kernel class against this machine's ceilings.
+}
+
+// The roofline of each kernel class against this machine's ceilings.
+void add_roofline(report::Report& r, const analyses::Analysis& a) {
   const auto& c = a.ceilings;
   for (const auto& cl : a.roofline.classes) {
     report::RooflineClass row;
@@ -155,6 +151,9 @@ report::Report build_report(const timeline::Timeline& tl, const analyses::Analys
                                                                                           : "mixed";
     r.roofline.push_back(std::move(row));
   }
+}
+
+void add_what_ifs(report::Report& r, const analyses::Analysis& a) {
   for (const auto& e : a.remedies) {
     rules::RemedyAdvice w;
     const rules::RemedyInfo* info = rules::find_remedy(e.remedy);
@@ -172,6 +171,30 @@ report::Report build_report(const timeline::Timeline& tl, const analyses::Analys
     w.assumptions = e.assumptions;
     r.what_ifs.push_back(std::move(w));
   }
+}
+
+}  // namespace
+
+report::Report build_report(const timeline::Timeline& tl, const analyses::Analysis& a, const rules::Diagnosis& d,
+                            const timeline::ImportStats& stats) {
+  report::Report r;
+  r.tool_version = CHOKEPOINT_VERSION;
+  add_inputs(r, tl);
+  add_devices(r, tl, a);
+  add_window(r, a);
+  add_breakdown(r, a, d);
+
+  r.verdict.bound = d.bound;
+  r.verdict.confidence = d.confidence;
+  r.verdict.summary = d.summary;
+  r.verdict.unknown_reason = d.unknown_reason;
+  r.verdict.data_lost = d.data_lost;
+  r.findings = d.findings;
+  r.remedies = d.remedies;
+
+  add_top_kernels(r, tl, a);
+  add_roofline(r, a);
+  add_what_ifs(r, a);
   r.mfu_pct = a.roofline.mfu_pct;
   r.mfu_precision = analyses::precision_name(a.roofline.mfu_precision);
   if (a.replay.available) {

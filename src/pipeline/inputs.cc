@@ -38,6 +38,44 @@ std::vector<std::string> recording_trace_files(const std::string& dir) {
   return out;
 }
 
+namespace {
+
+// The source lines py-spy's stacks name, from the recording's sources file (a JSON object
+// of strings); an unreadable file adds none.
+void read_source_lines(const std::string& dir, const std::string& sources_file, samples::PyStacks& stacks) {
+  const Result<std::string> f = read_regular_file((fs::path(dir) / sources_file).string());
+  const auto j = f.ok() ? nlohmann::json::parse(f.value(), nullptr, /*allow_exceptions=*/false) : nlohmann::json();
+  if (!j.is_object()) return;
+  for (const auto& [k, v] : j.items()) {
+    if (v.is_string()) stacks.source_lines[k] = v.get<std::string>();
+  }
+}
+
+// The Python stacks meta.json names, into in.stacks, or why not into in.stacks_problem.
+void load_stacks(const std::string& dir, const samples::StacksMeta& sm, Inputs& in) {
+  // Names from meta.json stay inside the recording directory.
+  const bool plain = sm.file.find('/') == std::string::npos && sm.file != "." && sm.file != "..";
+  // Gzipped to keep (fixtures, archives): the same file with .gz.
+  std::string path = (fs::path(dir) / sm.file).string();
+  std::error_code ec;
+  if (!fs::exists(path, ec) && fs::exists(path + ".gz", ec)) path += ".gz";
+  auto st = plain ? importers::read_pyspy_chrometrace(path, sm.origin_ns)
+                  : Result<samples::PyStacks>(Status::Error("stack file name " + sm.file + " is not in the recording"));
+  if (!st.ok()) {
+    in.stacks_problem = st.status().message();
+    return;
+  }
+  in.stacks = std::move(st).value();
+  in.stacks->source = sm.tool;
+  in.stacks->rate_hz = sm.rate_hz;
+  in.stacks->idle_included = true;
+  if (!sm.sources_file.empty() && sm.sources_file.find('/') == std::string::npos) {
+    read_source_lines(dir, sm.sources_file, *in.stacks);
+  }
+}
+
+}  // namespace
+
 Result<Inputs> load_recording(const std::string& dir, const importers::ImportOptions& opts) {
   auto rec = samples::read_recording(dir);
   if (!rec.ok()) return rec.status();
@@ -51,33 +89,7 @@ Result<Inputs> load_recording(const std::string& dir, const importers::ImportOpt
     if (!in.trace_status.ok()) in.tl = timeline::Timeline{};
   }
   const samples::StacksMeta& sm = in.recording->meta.stacks;
-  if (!sm.file.empty()) {
-    // Names from meta.json stay inside the recording directory.
-    const bool plain = sm.file.find('/') == std::string::npos && sm.file != "." && sm.file != "..";
-    // Gzipped to keep (fixtures, archives): the same file with .gz.
-    std::string path = (fs::path(dir) / sm.file).string();
-    std::error_code ec;
-    if (!fs::exists(path, ec) && fs::exists(path + ".gz", ec)) path += ".gz";
-    auto st = plain ? importers::read_pyspy_chrometrace(path, sm.origin_ns)
-                    : Result<samples::PyStacks>(Status::Error("stack file name " + sm.file + " is not in the recording"));
-    if (st.ok()) {
-      in.stacks = std::move(st).value();
-      in.stacks->source = sm.tool;
-      in.stacks->rate_hz = sm.rate_hz;
-      in.stacks->idle_included = true;
-      if (!sm.sources_file.empty() && sm.sources_file.find('/') == std::string::npos) {
-        const Result<std::string> f = read_regular_file((fs::path(dir) / sm.sources_file).string());
-        const auto j = f.ok() ? nlohmann::json::parse(f.value(), nullptr, /*allow_exceptions=*/false) : nlohmann::json();
-        if (j.is_object()) {
-          for (const auto& [k, v] : j.items()) {
-            if (v.is_string()) in.stacks->source_lines[k] = v.get<std::string>();
-          }
-        }
-      }
-    } else {
-      in.stacks_problem = st.status().message();
-    }
-  }
+  if (!sm.file.empty()) load_stacks(dir, sm, in);
   return in;
 }
 

@@ -149,44 +149,47 @@ bool apply_data_loss(const EvidenceSet& ev, Diagnosis& d) {
   return true;
 }
 
-}  // namespace
+// One rule's finding from every evaluator that has evidence, or none.
+std::optional<Finding> rule_finding(const Rule& r, const EvidenceSet& ev, bool trace) {
+  std::optional<Finding> t, s, m, k;
+  if (trace && r.trace != nullptr) t = r.trace(*ev.trace);
+  if (ev.samples != nullptr && r.samples != nullptr) s = r.samples(*ev.samples);
+  if (ev.machine != nullptr && r.machine != nullptr) m = machine_finding(r, *ev.machine);
+  if (ev.stacks != nullptr && r.stacks != nullptr) k = r.stacks(*ev.stacks);
+  // Stacks that account for the GPU's idle time decide between input, sync and host
+  // work: a samples-only guess (from CPU shares) that they do not back is dropped.
+  if (ev.stacks != nullptr && ev.stacks->decisive() && r.stacks != nullptr && !t && !k) s.reset();
+  // Where the stacks measured GIL waiting, that measure decides, not switch rates.
+  if (r.id == "gil-contention" && ev.stacks != nullptr && ev.stacks->gil != nullptr && !k) s.reset();
+  // A trace with the host's ops and annotations (torch.profiler) attributes every gap:
+  // what its evaluator did not find, samples of the same run do not contradict. The
+  // CUPTI tracer's trace sees no DataLoader or Python, so samples keep their say there.
+  if (trace && r.trace != nullptr && !t && ev.trace->tl.cpu_ranges.size() > 0) s.reset();
+  if (!t && !s && !m && !k) return std::nullopt;
+  return merge(std::move(t), std::move(s), std::move(m), std::move(k));
+}
 
-Diagnosis diagnose(const EvidenceSet& ev) {
-  Diagnosis d;
-  const bool trace = ev.trace != nullptr && ev.trace->a.total().duration > 0;
-  for (const Rule& r : all_rules()) {
-    std::optional<Finding> t, s, m, k;
-    if (trace && r.trace != nullptr) t = r.trace(*ev.trace);
-    if (ev.samples != nullptr && r.samples != nullptr) s = r.samples(*ev.samples);
-    if (ev.machine != nullptr && r.machine != nullptr) m = machine_finding(r, *ev.machine);
-    if (ev.stacks != nullptr && r.stacks != nullptr) k = r.stacks(*ev.stacks);
-    // Stacks that account for the GPU's idle time decide between input, sync and host
-    // work: a samples-only guess (from CPU shares) that they do not back is dropped.
-    if (ev.stacks != nullptr && ev.stacks->decisive() && r.stacks != nullptr && !t && !k) s.reset();
-    // Where the stacks measured GIL waiting, that measure decides, not switch rates.
-    if (r.id == "gil-contention" && ev.stacks != nullptr && ev.stacks->gil != nullptr && !k) s.reset();
-    // A trace with the host's ops and annotations (torch.profiler) attributes every gap:
-    // what its evaluator did not find, samples of the same run do not contradict. The
-    // CUPTI tracer's trace sees no DataLoader or Python, so samples keep their say there.
-    if (trace && r.trace != nullptr && !t && ev.trace->tl.cpu_ranges.size() > 0) s.reset();
-    if (!t && !s && !m && !k) continue;
-    d.findings.push_back(merge(std::move(t), std::move(s), std::move(m), std::move(k)));
-  }
-
-  // The verdict: from the trace when it holds GPU work, else from the samples.
+// The verdict: from the trace when it holds GPU work, else from the samples.
+Verdict choose_verdict(const EvidenceSet& ev, bool trace, std::vector<Finding>& findings) {
   Verdict v;
   if (trace || (ev.trace != nullptr && ev.samples == nullptr)) {
     v = trace_verdict(*ev.trace);
   } else if (ev.samples != nullptr) {
-    v = sample_verdict(*ev.samples, d.findings);
+    v = sample_verdict(*ev.samples, findings);
   } else {
     v.unknown_reason = "no trace and no samples to judge";
     v.lead = "Nothing to judge";
   }
+  return v;
+}
+
+// A host verdict from a CUPTI trace (no host ops) that the samples or stacks explain as
+// data loading becomes input.
+void refine_host_verdict(const EvidenceSet& ev, bool trace, const std::vector<Finding>& findings, Verdict& v) {
   // Host time a CUPTI trace cannot explain, while the samples show DataLoader workers
   // saturated: the host was waiting for batches.
   if (trace && v.bound == Category::kHost && ev.samples != nullptr && ev.trace->tl.cpu_ranges.size() == 0) {
-    const bool loading = std::any_of(d.findings.begin(), d.findings.end(), [](const Finding& f) {
+    const bool loading = std::any_of(findings.begin(), findings.end(), [](const Finding& f) {
       return f.id == "input-pipeline-stall" && f.sources == std::vector<std::string>{"samples"};
     });
     if (loading) {
@@ -201,14 +204,11 @@ Diagnosis diagnose(const EvidenceSet& ev) {
     v.bound = Category::kInput;
     v.lead += " (the Python stacks show the launching thread loading data while the GPU waits)";
   }
-  d.bound = v.bound;
-  d.confidence = v.bound == Category::kUnknown ? 0 : v.confidence;
-  d.costs = std::move(v.costs);
-  d.unknown_reason = v.unknown_reason;
-  const bool untrusted = apply_data_loss(ev, d);
+}
 
-  // Remedies, and each finding's estimate from its best remedy.
-  d.remedies = remedies_of(d.findings, ev);
+// Each finding's estimate from its best remedy; then the findings ranked by severity, by
+// the rank of their first remedy, by time share.
+void estimate_and_rank_findings(Diagnosis& d) {
   for (Finding& f : d.findings) {
     std::optional<double> best;
     for (const RemedyAdvice& r : d.remedies) {
@@ -232,22 +232,28 @@ Diagnosis diagnose(const EvidenceSet& ev) {
     if (rx != ry) return rx < ry;
     return x.time_share_pct > y.time_share_pct;
   });
+}
 
-  // One sentence.
+std::string lower_first(std::string t) {
+  if (!t.empty() && t[0] >= 'A' && t[0] <= 'Z' && !(t.size() > 1 && t[1] >= 'A' && t[1] <= 'Z'))
+    t[0] = static_cast<char>(t[0] - 'A' + 'a');
+  return t;
+}
+
+// One sentence: the verdict's lead, then the headline remedy.
+std::string summary_of(const Diagnosis& d, const std::string& lead, bool untrusted) {
   const RemedyAdvice* head = nullptr;
   if (!d.remedies.empty() && gain(d.remedies.front()) >= kMinHeadlineGain &&
       d.remedies.front().estimate_from != "upper bound") {
     head = &d.remedies.front();
   }
   if (untrusted) head = nullptr;
-  std::string s = untrusted ? fmt::format("Too much of the input was lost to judge the run: the verdict is unknown ({})", d.unknown_reason)
+  std::string s = untrusted
+                      ? fmt::format("Too much of the input was lost to judge the run: the verdict is unknown ({})",
+                                    d.unknown_reason)
                   : d.bound == Category::kUnknown && !d.unknown_reason.empty()
-                      ? fmt::format("{}: the verdict is unknown ({})", v.lead, d.unknown_reason)
-                      : v.lead;
-  auto lower_first = [](std::string t) {
-    if (!t.empty() && t[0] >= 'A' && t[0] <= 'Z' && !(t.size() > 1 && t[1] >= 'A' && t[1] <= 'Z')) t[0] = static_cast<char>(t[0] - 'A' + 'a');
-    return t;
-  };
+                      ? fmt::format("{}: the verdict is unknown ({})", lead, d.unknown_reason)
+                      : lead;
   if (untrusted) {
     s += ".";
   } else if (head != nullptr) {
@@ -261,7 +267,31 @@ Diagnosis diagnose(const EvidenceSet& ev) {
   } else {
     s += ".";
   }
-  d.summary = std::move(s);
+  return s;
+}
+
+}  // namespace
+
+Diagnosis diagnose(const EvidenceSet& ev) {
+  Diagnosis d;
+  const bool trace = ev.trace != nullptr && ev.trace->a.total().duration > 0;
+  for (const Rule& r : all_rules()) {
+    if (std::optional<Finding> f = rule_finding(r, ev, trace)) d.findings.push_back(std::move(*f));
+  }
+
+  Verdict v = choose_verdict(ev, trace, d.findings);
+  refine_host_verdict(ev, trace, d.findings, v);
+  d.bound = v.bound;
+  d.confidence = v.bound == Category::kUnknown ? 0 : v.confidence;
+  d.costs = std::move(v.costs);
+  d.unknown_reason = v.unknown_reason;
+  const bool untrusted = apply_data_loss(ev, d);
+
+  // Remedies, and each finding's estimate from its best remedy.
+  d.remedies = remedies_of(d.findings, ev);
+  estimate_and_rank_findings(d);
+
+  d.summary = summary_of(d, v.lead, untrusted);
   return d;
 }
 

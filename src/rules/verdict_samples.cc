@@ -58,79 +58,94 @@ void add_cost(std::vector<CategoryCost>& costs, Category c, double pct, double w
   }
   costs.push_back({c, static_cast<TimeNs>(pct / 100 * window_ns), pct});
 }
-}  // namespace
 
-Verdict sample_verdict(const SampleEvidence& ev, std::vector<Finding>& findings) {
-  const LiveAnalysis& la = ev.la;
-  Verdict d;
+// Findings ranked by the saving they promise, then by the share of time they hold.
+void rank_findings(std::vector<Finding>& findings) {
   std::stable_sort(findings.begin(), findings.end(), [](const Finding& x, const Finding& y) {
     if (saving(x) != saving(y)) return saving(x) > saving(y);
     return x.time_share_pct > y.time_share_pct;
   });
-  auto first_of = [&](auto pred) -> const Finding* {
-    const auto it = std::find_if(findings.begin(), findings.end(), pred);
-    return it == findings.end() ? nullptr : &*it;
-  };
-  auto find_host_top = [&] {
-    return first_of([](const Finding& f) { return host_side(f.category) && f.id != "pcie-saturated"; });
-  };
-  const Finding* host_top = find_host_top();
+}
 
-  const auto gpus = la.judged_gpus();
-  if (!la.gpu_metrics || gpus.empty()) {
-    d.bound = host_top ? host_top->category : Category::kUnknown;
-    if (!host_top) {
-      d.unknown_reason = !la.gpu_metrics ? "no GPU metrics and nothing on the host stands out"
-                                         : "the workload did not use a GPU and nothing on the host stands out";
-    }
-    if (host_top) add_cost(d.costs, host_top->category, host_top->time_share_pct, la.duration_s * 1e9);
-    d.confidence = host_top ? kHostOnlyConfidence : 0;
-    // Either no GPU could be read, or the workload never showed up on one.
-    const std::string why =
-        !la.gpu_metrics ? fmt::format("GPU metrics were unavailable ({})",
-                                      la.gpu_unavailable.empty() ? "no reason recorded" : la.gpu_unavailable)
-                        : std::string("The workload did not use a GPU (none of its processes appeared on one)");
-    d.lead = fmt::format("{}; {}", why,
-                            host_top ? fmt::format("from the host alone: {}", host_top->title)
-                                     : fmt::format("nothing on the host stands out over the {:.1f} s run (the tree "
-                                                   "used {:.0f}% of one core)", la.duration_s, la.tree_cpu_pct_mean));
-    return d;
-  }
+template <typename Pred>
+const Finding* first_of(const std::vector<Finding>& findings, Pred pred) {
+  const auto it = std::find_if(findings.begin(), findings.end(), pred);
+  return it == findings.end() ? nullptr : &*it;
+}
 
-  const double busy = mean_over(gpus, [](const GpuLive& g) { return analyses::live::busy_pct(g); }).value_or(0);
-  // A host-side problem does not limit a GPU that is busy most of the time: without an
-  // estimate of its own, such a finding is context (info), and says why.
-  if (busy >= kBusyMajorityPct) {
-    for (Finding& f : findings) {
-      if (!host_side(f.category) || f.estimated_speedup || f.severity == Severity::kInfo) continue;
-      f.severity = Severity::kInfo;
-      f.detail += fmt::format(" The GPU was busy {:.0f}% of its active window meanwhile, so this does not limit "
-                              "the run now; it will once the GPU work gets faster.", busy);
-    }
-    std::stable_sort(findings.begin(), findings.end(), [](const Finding& x, const Finding& y) {
-      return (x.severity != Severity::kInfo) > (y.severity != Severity::kInfo);
-    });
-    host_top = find_host_top();  // the sort moved the findings
+const Finding* find_host_top(const std::vector<Finding>& findings) {
+  return first_of(findings, [](const Finding& f) { return host_side(f.category) && f.id != "pcie-saturated"; });
+}
+
+// No GPU metrics, or no GPU the workload used: the host findings alone decide.
+Verdict host_only_verdict(const LiveAnalysis& la, const Finding* host_top) {
+  Verdict d;
+  d.bound = host_top ? host_top->category : Category::kUnknown;
+  if (!host_top) {
+    d.unknown_reason = !la.gpu_metrics ? "no GPU metrics and nothing on the host stands out"
+                                       : "the workload did not use a GPU and nothing on the host stands out";
   }
+  if (host_top) add_cost(d.costs, host_top->category, host_top->time_share_pct, la.duration_s * 1e9);
+  d.confidence = host_top ? kHostOnlyConfidence : 0;
+  // Either no GPU could be read, or the workload never showed up on one.
+  const std::string why = !la.gpu_metrics
+                              ? fmt::format("GPU metrics were unavailable ({})",
+                                            la.gpu_unavailable.empty() ? "no reason recorded" : la.gpu_unavailable)
+                              : std::string("The workload did not use a GPU (none of its processes appeared on one)");
+  d.lead = fmt::format("{}; {}", why,
+                       host_top ? fmt::format("from the host alone: {}", host_top->title)
+                                : fmt::format("nothing on the host stands out over the {:.1f} s run (the tree "
+                                              "used {:.0f}% of one core)",
+                                              la.duration_s, la.tree_cpu_pct_mean));
+  return d;
+}
+
+// A host-side problem does not limit a GPU that is busy most of the time: without an
+// estimate of its own, such a finding is context (info), and says why.
+void demote_host_findings(std::vector<Finding>& findings, double busy) {
+  for (Finding& f : findings) {
+    if (!host_side(f.category) || f.estimated_speedup || f.severity == Severity::kInfo) continue;
+    f.severity = Severity::kInfo;
+    f.detail += fmt::format(
+        " The GPU was busy {:.0f}% of its active window meanwhile, so this does not limit "
+        "the run now; it will once the GPU work gets faster.",
+        busy);
+  }
+  std::stable_sort(findings.begin(), findings.end(), [](const Finding& x, const Finding& y) {
+    return (x.severity != Severity::kInfo) > (y.severity != Severity::kInfo);
+  });
+}
+
+// What the judged GPUs did, averaged over them.
+struct GpuActivity {
+  double busy = 0;
+  std::optional<double> sm, tensor, dram;
+  double window_s = 0, window_ns = 0;
+  std::string who, lead;
+};
+
+GpuActivity gpu_activity(const std::vector<const GpuLive*>& gpus, const LiveAnalysis& la, double busy) {
+  GpuActivity a;
+  a.busy = busy;
   const auto stat_mean = [](const std::optional<analyses::live::Stat>& s) { return s ? std::optional<double>(s->mean) : std::nullopt; };
-  const auto sm = mean_over(gpus, [&](const GpuLive& g) { return stat_mean(g.sm_active); });
-  const auto tensor = mean_over(gpus, [&](const GpuLive& g) { return stat_mean(g.tensor_active); });
-  const auto dram = mean_over(gpus, [&](const GpuLive& g) { return stat_mean(g.dram_active); });
-  double window_s = 0;
-  for (const GpuLive* g : gpus) window_s = std::max(window_s, g->active_s());
-  const double window_ns = (window_s > 0 ? window_s : la.duration_s) * 1e9;
-  const std::string who = gpus.size() == 1 ? live::gpu_label(*gpus[0]) : fmt::format("The {} GPUs", gpus.size());
-  const std::string lead = fmt::format("{} {} busy {:.0f}% of {} {:.1f} s active window", who, gpus.size() == 1 ? "was" : "were",
-                                       busy, gpus.size() == 1 ? "its" : "their", window_s);
+  a.sm = mean_over(gpus, [&](const GpuLive& g) { return stat_mean(g.sm_active); });
+  a.tensor = mean_over(gpus, [&](const GpuLive& g) { return stat_mean(g.tensor_active); });
+  a.dram = mean_over(gpus, [&](const GpuLive& g) { return stat_mean(g.dram_active); });
+  for (const GpuLive* g : gpus) a.window_s = std::max(a.window_s, g->active_s());
+  a.window_ns = (a.window_s > 0 ? a.window_s : la.duration_s) * 1e9;
+  a.who = gpus.size() == 1 ? live::gpu_label(*gpus[0]) : fmt::format("The {} GPUs", gpus.size());
+  a.lead = fmt::format("{} {} busy {:.0f}% of {} {:.1f} s active window", a.who, gpus.size() == 1 ? "was" : "were",
+                       busy, gpus.size() == 1 ? "its" : "their", a.window_s);
+  return a;
+}
 
-  const Finding* pcie = first_of([](const Finding& f) { return f.id == "pcie-saturated"; });
-  const Category busy_cat = pcie ? Category::kTransfer
-                            : dram && *dram >= kDramHeavyPct && *dram >= tensor.value_or(0) ? Category::kMemory
-                                                                                             : Category::kCompute;
-  // Idle time is credited to the top host-side finding up to the share of time it held.
+// The bound and the costs: idle time is credited to the top host-side finding up to the
+// share of time it held; the costs are sorted bound first and give the confidence.
+void gpu_costs(Verdict& d, const GpuActivity& a, Category busy_cat, const Finding* host_top, bool starved,
+               const LiveAnalysis& la) {
+  const double busy = a.busy, window_ns = a.window_ns;
   const double idle = 100 - busy;
   const double explained = host_top ? std::min(idle, host_top->time_share_pct) : 0;
-  const bool starved = busy < kBusyMajorityPct;
   if (starved) {
     d.bound = host_top ? host_top->category : la.processes.empty() ? Category::kUnknown : Category::kIdle;
     if (host_top) add_cost(d.costs, host_top->category, explained, window_ns);
@@ -150,37 +165,72 @@ Verdict sample_verdict(const SampleEvidence& ev, std::vector<Finding>& findings)
     double second = 0;
     for (size_t i = 1; i < d.costs.size(); ++i) second = std::max(second, d.costs[i].pct);
     d.confidence = kSampleConfidence * d.costs.front().pct / (d.costs.front().pct + second);
-    if (!starved && !sm) d.confidence *= kNoGpmFactor;  // compute vs memory unknown
+    if (!starved && !a.sm) d.confidence *= kNoGpmFactor;  // compute vs memory unknown
   }
+}
 
-  if (window_s <= 0 && busy <= 0) {
-    d.lead = fmt::format("{} ran nothing during the {:.1f} s run{}", who, la.duration_s,
-                            host_top ? fmt::format("; on the host: {}", host_top->title) : std::string());
-  } else if (starved) {
-    d.lead = host_top ? fmt::format("{}, so it is starved: {}", lead, host_top->title)
-                      : fmt::format("{} and nothing on the host explains the idle time (`chokepoint run --trace` "
-                                    "shows where the gaps come from)", lead);
-  } else if (busy_cat == Category::kTransfer) {  // pcie != nullptr
-    d.lead = fmt::format("{}, limited by host<->device transfers: {}", lead, pcie->title);
-  } else if (busy_cat == Category::kMemory) {
-    d.lead = fmt::format("{}, bound by memory bandwidth (DRAM activity {:.0f}%)", lead, *dram);
-  } else {
-    d.lead = fmt::format("{}, bound by {} own compute{}", lead, gpus.size() == 1 ? "its" : "their",
-                            sm ? fmt::format(" (SM activity {:.0f}%{})", *sm,
-                                             tensor ? fmt::format(", tensor cores {:.0f}%", *tensor) : std::string())
-                               : std::string(" (no GPM metrics: SM, tensor and DRAM activity unknown)"));
+std::string gpu_lead(const GpuActivity& a, size_t n_gpus, const LiveAnalysis& la, Category busy_cat,
+                     const Finding* host_top, const Finding* pcie, bool starved) {
+  if (a.window_s <= 0 && a.busy <= 0) {
+    return fmt::format("{} ran nothing during the {:.1f} s run{}", a.who, la.duration_s,
+                       host_top ? fmt::format("; on the host: {}", host_top->title) : std::string());
   }
+  if (starved) {
+    return host_top ? fmt::format("{}, so it is starved: {}", a.lead, host_top->title)
+                    : fmt::format(
+                          "{} and nothing on the host explains the idle time (`chokepoint run --trace` "
+                          "shows where the gaps come from)",
+                          a.lead);
+  }
+  if (busy_cat == Category::kTransfer) {  // pcie != nullptr
+    return fmt::format("{}, limited by host<->device transfers: {}", a.lead, pcie->title);
+  }
+  if (busy_cat == Category::kMemory) {
+    return fmt::format("{}, bound by memory bandwidth (DRAM activity {:.0f}%)", a.lead, *a.dram);
+  }
+  return fmt::format("{}, bound by {} own compute{}", a.lead, n_gpus == 1 ? "its" : "their",
+                     a.sm ? fmt::format(" (SM activity {:.0f}%{})", *a.sm,
+                                        a.tensor ? fmt::format(", tensor cores {:.0f}%", *a.tensor) : std::string())
+                          : std::string(" (no GPM metrics: SM, tensor and DRAM activity unknown)"));
+}
+}  // namespace
+
+Verdict sample_verdict(const SampleEvidence& ev, std::vector<Finding>& findings) {
+  const LiveAnalysis& la = ev.la;
+  rank_findings(findings);
+  const Finding* host_top = find_host_top(findings);
+
+  const auto gpus = la.judged_gpus();
+  if (!la.gpu_metrics || gpus.empty()) return host_only_verdict(la, host_top);
+
+  Verdict d;
+  const double busy = mean_over(gpus, [](const GpuLive& g) { return analyses::live::busy_pct(g); }).value_or(0);
+  if (busy >= kBusyMajorityPct) {
+    demote_host_findings(findings, busy);
+    host_top = find_host_top(findings);  // the sort moved the findings
+  }
+  const GpuActivity a = gpu_activity(gpus, la, busy);
+
+  const Finding* pcie = first_of(findings, [](const Finding& f) { return f.id == "pcie-saturated"; });
+  const Category busy_cat = pcie ? Category::kTransfer
+                            : a.dram && *a.dram >= kDramHeavyPct && *a.dram >= a.tensor.value_or(0)
+                                ? Category::kMemory
+                                : Category::kCompute;
+  const bool starved = busy < kBusyMajorityPct;
+  gpu_costs(d, a, busy_cat, host_top, starved, la);
+  d.lead = gpu_lead(a, gpus.size(), la, busy_cat, host_top, pcie, starved);
   if (!ev.rec.meta.gpu_note.empty() && !gpus.empty()) {
     d.confidence *= kNoPidMatchFactor;
     d.lead += fmt::format(" (which processes used the GPUs is not known, {}: their load may include another job's)",
                           ev.rec.meta.gpu_note);
   }
   if (d.bound == Category::kIdle || d.bound == Category::kUnknown) {
-    d.unknown_reason = window_s <= 0 && busy <= 0
+    d.unknown_reason = a.window_s <= 0 && busy <= 0
                            ? "the GPU ran nothing while the workload was sampled"
-                           : fmt::format("the GPU was busy {:.0f}% of its active window and nothing the samples show "
-                                         "explains the rest",
-                                         busy);
+                           : fmt::format(
+                                 "the GPU was busy {:.0f}% of its active window and nothing the samples show "
+                                 "explains the rest",
+                                 busy);
     d.bound = Category::kUnknown;
   }
   return d;

@@ -154,6 +154,183 @@ void rebuild_run_facts(Recording& rec, StatCounter& stats) {
             seen.size());
 }
 
+// What read_samples keeps while it goes through samples.jsonl: the declared series, the
+// processes and exits seen (for a crashed run) and the line counts behind the losses.
+struct SamplesState {
+  std::vector<SeriesRef> series;
+  std::map<int64_t, ProcessMeta> seen;  // from the samples file, for a crashed run
+  std::map<int64_t, int64_t> exits;
+  int64_t last_tick_ns = 0;
+  int64_t lines = 0, bad_lines = 0, tick_lines = 0, ticks_skipped = 0;
+};
+
+void count_malformed(SamplesState& st, StatCounter& stats) {
+  ++st.bad_lines;
+  stats.add("malformed_lines", Severity::kCritical, "lines of samples.jsonl that are not recording records; skipped");
+}
+
+// meta.json into rec.meta; what it lacks or gets wrong is counted.
+void read_meta(const fs::path& meta_path, bool have_meta, Recording& rec, StatCounter& stats) {
+  if (!have_meta) {
+    stats.add("meta_missing", Severity::kWarning, "no meta.json; run facts are missing");
+    return;
+  }
+  const Result<std::string> text = read_regular_file(meta_path.string());
+  const json j = text.ok() ? json::parse(text.value(), nullptr, /*allow_exceptions=*/false) : json();
+  std::vector<std::string> unreadable;
+  if (!run_meta_from_json(j, &rec.meta, &unreadable)) {
+    stats.add("meta_unreadable", Severity::kWarning,
+              "meta.json is not valid recording metadata; run facts are missing");
+  } else if (!unreadable.empty()) {
+    std::string names;
+    for (const std::string& n : unreadable) names += (names.empty() ? "" : ", ") + n;
+    stats.add("meta_fields_unreadable", Severity::kWarning,
+              "fields of meta.json with a value of the wrong type, left out (the samples are read as usual): " + names,
+              unreadable.size());
+  }
+}
+
+// One [series, value] pair of a tick, appended to its series.
+void read_tick_value(const json& pair, Recording& rec, SamplesState& st, StatCounter& stats) {
+  if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number_unsigned() ||
+      pair[0].get<uint64_t>() >= st.series.size()) {
+    stats.add("unknown_series", Severity::kCritical, "tick values naming an undeclared series; skipped");
+    return;
+  }
+  SeriesRef& ref = st.series[pair[0].get<size_t>()];
+  if (!ref.known) return;
+  const bool valid = pair[1].is_number();
+  if (ref.gpu_util && ref.answered) {
+    ++ref.reads_after;
+    ref.failed_after += !valid;
+  }
+  ref.answered = ref.answered || valid;
+  rec.samples.append(ref.index, st.last_tick_ns, valid ? pair[1].get<double>() : 0.0, valid);
+}
+
+void read_tick(const json& j, Recording& rec, SamplesState& st, StatCounter& stats) {
+  ++st.tick_lines;
+  const auto t = j.find("t");
+  const auto v = j.find("v");
+  if (t == j.end() || !t->is_number_integer() || v == j.end() || !v->is_array()) {
+    count_malformed(st, stats);
+    return;
+  }
+  if (rec.ticks > 0 && t->get<int64_t>() <= st.last_tick_ns) {
+    // Series are searched by time: a tick must come after the one before.
+    ++st.ticks_skipped;
+    stats.add("ticks_out_of_order", Severity::kWarning, "ticks not later than the tick before them; skipped");
+    return;
+  }
+  st.last_tick_ns = t->get<int64_t>();
+  ++rec.ticks;
+  for (const json& pair : *v) read_tick_value(pair, rec, st, stats);
+}
+
+void read_series(const json& j, Recording& rec, SamplesState& st, StatCounter& stats) {
+  const auto metric = find_metric(string_or(j, "metric"));
+  Entity entity;
+  const bool entity_ok = parse_entity(string_or(j, "entity"), &entity);
+  const auto id_field = j.find("id");
+  const size_t id = id_field != j.end() && id_field->is_number_unsigned() ? id_field->get<size_t>() : SIZE_MAX;
+  if (id != st.series.size()) {
+    count_malformed(st, stats);
+    return;
+  }
+  if (!metric || !entity_ok) {
+    stats.add("unknown_metrics", Severity::kInfo, "series of metrics this chokepoint version does not know; ignored");
+    st.series.push_back({});
+    return;
+  }
+  SeriesRef ref{true, rec.samples.series_index(*metric, entity)};
+  ref.gpu_util = *metric == MetricId::kGpuUtilization;
+  st.series.push_back(ref);
+}
+
+void read_exit(const json& j, SamplesState& st, StatCounter& stats) {
+  const auto pid = j.find("pid");
+  const auto t = j.find("t");
+  if (pid == j.end() || !pid->is_number_integer() || t == j.end() || !t->is_number_integer()) {
+    count_malformed(st, stats);
+    return;
+  }
+  st.exits[pid->get<int64_t>()] = t->get<int64_t>();
+}
+
+// One whole, non-empty line of samples.jsonl.
+void read_record(const std::string& line, Recording& rec, SamplesState& st, StatCounter& stats) {
+  ++st.lines;
+  const json j = json::parse(line, nullptr, false);
+  const auto kind = j.is_object() ? j.find("k") : j.end();
+  if (kind == j.end() || !kind->is_string()) {
+    count_malformed(st, stats);
+    return;
+  }
+  const std::string& k = kind->get_ref<const std::string&>();
+  if (k == "tick") {
+    read_tick(j, rec, st, stats);
+  } else if (k == "series") {
+    read_series(j, rec, st, stats);
+  } else if (k == "process") {
+    ProcessMeta p;
+    if (process_from_json(j, &p)) st.seen[p.pid] = std::move(p);
+  } else if (k == "exit") {
+    read_exit(j, st, stats);
+  } else {
+    stats.add("unknown_records", Severity::kInfo, "record kinds this chokepoint version does not know; ignored");
+  }
+}
+
+void read_samples(LineReader& in, Recording& rec, SamplesState& st, StatCounter& stats) {
+  std::string line;
+  bool whole = false, oversized = false;
+  while (in.next(line, &whole, &oversized)) {
+    if (!whole) {
+      // No newline after it: the writer was cut mid-line. A line counts only once whole.
+      if (!line.empty() || oversized) stats.add("truncated_last_line", Severity::kWarning, "the last line of samples.jsonl was cut (chokepoint killed while writing); dropped");
+      break;
+    }
+    if (oversized) {
+      ++st.lines;
+      ++st.bad_lines;
+      stats.add("oversized_lines", Severity::kCritical, "lines of samples.jsonl longer than 4 MiB (no chokepoint record is); skipped unread");
+      continue;
+    }
+    if (line.empty()) continue;
+    read_record(line, rec, st, stats);
+  }
+}
+
+void add_sample_losses(Recording& rec, const SamplesState& st, StatCounter& stats) {
+  add_loss(rec.losses, "lines of samples.jsonl that are not records", st.bad_lines, st.lines);
+  add_loss(rec.losses, "ticks out of time order", st.ticks_skipped, st.tick_lines);
+  for (const SeriesRef& ref : st.series) {
+    if (!ref.gpu_util) continue;
+    add_loss(rec.losses, "GPU utilization reads that failed after the GPU had answered", ref.failed_after, ref.reads_after);
+    if (ref.failed_after > 0) {
+      stats.add("gpu_reads_failed", Severity::kWarning,
+                "GPU utilization reads that failed after the GPU had answered (GPU lost, driver error); those ticks have no GPU data",
+                static_cast<uint64_t>(ref.failed_after));
+    }
+  }
+}
+
+// The start meta has no processes; rebuild them from the samples file.
+void rebuild_processes(Recording& rec, SamplesState& st) {
+  for (auto& [pid, p] : st.seen) {
+    bool known = false;
+    for (const ProcessMeta& m : rec.meta.processes) known = known || m.pid == pid;
+    if (known) continue;
+    if (const auto e = st.exits.find(pid); e != st.exits.end()) {
+      p.exited = true;
+      p.last_seen_ns = e->second;
+    } else {
+      p.last_seen_ns = std::max(p.last_seen_ns, st.last_tick_ns);
+    }
+    rec.meta.processes.push_back(std::move(p));
+  }
+}
+
 }  // namespace
 
 const ReadStat* Recording::stat(const std::string& name) const {
@@ -173,159 +350,28 @@ Result<Recording> read_recording(const std::string& dir) {
   }
   const bool have_meta = fs::exists(meta_path, ec);
   const bool have_samples = fs::exists(samples_path, ec);
-  if (!have_meta && !have_samples) return Status::Error(dir + " is not a chokepoint recording (no meta.json, no samples.jsonl)");
+  if (!have_meta && !have_samples)
+    return Status::Error(dir + " is not a chokepoint recording (no meta.json, no samples.jsonl)");
 
   Recording rec;
   StatCounter stats;
-  if (have_meta) {
-    const Result<std::string> text = read_regular_file(meta_path.string());
-    const json j = text.ok() ? json::parse(text.value(), nullptr, /*allow_exceptions=*/false) : json();
-    std::vector<std::string> unreadable;
-    if (!run_meta_from_json(j, &rec.meta, &unreadable)) {
-      stats.add("meta_unreadable", Severity::kWarning, "meta.json is not valid recording metadata; run facts are missing");
-    } else if (!unreadable.empty()) {
-      std::string names;
-      for (const std::string& n : unreadable) names += (names.empty() ? "" : ", ") + n;
-      stats.add("meta_fields_unreadable", Severity::kWarning,
-                "fields of meta.json with a value of the wrong type, left out (the samples are read as usual): " + names,
-                unreadable.size());
-    }
-  } else {
-    stats.add("meta_missing", Severity::kWarning, "no meta.json; run facts are missing");
-  }
+  read_meta(meta_path, have_meta, rec, stats);
   rec.complete = rec.meta.end_ns.has_value();
 
-  std::map<int64_t, ProcessMeta> seen;  // from the samples file, for a crashed run
-  std::map<int64_t, int64_t> exits;
-  int64_t last_tick_ns = 0;
-  std::vector<SeriesRef> series;
+  SamplesState st;
   LineReader in(samples_path.string());
   if (have_samples && !in.error().empty()) {
-    stats.add("samples_unreadable", Severity::kCritical, "samples.jsonl could not be read (" + in.error() + "); no samples");
+    stats.add("samples_unreadable", Severity::kCritical,
+              "samples.jsonl could not be read (" + in.error() + "); no samples");
   }
-  std::string line;
-  bool whole = false, oversized = false;
-  int64_t lines = 0, bad_lines = 0, tick_lines = 0, ticks_skipped = 0;
-  while (in.next(line, &whole, &oversized)) {
-    if (!whole) {
-      // No newline after it: the writer was cut mid-line. A line counts only once whole.
-      if (!line.empty() || oversized) stats.add("truncated_last_line", Severity::kWarning, "the last line of samples.jsonl was cut (chokepoint killed while writing); dropped");
-      break;
-    }
-    if (oversized) {
-      ++lines;
-      ++bad_lines;
-      stats.add("oversized_lines", Severity::kCritical, "lines of samples.jsonl longer than 4 MiB (no chokepoint record is); skipped unread");
-      continue;
-    }
-    if (line.empty()) continue;
-    ++lines;
-    const json j = json::parse(line, nullptr, false);
-    const auto kind = j.is_object() ? j.find("k") : j.end();
-    if (kind == j.end() || !kind->is_string()) {
-      ++bad_lines;
-      stats.add("malformed_lines", Severity::kCritical, "lines of samples.jsonl that are not recording records; skipped");
-      continue;
-    }
-    const std::string& k = kind->get_ref<const std::string&>();
-    if (k == "tick") {
-      ++tick_lines;
-      const auto t = j.find("t");
-      const auto v = j.find("v");
-      if (t == j.end() || !t->is_number_integer() || v == j.end() || !v->is_array()) {
-        ++bad_lines;
-        stats.add("malformed_lines", Severity::kCritical, "lines of samples.jsonl that are not recording records; skipped");
-        continue;
-      }
-      if (rec.ticks > 0 && t->get<int64_t>() <= last_tick_ns) {
-        // Series are searched by time: a tick must come after the one before.
-        ++ticks_skipped;
-        stats.add("ticks_out_of_order", Severity::kWarning, "ticks not later than the tick before them; skipped");
-        continue;
-      }
-      last_tick_ns = t->get<int64_t>();
-      ++rec.ticks;
-      for (const json& pair : *v) {
-        if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number_unsigned() ||
-            pair[0].get<uint64_t>() >= series.size()) {
-          stats.add("unknown_series", Severity::kCritical, "tick values naming an undeclared series; skipped");
-          continue;
-        }
-        SeriesRef& ref = series[pair[0].get<size_t>()];
-        if (!ref.known) continue;
-        const bool valid = pair[1].is_number();
-        if (ref.gpu_util && ref.answered) {
-          ++ref.reads_after;
-          ref.failed_after += !valid;
-        }
-        ref.answered = ref.answered || valid;
-        rec.samples.append(ref.index, last_tick_ns, valid ? pair[1].get<double>() : 0.0, valid);
-      }
-    } else if (k == "series") {
-      const auto metric = find_metric(string_or(j, "metric"));
-      Entity entity;
-      const bool entity_ok = parse_entity(string_or(j, "entity"), &entity);
-      const auto id_field = j.find("id");
-      const size_t id = id_field != j.end() && id_field->is_number_unsigned() ? id_field->get<size_t>() : SIZE_MAX;
-      if (id != series.size()) {
-        ++bad_lines;
-        stats.add("malformed_lines", Severity::kCritical, "lines of samples.jsonl that are not recording records; skipped");
-        continue;
-      }
-      if (!metric || !entity_ok) {
-        stats.add("unknown_metrics", Severity::kInfo, "series of metrics this chokepoint version does not know; ignored");
-        series.push_back({});
-        continue;
-      }
-      SeriesRef ref{true, rec.samples.series_index(*metric, entity)};
-      ref.gpu_util = *metric == MetricId::kGpuUtilization;
-      series.push_back(ref);
-    } else if (k == "process") {
-      ProcessMeta p;
-      if (process_from_json(j, &p)) seen[p.pid] = std::move(p);
-    } else if (k == "exit") {
-      const auto pid = j.find("pid");
-      const auto t = j.find("t");
-      if (pid == j.end() || !pid->is_number_integer() || t == j.end() || !t->is_number_integer()) {
-        ++bad_lines;
-        stats.add("malformed_lines", Severity::kCritical, "lines of samples.jsonl that are not recording records; skipped");
-        continue;
-      }
-      exits[pid->get<int64_t>()] = t->get<int64_t>();
-    } else {
-      stats.add("unknown_records", Severity::kInfo, "record kinds this chokepoint version does not know; ignored");
-    }
-  }
-
-  add_loss(rec.losses, "lines of samples.jsonl that are not records", bad_lines, lines);
-  add_loss(rec.losses, "ticks out of time order", ticks_skipped, tick_lines);
-  for (const SeriesRef& ref : series) {
-    if (!ref.gpu_util) continue;
-    add_loss(rec.losses, "GPU utilization reads that failed after the GPU had answered", ref.failed_after, ref.reads_after);
-    if (ref.failed_after > 0) {
-      stats.add("gpu_reads_failed", Severity::kWarning,
-                "GPU utilization reads that failed after the GPU had answered (GPU lost, driver error); those ticks have no GPU data",
-                static_cast<uint64_t>(ref.failed_after));
-    }
-  }
+  read_samples(in, rec, st, stats);
+  add_sample_losses(rec, st, stats);
 
   rebuild_run_facts(rec, stats);
 
   if (!rec.complete) {
     stats.add("recording_incomplete", Severity::kWarning, "no end-of-run meta.json: chokepoint stopped without finishing (crash or kill -9); processes rebuilt from samples.jsonl");
-    // The start meta has no processes; rebuild them from the samples file.
-    for (auto& [pid, p] : seen) {
-      bool known = false;
-      for (const ProcessMeta& m : rec.meta.processes) known = known || m.pid == pid;
-      if (known) continue;
-      if (const auto e = exits.find(pid); e != exits.end()) {
-        p.exited = true;
-        p.last_seen_ns = e->second;
-      } else {
-        p.last_seen_ns = std::max(p.last_seen_ns, last_tick_ns);
-      }
-      rec.meta.processes.push_back(std::move(p));
-    }
+    rebuild_processes(rec, st);
   }
   rec.stats = stats.take();
   return rec;

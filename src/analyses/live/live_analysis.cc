@@ -70,6 +70,58 @@ std::optional<double> max_valid_in(const Series* s, int64_t start_ns, int64_t en
   return m;
 }
 
+bool has_valid_reading(const samples::SampleStore& st, const Entity& e) {
+  for (const Series& s : st.series()) {
+    if (s.entity == e && std::find(s.valid.begin(), s.valid.end(), 1) != s.valid.end()) return true;
+  }
+  return false;
+}
+
+// Active window: nvidia-smi utilization when it reads, else GPM SM activity; from the
+// first to the last tick at least half as busy as the GPU's usual busy level (the 90th
+// percentile of its non-zero readings). That leaves out CUDA initialisation, model
+// building and warm-up, where a few kernels run while the host does one-off work
+// (healthy_bf16 on the H200: 8.8 s of such a start read as a stall otherwise).
+void set_active_window(const Series& activity, GpuLive& out) {
+  std::vector<double> positive;
+  for (size_t i = 0; i < activity.size(); ++i) {
+    if (activity.valid[i] && activity.values[i] > 0) positive.push_back(activity.values[i]);
+  }
+  if (positive.empty()) return;
+  const size_t k = std::min(positive.size() - 1, static_cast<size_t>(0.9 * static_cast<double>(positive.size())));
+  std::nth_element(positive.begin(), positive.begin() + static_cast<std::ptrdiff_t>(k), positive.end());
+  const double level = std::max(kMinActivePct, kActiveShareOfUsual * positive[k]);
+  for (size_t i = 0; i < activity.size(); ++i) {
+    if (!activity.valid[i] || activity.values[i] < level) continue;
+    if (out.active_start_ns < 0) out.active_start_ns = activity.time_ns[i];
+    out.active_end_ns = activity.time_ns[i];
+  }
+}
+
+// The share of readings in [a, b] that show each clock event reason, largest first.
+std::vector<ClockReasonShare> clock_reason_shares(const Series& r, int64_t a, int64_t b) {
+  std::vector<ClockReasonShare> out;
+  const auto [lo, hi] = window_range(r, a, b);
+  int64_t n = 0;
+  std::map<uint64_t, int64_t> counts;
+  for (size_t i = lo; i < hi; ++i) {
+    if (!r.valid[i]) continue;
+    ++n;
+    const auto mask = static_cast<uint64_t>(r.values[i]);
+    for (const ReasonName& rn : kReasons) {
+      if (mask & rn.bit) ++counts[rn.bit];
+    }
+  }
+  for (const ReasonName& rn : kReasons) {
+    if (counts[rn.bit] > 0) {
+      out.push_back({rn.bit, rn.name, static_cast<double>(counts[rn.bit]) / static_cast<double>(n)});
+    }
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const ClockReasonShare& x, const ClockReasonShare& y) { return x.share > y.share; });
+  return out;
+}
+
 GpuLive analyze_gpu(const samples::Recording& rec, const samples::GpuMeta& g, const LiveAnalysis& la) {
   const samples::SampleStore& st = rec.samples;
   const Entity e = Entity::gpu(g.index);
@@ -78,33 +130,8 @@ GpuLive analyze_gpu(const samples::Recording& rec, const samples::GpuMeta& g, co
   out.index = g.index;
   out.name = g.name;
   out.used = g.used;
-  for (const Series& s : st.series()) {
-    if (s.entity == e && std::find(s.valid.begin(), s.valid.end(), 1) != s.valid.end()) {
-      out.has_metrics = true;
-      break;
-    }
-  }
-  // Active window: nvidia-smi utilization when it reads, else GPM SM activity; from the
-  // first to the last tick at least half as busy as the GPU's usual busy level (the 90th
-  // percentile of its non-zero readings). That leaves out CUDA initialisation, model
-  // building and warm-up, where a few kernels run while the host does one-off work
-  // (healthy_bf16 on the H200: 8.8 s of such a start read as a stall otherwise).
-  if (const Series* activity = activity_series(st, g.index); activity != nullptr) {
-    std::vector<double> positive;
-    for (size_t i = 0; i < activity->size(); ++i) {
-      if (activity->valid[i] && activity->values[i] > 0) positive.push_back(activity->values[i]);
-    }
-    if (!positive.empty()) {
-      const size_t k = std::min(positive.size() - 1, static_cast<size_t>(0.9 * static_cast<double>(positive.size())));
-      std::nth_element(positive.begin(), positive.begin() + static_cast<std::ptrdiff_t>(k), positive.end());
-      const double level = std::max(kMinActivePct, kActiveShareOfUsual * positive[k]);
-      for (size_t i = 0; i < activity->size(); ++i) {
-        if (!activity->valid[i] || activity->values[i] < level) continue;
-        if (out.active_start_ns < 0) out.active_start_ns = activity->time_ns[i];
-        out.active_end_ns = activity->time_ns[i];
-      }
-    }
-  }
+  out.has_metrics = has_valid_reading(st, e);
+  if (const Series* activity = activity_series(st, g.index); activity != nullptr) set_active_window(*activity, out);
   int64_t a = la.start_ns, b = la.end_ns;
   if (out.active_start_ns >= 0) {
     a = out.active_start_ns;
@@ -134,24 +161,7 @@ GpuLive analyze_gpu(const samples::Recording& rec, const samples::GpuMeta& g, co
   out.link_width_seen = max_valid_in(find(MetricId::kGpuPcieLinkWidth), a, b);
 
   if (const Series* r = find(MetricId::kGpuClockEventReasons); r != nullptr && out.active_start_ns >= 0) {
-    const auto [lo, hi] = window_range(*r, a, b);
-    int64_t n = 0;
-    std::map<uint64_t, int64_t> counts;
-    for (size_t i = lo; i < hi; ++i) {
-      if (!r->valid[i]) continue;
-      ++n;
-      const auto mask = static_cast<uint64_t>(r->values[i]);
-      for (const ReasonName& rn : kReasons) {
-        if (mask & rn.bit) ++counts[rn.bit];
-      }
-    }
-    for (const ReasonName& rn : kReasons) {
-      if (counts[rn.bit] > 0) {
-        out.clock_reasons.push_back({rn.bit, rn.name, static_cast<double>(counts[rn.bit]) / static_cast<double>(n)});
-      }
-    }
-    std::stable_sort(out.clock_reasons.begin(), out.clock_reasons.end(),
-                     [](const ClockReasonShare& x, const ClockReasonShare& y) { return x.share > y.share; });
+    out.clock_reasons = clock_reason_shares(*r, a, b);
   }
   return out;
 }

@@ -168,6 +168,11 @@ class Reader {
   error_code input_types(od::value& v);
   error_code input_dims(od::value& v);
   error_code args(od::object& args);
+  error_code arg(ArgKey key, od::value& v);
+  error_code field(Key key, od::value& v);
+  error_code ph(od::value& v);
+  error_code cat(od::value& v);
+  error_code args_value(od::value& v);
 
   std::string_view doc_;
   RawEvent& ev_;
@@ -245,30 +250,78 @@ error_code Reader::input_dims(od::value& v) {
   return simdjson::SUCCESS;
 }
 
+// One field of "args", by its key.
+error_code Reader::arg(ArgKey key, od::value& v) {
+  switch (key) {
+    case ArgKey::kExternalId: return integer(v, ev_.external_id);
+    case ArgKey::kCorrelation: return integer(v, ev_.correlation);
+    case ArgKey::kDevice: return integer(v, ev_.device);
+    case ArgKey::kStream: return integer(v, ev_.stream);
+    case ArgKey::kCbid: return integer(v, ev_.cbid);
+    case ArgKey::kRegisters: return integer(v, ev_.registers);
+    case ArgKey::kSharedMemory: return integer(v, ev_.shared_mem);
+    case ArgKey::kBytes: return integer(v, ev_.bytes);
+    case ArgKey::kSequence: return integer(v, ev_.sequence);
+    case ArgKey::kOccupancy: return occupancy(v);
+    case ArgKey::kGrid: return dim3(v, ev_.grid);
+    case ArgKey::kBlock: return dim3(v, ev_.block);
+    case ArgKey::kInputType: return input_types(v);
+    case ArgKey::kInputDims: return input_dims(v);
+    case ArgKey::kSyncKind: return string(v, ev_.sync_kind);
+    case ArgKey::kName: return string(v, ev_.arg_name);
+    case ArgKey::kOther: break;
+  }
+  return simdjson::SUCCESS;
+}
+
 error_code Reader::args(od::object& args) {
-  for (auto field : args) {
+  for (auto field_result : args) {
     od::field f;
-    SIMDJSON_TRY(std::move(field).get(f));
-    od::value& v = f.value();
-    switch (classify_arg(raw_key(f, doc_))) {
-      case ArgKey::kExternalId: SIMDJSON_TRY(integer(v, ev_.external_id)); break;
-      case ArgKey::kCorrelation: SIMDJSON_TRY(integer(v, ev_.correlation)); break;
-      case ArgKey::kDevice: SIMDJSON_TRY(integer(v, ev_.device)); break;
-      case ArgKey::kStream: SIMDJSON_TRY(integer(v, ev_.stream)); break;
-      case ArgKey::kCbid: SIMDJSON_TRY(integer(v, ev_.cbid)); break;
-      case ArgKey::kRegisters: SIMDJSON_TRY(integer(v, ev_.registers)); break;
-      case ArgKey::kSharedMemory: SIMDJSON_TRY(integer(v, ev_.shared_mem)); break;
-      case ArgKey::kBytes: SIMDJSON_TRY(integer(v, ev_.bytes)); break;
-      case ArgKey::kSequence: SIMDJSON_TRY(integer(v, ev_.sequence)); break;
-      case ArgKey::kOccupancy: SIMDJSON_TRY(occupancy(v)); break;
-      case ArgKey::kGrid: SIMDJSON_TRY(dim3(v, ev_.grid)); break;
-      case ArgKey::kBlock: SIMDJSON_TRY(dim3(v, ev_.block)); break;
-      case ArgKey::kInputType: SIMDJSON_TRY(input_types(v)); break;
-      case ArgKey::kInputDims: SIMDJSON_TRY(input_dims(v)); break;
-      case ArgKey::kSyncKind: SIMDJSON_TRY(string(v, ev_.sync_kind)); break;
-      case ArgKey::kName: SIMDJSON_TRY(string(v, ev_.arg_name)); break;
-      case ArgKey::kOther: break;
-    }
+    SIMDJSON_TRY(std::move(field_result).get(f));
+    SIMDJSON_TRY(arg(classify_arg(raw_key(f, doc_)), f.value()));
+  }
+  return simdjson::SUCCESS;
+}
+
+error_code Reader::ph(od::value& v) {
+  std::string_view ph;
+  SIMDJSON_TRY(string(v, ph));
+  ev_.ph = ph.size() == 1 ? ph[0] : '?';
+  return simdjson::SUCCESS;
+}
+
+error_code Reader::cat(od::value& v) {
+  std::string_view t;
+  SIMDJSON_TRY(checked_token(v, doc_, &t));
+  if (!t.empty() && t[0] == '"') {
+    const size_t close = t.find('"', 1);
+    ev_.cat = t.substr(1, close == std::string_view::npos ? 0 : close - 1);
+  }
+  return simdjson::SUCCESS;
+}
+
+// "args" when it is an object; other types are skipped.
+error_code Reader::args_value(od::value& v) {
+  char c;
+  SIMDJSON_TRY(first_char(v, &c));
+  if (c != '{') return simdjson::SUCCESS;
+  od::object a;
+  SIMDJSON_TRY(v.get_object().get(a));
+  return args(a);
+}
+
+// One top-level field of the event, by its key.
+error_code Reader::field(Key key, od::value& v) {
+  switch (key) {
+    case Key::kPh: return ph(v);
+    case Key::kCat: return cat(v);
+    case Key::kName: return string(v, ev_.name);
+    case Key::kPid: return id(v, ev_.pid);
+    case Key::kTid: return id(v, ev_.tid);
+    case Key::kTs: return time(v, ev_.ts_ns, ev_.has_ts);
+    case Key::kDur: return time(v, ev_.dur_ns, ev_.has_dur);
+    case Key::kArgs: return args_value(v);
+    case Key::kOther: break;
   }
   return simdjson::SUCCESS;
 }
@@ -276,48 +329,16 @@ error_code Reader::args(od::object& args) {
 error_code Reader::event(od::object& obj) {
   ev_.reset();
   uint32_t seen = 0;
-  for (auto field : obj) {
+  for (auto field_result : obj) {
     od::field f;
-    SIMDJSON_TRY(std::move(field).get(f));
-    od::value& v = f.value();
+    SIMDJSON_TRY(std::move(field_result).get(f));
     const Key key = classify_key(raw_key(f, doc_));
     if (key != Key::kOther) {
       const uint32_t bit = 1u << static_cast<int>(key);
       if (seen & bit) ++ev_.duplicate_keys;
       seen |= bit;
     }
-    switch (key) {
-      case Key::kPh: {
-        std::string_view ph;
-        SIMDJSON_TRY(string(v, ph));
-        ev_.ph = ph.size() == 1 ? ph[0] : '?';
-        break;
-      }
-      case Key::kCat: {
-        std::string_view t;
-        SIMDJSON_TRY(checked_token(v, doc_, &t));
-        if (!t.empty() && t[0] == '"') {
-          const size_t close = t.find('"', 1);
-          ev_.cat = t.substr(1, close == std::string_view::npos ? 0 : close - 1);
-        }
-        break;
-      }
-      case Key::kName: SIMDJSON_TRY(string(v, ev_.name)); break;
-      case Key::kPid: SIMDJSON_TRY(id(v, ev_.pid)); break;
-      case Key::kTid: SIMDJSON_TRY(id(v, ev_.tid)); break;
-      case Key::kTs: SIMDJSON_TRY(time(v, ev_.ts_ns, ev_.has_ts)); break;
-      case Key::kDur: SIMDJSON_TRY(time(v, ev_.dur_ns, ev_.has_dur)); break;
-      case Key::kArgs: {
-        char c;
-        SIMDJSON_TRY(first_char(v, &c));
-        if (c != '{') break;
-        od::object a;
-        SIMDJSON_TRY(v.get_object().get(a));
-        SIMDJSON_TRY(args(a));
-        break;
-      }
-      case Key::kOther: break;
-    }
+    SIMDJSON_TRY(field(key, f.value()));
   }
   return simdjson::SUCCESS;
 }

@@ -47,58 +47,93 @@ ClockSplit split(const SampleEvidence& c, const GpuLive& g, uint64_t mask) {
   }
   return s;
 }
+
+// Heavily loaded by the lines above (kTensorHeavyPct, kSmHeavyPct, kUtilHeavyPct).
+bool heavily_loaded(const GpuLive& g) {
+  return (g.tensor_active && g.tensor_active->mean >= kTensorHeavyPct) ||
+         (g.sm_active && g.sm_active->mean >= kSmHeavyPct) || (!g.sm_active && g.util && g.util->mean >= kUtilHeavyPct);
+}
+
+// What the finding says about one GPU, from its clock split.
+struct Throttle {
+  const ClockSplit& s;
+  bool fault, heavy;
+  double share, f_ok, f_hit;  // share of active ticks held down; mean SM clock otherwise and when held
+};
+
+std::string throttle_detail(const GpuLive& g, const Throttle& t) {
+  std::string bits;
+  for (const auto& r : g.clock_reasons)
+    bits += fmt::format("{}{} {:.0f}%", bits.empty() ? "" : ", ", r.name, 100 * r.share);
+  std::string detail = fmt::format(
+      "Clock event reasons while active: {}. SM clock {:.0f} MHz on average{}{}{}.", bits,
+      g.sm_clock_mhz ? g.sm_clock_mhz->mean : 0.0,
+      t.s.n_hit && t.s.n_ok ? fmt::format(" ({:.0f} MHz when limited, {:.0f} MHz otherwise)", t.f_hit, t.f_ok) : "",
+      g.power_w ? fmt::format("; power {:.0f} W", g.power_w->mean) : "",
+      g.power_limit_w ? fmt::format(" of a {:.0f} W limit", *g.power_limit_w) : "");
+  if (g.temperature_c) detail += fmt::format(" Temperature peaked at {:.0f} C.", g.temperature_c->max);
+  if (!t.fault)
+    detail += t.heavy ? " The GPU is heavily loaded: drawing its full power budget is expected, not a fault."
+                      : " The GPU is not heavily loaded, so the power limit may have been lowered.";
+  return detail;
+}
+
+std::vector<Evidence> throttle_evidence(const GpuLive& g, const Throttle& t) {
+  std::vector<Evidence> ev = {evidence(t.fault ? "slowdown_ticks_pct" : "power_cap_ticks_pct", 100 * t.share, "%",
+                                       100 * (t.fault ? kMinSlowdownShare : kMinPowerCapShare))};
+  if (g.sm_clock_mhz) ev.push_back(evidence("sm_clock_mean_mhz", g.sm_clock_mhz->mean, "MHz"));
+  if (g.power_w) ev.push_back(evidence("power_mean_w", g.power_w->mean, "W", g.power_limit_w));
+  if (g.tensor_active) ev.push_back(evidence("tensor_active_mean_pct", g.tensor_active->mean, "%", kTensorHeavyPct));
+  if (g.temperature_c) ev.push_back(evidence("temperature_max_c", g.temperature_c->max, "C"));
+  return ev;
+}
+
+const char* throttle_recommendation(const Throttle& t) {
+  return t.fault   ? "Fix the cooling or power delivery: check fans and airflow, inlet temperature and dust, "
+                     "`nvidia-smi -q -d PERFORMANCE,TEMPERATURE` for the active reasons, and power supply / brake "
+                     "signals with the provider; a GPU slowing itself down cannot be tuned around in software."
+         : t.heavy ? "Nothing to fix on the GPU: it runs at its power budget. To do more per joule, cut work "
+                     "(lower precision: BF16/FP8, fused kernels); a higher limit (`nvidia-smi -pl`) only if "
+                     "the board allows it."
+                   : "Compare `nvidia-smi -q -d POWER` Current and Default Power Limit; restore the default "
+                     "with `sudo nvidia-smi -pl <default>` if it was lowered, or ask the provider.";
+}
+
+// The finding of one GPU, or none when its clocks are not held down often enough.
+std::optional<Finding> gpu_throttle(const SampleEvidence& c, const GpuLive& g) {
+  const ClockSplit slow = split(c, g, kSlowdowns), cap = split(c, g, kPowerCap);
+  if (slow.n == 0) return std::nullopt;
+  const double slow_share = static_cast<double>(slow.hit) / slow.n, cap_share = static_cast<double>(cap.hit) / cap.n;
+  const bool fault = slow_share >= kMinSlowdownShare;
+  if (!fault && cap_share < kMinPowerCapShare) return std::nullopt;
+  const ClockSplit& s = fault ? slow : cap;
+  const double share = fault ? slow_share : cap_share;
+  // What-if for clock-bound work: throttled ticks run at the unthrottled clock.
+  std::optional<double> speedup;
+  const double f_ok = s.n_ok ? s.clock_ok / s.n_ok : 0, f_hit = s.n_hit ? s.clock_hit / s.n_hit : 0;
+  if (fault && s.n_ok >= kMinTicks && s.n_hit >= kMinTicks && f_hit > 0 && f_hit < f_ok) {
+    speedup = 1.0 / (1.0 - share + share * f_hit / f_ok);
+  }
+  const Throttle t{s, fault, heavily_loaded(g), share, f_ok, f_hit};
+  Finding f = new_finding("clock-throttled", Category::kCompute, 100 * share, speedup);
+  if (fault) f.severity = std::max(f.severity, Severity::kWarning);  // a fault: at least a warning
+  else f.severity = t.heavy ? Severity::kInfo : Severity::kWarning;
+  f.title = fault ? fmt::format("{}: clocks cut by thermal/hardware slowdown in {:.0f}% of the active time",
+                                gpu_label(g), 100 * share)
+                  : fmt::format("{}: clocks held at the power limit in {:.0f}% of the active time", gpu_label(g),
+                                100 * share);
+  f.detail = throttle_detail(g, t);
+  f.evidence = throttle_evidence(g, t);
+  f.recommendation = throttle_recommendation(t);
+  return f;
+}
 }  // namespace
 
 std::optional<Finding> clock_throttled(const SampleEvidence& c) {
   std::optional<Finding> worst;
   for (const GpuLive* g : c.la.judged_gpus()) {
-    const ClockSplit slow = split(c, *g, kSlowdowns), cap = split(c, *g, kPowerCap);
-    if (slow.n == 0) continue;
-    const double slow_share = static_cast<double>(slow.hit) / slow.n, cap_share = static_cast<double>(cap.hit) / cap.n;
-    const bool fault = slow_share >= kMinSlowdownShare;
-    if (!fault && cap_share < kMinPowerCapShare) continue;
-    const ClockSplit& s = fault ? slow : cap;
-    const double share = fault ? slow_share : cap_share;
-    // What-if for clock-bound work: throttled ticks run at the unthrottled clock.
-    std::optional<double> speedup;
-    const double f_ok = s.n_ok ? s.clock_ok / s.n_ok : 0, f_hit = s.n_hit ? s.clock_hit / s.n_hit : 0;
-    if (fault && s.n_ok >= kMinTicks && s.n_hit >= kMinTicks && f_hit > 0 && f_hit < f_ok) {
-      speedup = 1.0 / (1.0 - share + share * f_hit / f_ok);
-    }
-    const bool heavy = (g->tensor_active && g->tensor_active->mean >= kTensorHeavyPct) ||
-                       (g->sm_active && g->sm_active->mean >= kSmHeavyPct) ||
-                       (!g->sm_active && g->util && g->util->mean >= kUtilHeavyPct);
-    Finding f = new_finding("clock-throttled", Category::kCompute, 100 * share, speedup);
-    if (fault) f.severity = std::max(f.severity, Severity::kWarning);  // a fault: at least a warning
-    else f.severity = heavy ? Severity::kInfo : Severity::kWarning;
-    std::string bits;
-    for (const auto& r : g->clock_reasons) bits += fmt::format("{}{} {:.0f}%", bits.empty() ? "" : ", ", r.name, 100 * r.share);
-    f.title = fault ? fmt::format("{}: clocks cut by thermal/hardware slowdown in {:.0f}% of the active time", gpu_label(*g), 100 * share)
-                    : fmt::format("{}: clocks held at the power limit in {:.0f}% of the active time", gpu_label(*g), 100 * share);
-    f.detail = fmt::format("Clock event reasons while active: {}. SM clock {:.0f} MHz on average{}{}{}.", bits,
-                           g->sm_clock_mhz ? g->sm_clock_mhz->mean : 0.0,
-                           s.n_hit && s.n_ok ? fmt::format(" ({:.0f} MHz when limited, {:.0f} MHz otherwise)", f_hit, f_ok) : "",
-                           g->power_w ? fmt::format("; power {:.0f} W", g->power_w->mean) : "",
-                           g->power_limit_w ? fmt::format(" of a {:.0f} W limit", *g->power_limit_w) : "");
-    if (g->temperature_c) f.detail += fmt::format(" Temperature peaked at {:.0f} C.", g->temperature_c->max);
-    if (!fault) f.detail += heavy ? " The GPU is heavily loaded: drawing its full power budget is expected, not a fault."
-                                  : " The GPU is not heavily loaded, so the power limit may have been lowered.";
-    f.evidence = {evidence(fault ? "slowdown_ticks_pct" : "power_cap_ticks_pct", 100 * share, "%",
-                           100 * (fault ? kMinSlowdownShare : kMinPowerCapShare))};
-    if (g->sm_clock_mhz) f.evidence.push_back(evidence("sm_clock_mean_mhz", g->sm_clock_mhz->mean, "MHz"));
-    if (g->power_w) f.evidence.push_back(evidence("power_mean_w", g->power_w->mean, "W", g->power_limit_w));
-    if (g->tensor_active) f.evidence.push_back(evidence("tensor_active_mean_pct", g->tensor_active->mean, "%", kTensorHeavyPct));
-    if (g->temperature_c) f.evidence.push_back(evidence("temperature_max_c", g->temperature_c->max, "C"));
-    f.recommendation =
-        fault ? "Fix the cooling or power delivery: check fans and airflow, inlet temperature and dust, "
-                "`nvidia-smi -q -d PERFORMANCE,TEMPERATURE` for the active reasons, and power supply / brake "
-                "signals with the provider; a GPU slowing itself down cannot be tuned around in software."
-        : heavy ? "Nothing to fix on the GPU: it runs at its power budget. To do more per joule, cut work "
-                  "(lower precision: BF16/FP8, fused kernels); a higher limit (`nvidia-smi -pl`) only if "
-                  "the board allows it."
-                : "Compare `nvidia-smi -q -d POWER` Current and Default Power Limit; restore the default "
-                  "with `sudo nvidia-smi -pl <default>` if it was lowered, or ask the provider.";
-    if (!worst || f.time_share_pct > worst->time_share_pct) worst = std::move(f);
+    std::optional<Finding> f = gpu_throttle(c, *g);
+    if (f && (!worst || f->time_share_pct > worst->time_share_pct)) worst = std::move(f);
   }
   return worst;
 }

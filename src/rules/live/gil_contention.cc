@@ -38,63 +38,85 @@ constexpr double kMinSwitchesPerThreadPerS = 0.75 / kSwitchIntervalS;
 constexpr double kMaxBusiestPct = 75.0;
 
 bool about_one_core(double pct) { return pct >= kOneCoreLowPct && pct <= kOneCoreHighPct; }
+
+// The busy Python threads of one process, their CPU in all and their voluntary switches.
+struct BusyThreads {
+  std::vector<const analyses::live::ThreadLive*> busy;
+  double sum = 0, switches = 0;
+  size_t with_switches = 0;
+};
+
+BusyThreads busy_python_threads(const SampleEvidence& c, const ProcessLive& p) {
+  BusyThreads b;
+  for (const auto& t : p.threads) {
+    if (t.cpu_pct_mean < kNotableThreadPct) continue;
+    if (!t.name.empty() && t.name != p.meta.comm) continue;  // a native thread, not Python
+    b.busy.push_back(&t);
+    b.sum += t.cpu_pct_mean;
+    const auto* s = c.rec.samples.find(MetricId::kThreadCtxVoluntaryPerS, samples::Entity::thread(p.meta.pid, t.tid));
+    if (const auto st = analyses::live::stat_of(s, c.la.start_ns, c.la.end_ns))
+      b.switches += st->mean, ++b.with_switches;
+  }
+  return b;
+}
+
+// Whether the busy threads are rivals for the GIL.
+bool contending(const BusyThreads& b) {
+  // The process's own figure judges "about one core": the busy threads' means come from
+  // round-robin visits at different ticks and can add up past it (four contending threads
+  // on the H200: 30-42% each, 141% summed, the process 109%).
+  if (b.busy.size() < kMinBusyThreads) return false;
+  double busiest = 0;
+  for (const auto* t : b.busy) busiest = std::max(busiest, t->cpu_pct_mean);
+  if (busiest >= kMaxBusiestPct) return false;
+  // Where switch counts were read, they must show the GIL changing hands every few ms.
+  return !(b.with_switches > 0 && b.switches / static_cast<double>(b.with_switches) < kMinSwitchesPerThreadPerS);
+}
+
+Finding gil_finding(const SampleEvidence& c, const ProcessLive& p, const BusyThreads& b) {
+  const samples::Series* cpu = proc_series(c, p.meta.pid, MetricId::kProcCpuPct);
+  const int64_t age = max_age_ns(c.la);
+  const double share = tick_share(work_ticks(c.la), [&](int64_t t) -> std::optional<bool> {
+                         const auto v = analyses::live::held(cpu, t, age);
+                         if (!v) return std::nullopt;
+                         return about_one_core(*v);
+                       }).value_or(0);
+  std::string threads;
+  for (const auto* t : b.busy)
+    threads += fmt::format("{}{} {:.0f}%", threads.empty() ? "" : ", ", t->tid, t->cpu_pct_mean);
+  Finding f = new_finding("gil-contention", Category::kHost, 100 * share, std::nullopt);
+  f.remedies = {"processes-not-threads"};
+  f.title = fmt::format("{} busy Python threads of PID {} share one core ({:.0f}% together): GIL contention",
+                        b.busy.size(), p.meta.pid, b.sum);
+  f.detail = fmt::format(
+      "PID {} ({}, {}) used {:.0f}% of a core on average while {} of its threads each used >= {:.0f}% "
+      "(tid CPU: {}): only one of them runs Python at a time. Their voluntary switches, {:.0f}/s in "
+      "all, fit threads handing the GIL over (every {:.0f} ms: up to {:.0f}/s per waiting thread).",
+      p.meta.pid, p.meta.comm, samples::role_name(p.meta.role), p.cpu_pct->mean, b.busy.size(), kNotableThreadPct,
+      threads, b.switches, 1e3 * kSwitchIntervalS, 1 / kSwitchIntervalS);
+  f.evidence = {evidence("busy_threads", static_cast<double>(b.busy.size()), "threads", kMinBusyThreads),
+                evidence("busy_threads_cpu_sum_pct", b.sum, "%", kOneCoreHighPct),
+                evidence("process_cpu_mean_pct", p.cpu_pct->mean, "%", kOneCoreHighPct),
+                evidence("voluntary_switches_per_busy_thread_per_s",
+                         b.with_switches ? b.switches / static_cast<double>(b.with_switches) : 0, "1/s",
+                         kMinSwitchesPerThreadPerS),
+                evidence("run_at_one_core_pct", 100 * share, "%")};
+  f.recommendation =
+      "Move CPU work out of threads into processes (DataLoader num_workers > 0, multiprocessing, "
+      "concurrent.futures.ProcessPoolExecutor), use native ops that release the GIL (torch/numpy "
+      "vectorized ops, PIL-SIMD / torchvision.io decoding instead of Python loops), or run fewer "
+      "Python threads (e.g. logging or metrics threads doing Python work each step).";
+  return f;
+}
 }  // namespace
 
 std::optional<Finding> gil_contention(const SampleEvidence& c) {
   std::optional<Finding> worst;
   for (const ProcessLive& p : c.la.processes) {
     if (!p.python || !p.cpu_pct || !about_one_core(p.cpu_pct->mean)) continue;
-    std::vector<const analyses::live::ThreadLive*> busy;
-    double sum = 0, switches = 0;
-    size_t with_switches = 0;
-    for (const auto& t : p.threads) {
-      if (t.cpu_pct_mean < kNotableThreadPct) continue;
-      if (!t.name.empty() && t.name != p.meta.comm) continue;  // a native thread, not Python
-      busy.push_back(&t);
-      sum += t.cpu_pct_mean;
-      const auto* s = c.rec.samples.find(MetricId::kThreadCtxVoluntaryPerS, samples::Entity::thread(p.meta.pid, t.tid));
-      if (const auto st = analyses::live::stat_of(s, c.la.start_ns, c.la.end_ns)) switches += st->mean, ++with_switches;
-    }
-    // The process's own figure judges "about one core": the busy threads' means come from
-    // round-robin visits at different ticks and can add up past it (four contending threads
-    // on the H200: 30-42% each, 141% summed, the process 109%).
-    if (busy.size() < kMinBusyThreads) continue;
-    double busiest = 0;
-    for (const auto* t : busy) busiest = std::max(busiest, t->cpu_pct_mean);
-    if (busiest >= kMaxBusiestPct) continue;
-    // Where switch counts were read, they must show the GIL changing hands every few ms.
-    if (with_switches > 0 && switches / static_cast<double>(with_switches) < kMinSwitchesPerThreadPerS) continue;
-    const samples::Series* cpu = proc_series(c, p.meta.pid, MetricId::kProcCpuPct);
-    const int64_t age = max_age_ns(c.la);
-    const double share = tick_share(work_ticks(c.la), [&](int64_t t) -> std::optional<bool> {
-                           const auto v = analyses::live::held(cpu, t, age);
-                           if (!v) return std::nullopt;
-                           return about_one_core(*v);
-                         }).value_or(0);
-    std::string threads;
-    for (const auto* t : busy) threads += fmt::format("{}{} {:.0f}%", threads.empty() ? "" : ", ", t->tid, t->cpu_pct_mean);
-    Finding f = new_finding("gil-contention", Category::kHost, 100 * share, std::nullopt);
-    f.remedies = {"processes-not-threads"};
-    f.title = fmt::format("{} busy Python threads of PID {} share one core ({:.0f}% together): GIL contention",
-                          busy.size(), p.meta.pid, sum);
-    f.detail = fmt::format(
-        "PID {} ({}, {}) used {:.0f}% of a core on average while {} of its threads each used >= {:.0f}% "
-        "(tid CPU: {}): only one of them runs Python at a time. Their voluntary switches, {:.0f}/s in "
-        "all, fit threads handing the GIL over (every {:.0f} ms: up to {:.0f}/s per waiting thread).",
-        p.meta.pid, p.meta.comm, samples::role_name(p.meta.role), p.cpu_pct->mean, busy.size(), kNotableThreadPct,
-        threads, switches, 1e3 * kSwitchIntervalS, 1 / kSwitchIntervalS);
-    f.evidence = {evidence("busy_threads", static_cast<double>(busy.size()), "threads", kMinBusyThreads),
-                  evidence("busy_threads_cpu_sum_pct", sum, "%", kOneCoreHighPct),
-                  evidence("process_cpu_mean_pct", p.cpu_pct->mean, "%", kOneCoreHighPct),
-                  evidence("voluntary_switches_per_busy_thread_per_s",
-                           with_switches ? switches / static_cast<double>(with_switches) : 0, "1/s",
-                           kMinSwitchesPerThreadPerS),
-                  evidence("run_at_one_core_pct", 100 * share, "%")};
-    f.recommendation =
-        "Move CPU work out of threads into processes (DataLoader num_workers > 0, multiprocessing, "
-        "concurrent.futures.ProcessPoolExecutor), use native ops that release the GIL (torch/numpy "
-        "vectorized ops, PIL-SIMD / torchvision.io decoding instead of Python loops), or run fewer "
-        "Python threads (e.g. logging or metrics threads doing Python work each step).";
+    const BusyThreads b = busy_python_threads(c, p);
+    if (!contending(b)) continue;
+    Finding f = gil_finding(c, p, b);
     if (!worst || f.time_share_pct > worst->time_share_pct) worst = std::move(f);
   }
   return worst;

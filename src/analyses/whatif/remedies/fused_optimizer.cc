@@ -22,12 +22,9 @@ constexpr double kUnfusedToFused = 3.0;
 // tensors (~0.1 ms) plus a little per tensor (the H200 pair: 152 tensors).
 constexpr TimeNs kFusedHostNs = 100'000;
 constexpr TimeNs kFusedHostPerTensorNs = 500;
-}  // namespace
 
-std::optional<Estimate> estimate_fused_optimizer(const Context& c) {
-  using namespace remedy;
-  const auto& g = c.g;
-  // Regions: maximal runs of calls inside Optimizer.step.
+// Regions: maximal runs of calls inside Optimizer.step.
+std::vector<std::pair<size_t, size_t>> optimizer_regions(const StepGraph& g) {
   std::vector<std::pair<size_t, size_t>> regions;
   for (size_t i = 0; i < g.host.size();) {
     if (!(g.host[i].flags & kInOptimizer)) {
@@ -39,6 +36,14 @@ std::optional<Estimate> estimate_fused_optimizer(const Context& c) {
     regions.emplace_back(i, j);
     i = j;
   }
+  return regions;
+}
+}  // namespace
+
+std::optional<Estimate> estimate_fused_optimizer(const Context& c) {
+  using namespace remedy;
+  const auto& g = c.g;
+  const std::vector<std::pair<size_t, size_t>> regions = optimizer_regions(g);
   if (regions.empty()) return std::nullopt;
   std::vector<int32_t> region_of(g.host.size(), -1);
   for (size_t r = 0; r < regions.size(); ++r) {
