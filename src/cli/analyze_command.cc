@@ -10,6 +10,7 @@
 
 #include "base/safe_write.h"
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "cli/output.h"
 #include "pipeline/analyze_pipeline.h"
 #include "pipeline/chrome_export.h"
@@ -68,7 +69,7 @@ int export_trace(const AnalyzeOptions& o, const importers::ImportOptions& io, Pr
   progress.finish();
   if (!in.ok()) {
     say("analyze", in.status().message());
-    return 1;
+    return exit_status(in.status());
   }
   exporters::ChromeTraceStats st;
   const bool ok = write_output_stream(
@@ -98,7 +99,7 @@ int run_analyze(const AnalyzeOptions& o) {
   const std::vector<std::string> keep = to_file ? input_files(o.inputs) : std::vector<std::string>{};
   if (Status s = check_not_same_file(o.output, keep); !s.ok()) {
     say("analyze", s.message());
-    return 2;
+    return exit_status(s);  // a usage error: 2
   }
   Progress progress;
   progress.enabled = !o.quiet && isatty(STDERR_FILENO) == 1;
@@ -113,7 +114,7 @@ int run_analyze(const AnalyzeOptions& o) {
   progress.finish();
   if (!result.ok()) {
     say("analyze", result.status().message());
-    return 1;
+    return exit_status(result.status());
   }
   report::RenderOptions ro;
   ro.color = want_color(o.color, !o.output.empty() && o.output != "-");

@@ -14,6 +14,7 @@
 
 #include "base/terminal_text.h"
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "cli/output.h"
 #include "live/monitor.h"
 #include "pipeline/live_report.h"
@@ -23,11 +24,6 @@
 
 namespace chokepoint::cli {
 namespace {
-
-// Exit codes of a wrapper (the convention of env, timeout and docker run): the command
-// could not be started, or chokepoint itself failed before it ran.
-constexpr int kCannotRun = 127;
-constexpr int kOwnFailure = 125;
 
 struct LiveOptions {
   std::vector<std::string> command;
@@ -120,7 +116,7 @@ int run_live(const char* cmd, const LiveOptions& o) {
                    "chokepoint %s: --trace needs the CUPTI tracer, libchokepoint_tracer.so, next to the chokepoint "
                    "executable (or at $CHOKEPOINT_TRACER_LIB); this build has none (no CUDA toolkit when it was built)\n",
                    cmd);
-      return kOwnFailure;
+      return kExitWrapperFailed;
     }
   }
   auto reporter = report::make_reporter(o.format);
@@ -173,8 +169,8 @@ int run_live(const char* cmd, const LiveOptions& o) {
   auto result = live::monitor(mo);
   if (!result.ok()) {
     say(cmd, result.status().message());
-    if (o.command.empty()) return 1;  // watch
-    return result.status().message().rfind("cannot run", 0) == 0 ? kCannotRun : kOwnFailure;
+    // watch: 0/1/2; run: 127 when the command cannot be started, else 125 (cli/exit_status.h).
+    return exit_status(result.status(), o.command.empty() ? ExitConvention::kTool : ExitConvention::kWrapper);
   }
   const live::MonitorResult& m = result.value();
   const int exit_code = m.exit_code.value_or(0);

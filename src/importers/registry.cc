@@ -38,8 +38,10 @@ bool is_trace_file_name(const std::string& name) {
          ends_with(name, std::string(tracer::kTraceFileSuffix) + ".gz");
 }
 
-std::string cannot_read(const std::string& path, const std::string& why) {
-  return "cannot read '" + path + "': " + why;
+// The error of a file that cannot be read, naming it. An I/O error (kIo, the default)
+// always names its file; one of content (kInput) is said of its file here.
+Status cannot_read(const std::string& path, const std::string& why, ErrorCode code = ErrorCode::kIo) {
+  return Status::Error(code, "cannot read '" + path + "': " + why);
 }
 
 struct InputFile {
@@ -50,14 +52,13 @@ struct InputFile {
 Status expand_paths(const std::vector<std::string>& paths, std::vector<InputFile>* files) {
   for (const std::string& path : paths) {
     struct stat st;
-    if (::stat(path.c_str(), &st) != 0) return Status::Error(cannot_read(path, std::strerror(errno)));
+    if (::stat(path.c_str(), &st) != 0) return cannot_read(path, std::strerror(errno));
     if (!S_ISDIR(st.st_mode)) {
       // A FIFO would block the read until a writer comes (forever, for a stray one), a
       // device never ends: only files, whose size is known, are read.
       if (!S_ISREG(st.st_mode)) {
-        return Status::Error(cannot_read(path, file_kind_name(st.st_mode) +
-                                                   "; analyze reads trace files and directories (save the "
-                                                   "stream to a file first)"));
+        return cannot_read(path, file_kind_name(st.st_mode) +
+                                     "; analyze reads trace files and directories (save the stream to a file first)");
       }
       files->push_back({path, false});
       continue;
@@ -70,9 +71,9 @@ Status expand_paths(const std::vector<std::string>& paths, std::vector<InputFile
         found.push_back(it->path().string());
       }
     }
-    if (ec) return Status::Error(cannot_read(path, ec.message()));
+    if (ec) return cannot_read(path, ec.message());
     if (found.empty()) {
-      return Status::Error("no trace files (*.json, *.json.gz, *.cptrace, *.cptrace.gz) in directory '" + path + "'");
+      return Status::Error(ErrorCode::kInput, "no trace files (*.json, *.json.gz, *.cptrace, *.cptrace.gz) in directory '" + path + "'");
     }
     std::sort(found.begin(), found.end());
     for (auto& f : found) files->push_back({std::move(f), true});
@@ -281,10 +282,10 @@ Status import_files(const std::vector<InputFile>& files, const std::set<std::str
       progress.done_before += file_size_or_zero(file);
       continue;
     }
-    if (head.value().empty()) return Status::Error(cannot_read(file, "the file is empty"));
+    if (head.value().empty()) return cannot_read(file, "the file is empty", ErrorCode::kInput);
     if (!chosen) {
-      return Status::Error(cannot_read(
-          file, "not a recognized trace format (understood: " + understood(importers) + ")"));
+      return cannot_read(file, "not a recognized trace format (understood: " + understood(importers) + ")",
+                         ErrorCode::kInput);
     }
     const auto source_index = static_cast<int32_t>(tl.sources.size());
     timeline::Source src;
@@ -293,8 +294,8 @@ Status import_files(const std::vector<InputFile>& files, const std::set<std::str
     tl.sources.push_back(src);
     const Status st = chosen->import(file, source_index, tl, stats, file_opts);
     if (!st.ok()) {
-      const bool has_path = st.message().rfind("cannot read '", 0) == 0;
-      if (!input.from_directory) return has_path ? st : Status::Error(cannot_read(file, st.message()));
+      // An I/O error names the file already; any other is said of it here.
+      if (!input.from_directory) return st.code() == ErrorCode::kIo ? st : cannot_read(file, st.message(), st.code());
       failed->emplace_back(file, st.message());
       continue;
     }
@@ -308,7 +309,7 @@ Status import_files(const std::vector<InputFile>& files, const std::set<std::str
 
 Status import_paths(const std::vector<std::string>& paths, timeline::Timeline& tl,
                     timeline::ImportStats& stats, const ImportOptions& opts) {
-  if (paths.empty()) return Status::Error("no input trace given");
+  if (paths.empty()) return Status::Error(ErrorCode::kInput, "no input trace given");
   std::vector<InputFile> files;
   Status st = expand_paths(paths, &files);
   if (!st.ok()) return st;
@@ -350,7 +351,7 @@ Status import_paths(const std::vector<std::string>& paths, timeline::Timeline& t
               static_cast<int64_t>(failed.size()));
   }
   if (imported == 0) {
-    return Status::Error("no recognized trace in " + (paths.size() == 1 ? "'" + paths[0] + "'" : "the inputs") +
+    return Status::Error(ErrorCode::kInput, "no recognized trace in " + (paths.size() == 1 ? "'" + paths[0] + "'" : "the inputs") +
                          " (understood: " + understood(importers) +
                          (failed.empty() ? ")" : "); the traces could not be read: " + names));
   }

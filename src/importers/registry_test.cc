@@ -232,6 +232,20 @@ TEST(Registry, ClearErrors) {
   EXPECT_EQ(run({}, tl, stats).message(), "no input trace given");
 }
 
+// Callers decide by the code: an I/O error names its file (the registry adds no second
+// "cannot read"), bad content stays an input error, said of the file.
+TEST(Registry, ErrorsCarryTheirCode) {
+  TempDir dir;
+  Timeline tl;
+  timeline::ImportStats stats;
+  EXPECT_EQ(run({"/nonexistent/x.json"}, tl, stats).code(), ErrorCode::kIo);
+  EXPECT_EQ(run({dir.path()}, tl, stats).code(), ErrorCode::kInput);
+  const std::string no_events = dir.file("x.json", R"({"ph": "X"})");
+  const Status bad = run({no_events}, tl, stats);
+  EXPECT_EQ(bad.code(), ErrorCode::kInput);  // said of the file: "cannot read 'F': ..."
+  EXPECT_EQ(bad.message().find("cannot read", 1), std::string::npos) << bad.message();
+}
+
 TEST(Registry, ProgressCoversAllFiles) {
   struct Seen {
     uint64_t last = 0, total = 0;

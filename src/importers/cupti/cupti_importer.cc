@@ -85,10 +85,10 @@ class Reader {
   // Streams the file 64 bytes at a time: a long run's trace is gigabytes.
   Status run() {
     FileHeader h{};
-    if (!read(reinterpret_cast<char*>(&h), sizeof h)) return Status::Error("not a chokepoint trace: shorter than its header");
-    if (std::memcmp(h.magic, tracer::kMagic, sizeof h.magic) != 0) return Status::Error("not a chokepoint trace (bad magic)");
+    if (!read(reinterpret_cast<char*>(&h), sizeof h)) return Status::Error(ErrorCode::kInput, "not a chokepoint trace: shorter than its header");
+    if (std::memcmp(h.magic, tracer::kMagic, sizeof h.magic) != 0) return Status::Error(ErrorCode::kInput, "not a chokepoint trace (bad magic)");
     if (h.version != tracer::kFormatVersion || h.record_size != sizeof(Record)) {
-      return Status::Error("chokepoint trace format " + std::to_string(h.version) + " is not one this version reads");
+      return Status::Error(ErrorCode::kUnsupported, "chokepoint trace format " + std::to_string(h.version) + " is not one this version reads");
     }
     pid_ = static_cast<int32_t>(h.pid);
     if (h.realtime_ns == 0 || h.cupti_ns == 0 || __builtin_sub_overflow(h.realtime_ns, h.cupti_ns, &offset_)) offset_ = 0;
@@ -136,7 +136,7 @@ class Reader {
       }
       add(r);
     }
-    if (!io_error_.empty()) return Status::Error(io_error_);
+    if (!io_error_.ok()) return io_error_;
     if (in_.truncated()) {
       stat(stats_, "cupti_gzip_truncated", Severity::kWarning, "the compressed trace is cut off or corrupt; read up to there");
     }
@@ -160,7 +160,7 @@ class Reader {
     while (n > 0) {
       auto got = in_.read(dst, n);
       if (!got.ok()) {
-        io_error_ = got.status().message();
+        io_error_ = got.status();
         return false;
       }
       if (got.value() == 0) return false;
@@ -368,7 +368,7 @@ class Reader {
   }
 
   ByteSource& in_;
-  std::string io_error_;
+  Status io_error_;
   int32_t source_;
   timeline::Timeline& tl_;
   timeline::ImportStats& stats_;
