@@ -15,6 +15,7 @@
 #include "pipeline/analyze_pipeline.h"
 #include "pipeline/chrome_export.h"
 #include "report/reporter.h"
+#include "report/stat_listing.h"
 
 namespace chokepoint::cli {
 namespace {
@@ -159,10 +160,19 @@ RunFn add_analyze_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("-q,--quiet", opts->quiet, "No progress or notes on stderr");
   add_ceilings_options(cmd, &opts->ceilings, &opts->no_saved_profile);
+  // Like --help: answered while parsing (no inputs needed), then chokepoint exits 0.
+  cmd->add_flag_callback(
+      "--list-stats",
+      [] {
+        std::cout << report::format_stat_catalogue() << std::flush;
+        throw CLI::Success();
+      },
+      "List the import and analysis stats a report may show (name, severity, reader, description) and exit");
   cmd->footer(
       "Examples:\n  chokepoint analyze run/trace.json.gz\n"
       "  chokepoint analyze run/ --format json -o report.json\n"
       "  chokepoint analyze run/ --format chrome -o trace.json   # open in ui.perfetto.dev\n"
+      "  chokepoint analyze --list-stats                         # what an import stat means\n"
       "Exit status: 0 report written, 1 input could not be read, 2 usage error.");
   return [opts] { return run_analyze(*opts); };
 }

@@ -197,8 +197,7 @@ void remove_duplicates(timeline::Timeline& tl, timeline::ImportStats& stats) {
                     remove_duplicate_rows(tl.sync_events) +
                     remove_duplicate_rows(tl.gpu_annotations) + remove_duplicate_rows(tl.steps);
   if (n > 0) {
-    stats.add("import_duplicate_events", Severity::kWarning,
-              "Events recorded twice (same kind, place, times and ids) were kept once.", n);
+    stats.add(StatId::kImportDuplicateEvents, n);
   }
 }
 
@@ -263,9 +262,7 @@ Status import_files(const std::vector<InputFile>& files, const std::set<std::str
       return nullptr;
     };
     if (input.from_directory && is_own_output(file, head.value())) {
-      stats.add("import_own_outputs", Severity::kInfo,
-                "chokepoint's own outputs in an input directory (a Chrome export, a JSON report) are not traces of "
-                "the run; skipped.");
+      stats.add(StatId::kImportOwnOutputs);
       progress.done_before += file_size_or_zero(file);
       continue;
     }
@@ -277,8 +274,7 @@ Status import_files(const std::vector<InputFile>& files, const std::set<std::str
     }
     if (!chosen && input.from_directory) {
       // A directory of traces often holds other JSON too (configs, results): skip it.
-      stats.add("import_skipped_files", Severity::kInfo,
-                "Files in an input directory that are empty or not a recognized trace were skipped.");
+      stats.add(StatId::kImportSkippedFiles);
       progress.done_before += file_size_or_zero(file);
       continue;
     }
@@ -315,10 +311,7 @@ Status import_paths(const std::vector<std::string>& paths, timeline::Timeline& t
   if (!st.ok()) return st;
   std::string dropped;
   if (const int64_t twins = drop_compressed_twins(&files, &dropped); twins > 0) {
-    stats.add("import_duplicate_files", Severity::kWarning,
-              "A trace present both plain and gzipped (X.json and X.json.gz) is one run, not two ranks: it was "
-              "read once, from the plain file (" + dropped + ").",
-              twins);
+    stats.add(StatId::kImportDuplicateFiles, dropped, twins);
   }
 
   MultiFileProgress progress{opts};
@@ -345,10 +338,7 @@ Status import_paths(const std::vector<std::string>& paths, timeline::Timeline& t
     progress.done_before = 0;
     st = import_files(files, skip, importers, tl, stats, opts, progress, &again, &imported);
     if (!st.ok()) return st;
-    stats.add("import_failed_files", Severity::kWarning,
-              "Files in an input directory that are traces but could not be read were left out, the others "
-              "analyzed (" + names + ").",
-              static_cast<int64_t>(failed.size()));
+    stats.add(StatId::kImportFailedFiles, names, static_cast<int64_t>(failed.size()));
   }
   if (imported == 0) {
     return Status::Error(ErrorCode::kInput, "no recognized trace in " + (paths.size() == 1 ? "'" + paths[0] + "'" : "the inputs") +

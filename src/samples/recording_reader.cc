@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/read_file.h"
+#include "base/stat_catalogue.h"
 #include "samples/meta_json.h"
 #include "samples/recording_writer.h"
 
@@ -24,16 +25,20 @@ using nlohmann::json;
 
 namespace {
 
+// The recording's stats, from the one catalogue (base/stat_catalogue.h); `detail` fills
+// the description's "{}" the first time.
 class StatCounter {
  public:
-  void add(const char* name, Severity severity, const std::string& description, uint64_t n = 1) {
+  void add(StatId id, uint64_t n = 1) { add(id, std::string_view(), n); }
+  void add(StatId id, std::string_view detail, uint64_t n = 1) {
+    const StatDef& def = stat_def(id);
     for (ReadStat& s : stats_) {
-      if (s.name == name) {
+      if (s.name == def.name) {
         s.count += n;
         return;
       }
     }
-    stats_.push_back({name, severity, n, description});
+    stats_.push_back({std::string(def.name), def.severity, n, stat_description(id, detail)});
   }
   std::vector<ReadStat> take() { return std::move(stats_); }
 
@@ -130,7 +135,7 @@ void rebuild_run_facts(Recording& rec, StatCounter& stats) {
     if (!gaps.empty()) {
       std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2), gaps.end());
       rec.meta.interval_ns = gaps[gaps.size() / 2];
-      stats.add("meta_interval_rebuilt", Severity::kInfo, "no sampling interval in meta.json; taken from the ticks' spacing");
+      stats.add(StatId::kMetaIntervalRebuilt);
     }
   }
   if (!rec.meta.gpus.empty()) return;
@@ -148,10 +153,7 @@ void rebuild_run_facts(Recording& rec, StatCounter& stats) {
     rec.meta.gpus.push_back(std::move(g));
   }
   rec.meta.gpu_note = "no meta.json, GPUs rebuilt from the samples";
-  stats.add("meta_gpus_rebuilt", Severity::kWarning,
-            "no GPU list in meta.json; GPUs rebuilt from the samples, and every GPU that ran anything is judged (which "
-            "of them the command used is unknown)",
-            seen.size());
+  stats.add(StatId::kMetaGpusRebuilt, seen.size());
 }
 
 }  // namespace
@@ -182,16 +184,14 @@ Result<Recording> read_recording(const std::string& dir) {
     const json j = text.ok() ? json::parse(text.value(), nullptr, /*allow_exceptions=*/false) : json();
     std::vector<std::string> unreadable;
     if (!run_meta_from_json(j, &rec.meta, &unreadable)) {
-      stats.add("meta_unreadable", Severity::kWarning, "meta.json is not valid recording metadata; run facts are missing");
+      stats.add(StatId::kMetaUnreadable);
     } else if (!unreadable.empty()) {
       std::string names;
       for (const std::string& n : unreadable) names += (names.empty() ? "" : ", ") + n;
-      stats.add("meta_fields_unreadable", Severity::kWarning,
-                "fields of meta.json with a value of the wrong type, left out (the samples are read as usual): " + names,
-                unreadable.size());
+      stats.add(StatId::kMetaFieldsUnreadable, names, unreadable.size());
     }
   } else {
-    stats.add("meta_missing", Severity::kWarning, "no meta.json; run facts are missing");
+    stats.add(StatId::kMetaMissing);
   }
   rec.complete = rec.meta.end_ns.has_value();
 
@@ -201,7 +201,7 @@ Result<Recording> read_recording(const std::string& dir) {
   std::vector<SeriesRef> series;
   LineReader in(samples_path.string());
   if (have_samples && !in.error().empty()) {
-    stats.add("samples_unreadable", Severity::kCritical, "samples.jsonl could not be read (" + in.error() + "); no samples");
+    stats.add(StatId::kSamplesUnreadable, in.error());
   }
   std::string line;
   bool whole = false, oversized = false;
@@ -209,13 +209,13 @@ Result<Recording> read_recording(const std::string& dir) {
   while (in.next(line, &whole, &oversized)) {
     if (!whole) {
       // No newline after it: the writer was cut mid-line. A line counts only once whole.
-      if (!line.empty() || oversized) stats.add("truncated_last_line", Severity::kWarning, "the last line of samples.jsonl was cut (chokepoint killed while writing); dropped");
+      if (!line.empty() || oversized) stats.add(StatId::kTruncatedLastLine);
       break;
     }
     if (oversized) {
       ++lines;
       ++bad_lines;
-      stats.add("oversized_lines", Severity::kCritical, "lines of samples.jsonl longer than 4 MiB (no chokepoint record is); skipped unread");
+      stats.add(StatId::kOversizedLines);
       continue;
     }
     if (line.empty()) continue;
@@ -224,7 +224,7 @@ Result<Recording> read_recording(const std::string& dir) {
     const auto kind = j.is_object() ? j.find("k") : j.end();
     if (kind == j.end() || !kind->is_string()) {
       ++bad_lines;
-      stats.add("malformed_lines", Severity::kCritical, "lines of samples.jsonl that are not recording records; skipped");
+      stats.add(StatId::kMalformedLines);
       continue;
     }
     const std::string& k = kind->get_ref<const std::string&>();
@@ -234,13 +234,13 @@ Result<Recording> read_recording(const std::string& dir) {
       const auto v = j.find("v");
       if (t == j.end() || !t->is_number_integer() || v == j.end() || !v->is_array()) {
         ++bad_lines;
-        stats.add("malformed_lines", Severity::kCritical, "lines of samples.jsonl that are not recording records; skipped");
+        stats.add(StatId::kMalformedLines);
         continue;
       }
       if (rec.ticks > 0 && t->get<int64_t>() <= last_tick_ns) {
         // Series are searched by time: a tick must come after the one before.
         ++ticks_skipped;
-        stats.add("ticks_out_of_order", Severity::kWarning, "ticks not later than the tick before them; skipped");
+        stats.add(StatId::kTicksOutOfOrder);
         continue;
       }
       last_tick_ns = t->get<int64_t>();
@@ -248,7 +248,7 @@ Result<Recording> read_recording(const std::string& dir) {
       for (const json& pair : *v) {
         if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number_unsigned() ||
             pair[0].get<uint64_t>() >= series.size()) {
-          stats.add("unknown_series", Severity::kCritical, "tick values naming an undeclared series; skipped");
+          stats.add(StatId::kUnknownSeries);
           continue;
         }
         SeriesRef& ref = series[pair[0].get<size_t>()];
@@ -269,11 +269,11 @@ Result<Recording> read_recording(const std::string& dir) {
       const size_t id = id_field != j.end() && id_field->is_number_unsigned() ? id_field->get<size_t>() : SIZE_MAX;
       if (id != series.size()) {
         ++bad_lines;
-        stats.add("malformed_lines", Severity::kCritical, "lines of samples.jsonl that are not recording records; skipped");
+        stats.add(StatId::kMalformedLines);
         continue;
       }
       if (!metric || !entity_ok) {
-        stats.add("unknown_metrics", Severity::kInfo, "series of metrics this chokepoint version does not know; ignored");
+        stats.add(StatId::kUnknownMetrics);
         series.push_back({});
         continue;
       }
@@ -288,12 +288,12 @@ Result<Recording> read_recording(const std::string& dir) {
       const auto t = j.find("t");
       if (pid == j.end() || !pid->is_number_integer() || t == j.end() || !t->is_number_integer()) {
         ++bad_lines;
-        stats.add("malformed_lines", Severity::kCritical, "lines of samples.jsonl that are not recording records; skipped");
+        stats.add(StatId::kMalformedLines);
         continue;
       }
       exits[pid->get<int64_t>()] = t->get<int64_t>();
     } else {
-      stats.add("unknown_records", Severity::kInfo, "record kinds this chokepoint version does not know; ignored");
+      stats.add(StatId::kUnknownRecords);
     }
   }
 
@@ -303,16 +303,14 @@ Result<Recording> read_recording(const std::string& dir) {
     if (!ref.gpu_util) continue;
     add_loss(rec.losses, "GPU utilization reads that failed after the GPU had answered", ref.failed_after, ref.reads_after);
     if (ref.failed_after > 0) {
-      stats.add("gpu_reads_failed", Severity::kWarning,
-                "GPU utilization reads that failed after the GPU had answered (GPU lost, driver error); those ticks have no GPU data",
-                static_cast<uint64_t>(ref.failed_after));
+      stats.add(StatId::kGpuReadsFailed, static_cast<uint64_t>(ref.failed_after));
     }
   }
 
   rebuild_run_facts(rec, stats);
 
   if (!rec.complete) {
-    stats.add("recording_incomplete", Severity::kWarning, "no end-of-run meta.json: chokepoint stopped without finishing (crash or kill -9); processes rebuilt from samples.jsonl");
+    stats.add(StatId::kRecordingIncomplete);
     // The start meta has no processes; rebuild them from the samples file.
     for (auto& [pid, p] : seen) {
       bool known = false;
