@@ -246,6 +246,18 @@ TEST(Registry, ErrorsCarryTheirCode) {
   EXPECT_EQ(bad.message().find("cannot read", 1), std::string::npos) << bad.message();
 }
 
+TEST(Registry, ImportersDeclareTheFilesTheyRead) {
+  const auto importers = all_importers();
+  EXPECT_EQ(trace_file_patterns(importers), "*.json, *.json.gz, *.cptrace, *.cptrace.gz");
+  for (const char* name : {"trace.json", "rank0.pt.trace.json.gz", "trace-42.cptrace", "trace-42.cptrace.gz"}) {
+    EXPECT_TRUE(is_trace_file_name(importers, name)) << name;
+  }
+  for (const char* name : {"meta.json.bak", "samples.jsonl", "trace.cptrace.zst", "README.md", ""}) {
+    EXPECT_FALSE(is_trace_file_name(importers, name)) << name;
+  }
+  for (const auto& imp : importers) EXPECT_FALSE(imp->file_suffixes().empty()) << imp->name();
+}
+
 TEST(Registry, ProgressCoversAllFiles) {
   struct Seen {
     uint64_t last = 0, total = 0;

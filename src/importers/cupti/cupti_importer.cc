@@ -389,6 +389,11 @@ class CuptiImporter final : public Importer {
   std::string_view description() const override {
     return "chokepoint CUPTI trace (trace-<pid>.cptrace, written by `chokepoint run --trace`)";
   }
+  // The tracer's files, plain or gzipped (kept small).
+  std::vector<std::string_view> file_suffixes() const override {
+    static const std::string gz = std::string(tracer::kTraceFileSuffix) + ".gz";
+    return {tracer::kTraceFileSuffix, gz};
+  }
   bool sniff(std::string_view head) const override { return sniff_cupti(head); }
   Status import(const std::string& path, int32_t source_index, timeline::Timeline& tl, timeline::ImportStats& stats,
                 const ImportOptions&) override {
