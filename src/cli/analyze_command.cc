@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/exit_status.h"
 #include "cli/output.h"
+#include "exporters/trace_formats.h"
 #include "pipeline/analyze_pipeline.h"
 #include "pipeline/chrome_export.h"
 #include "report/reporter.h"
@@ -59,9 +60,6 @@ struct Progress {
   }
 };
 
-// The trace export is not a reporter: it writes the timeline itself, not the Report.
-bool is_trace_format(const std::string& f) { return f == "chrome" || f == "perfetto"; }
-
 // `--format chrome`: the inputs as a trace-event file, streamed to its destination (it
 // can be gigabytes; no copy of it is held in memory).
 int export_trace(const AnalyzeOptions& o, const importers::ImportOptions& io, Progress& progress,
@@ -88,12 +86,13 @@ int export_trace(const AnalyzeOptions& o, const importers::ImportOptions& io, Pr
 }
 
 int run_analyze(const AnalyzeOptions& o) {
-  const bool trace = is_trace_format(o.format);
+  // The trace export is not a reporter: it writes the timeline itself, not the Report.
+  const bool trace = exporters::is_trace_format(o.format);
   auto reporter = trace ? nullptr : report::make_reporter(o.format);
   if (!trace && !reporter) {
-    std::fprintf(stderr, "chokepoint analyze: unknown format '%s' (use %s, chrome (perfetto))\n", o.format.c_str(),
-                 report::reporter_formats());
-    return 2;
+    std::fprintf(stderr, "chokepoint analyze: unknown format '%s' (use %s, %s)\n", o.format.c_str(),
+                 report::reporter_formats().c_str(), exporters::trace_format_list().c_str());
+    return kExitUsage;
   }
   // The report must not replace what it reports on: said now, before a long import.
   const bool to_file = !o.output.empty() && o.output != "-";
@@ -150,8 +149,8 @@ RunFn add_analyze_command(CLI::App& app) {
                  "windows and sampled metrics as a trace for ui.perfetto.dev and chrome://tracing.");
   cmd->add_option("inputs", opts->inputs, "Trace files or directories")->required();
   cmd->add_option("-f,--format", opts->format,
-                  "Report format: text, json, md; or chrome (alias perfetto): a trace-event JSON file "
-                  "of the timeline instead of a report")
+                  "Report format: " + report::reporter_names() + "; or " + exporters::trace_format_list("alias") +
+                      ": a trace-event JSON file of the timeline instead of a report")
       ->capture_default_str();
   cmd->add_option("-o,--output", opts->output, "Write the report (or the trace) to FILE instead of stdout: a new file renamed over FILE once "
                   "complete; refused when FILE is a symbolic link or one of the inputs");

@@ -121,7 +121,8 @@ int run_live(const char* cmd, const LiveOptions& o) {
   }
   auto reporter = report::make_reporter(o.format);
   if (!reporter) {
-    std::fprintf(stderr, "chokepoint %s: unknown format '%s' (use %s)\n", cmd, o.format.c_str(), report::reporter_formats());
+    std::fprintf(stderr, "chokepoint %s: unknown format '%s' (use %s)\n", cmd, o.format.c_str(),
+                 report::reporter_formats().c_str());
     return 2;
   }
   pipeline::AnalyzeOptions ao;
@@ -237,7 +238,7 @@ void add_common(CLI::App* c, LiveOptions* o) {
       ->capture_default_str();
   c->add_option("--report", o->report_file,
                  "Also write the report to FILE (refused when FILE is a symbolic link or a file of the recording)");
-  c->add_option("-f,--format", o->format, "Format of --report: text, json, md")->capture_default_str();
+  c->add_option("-f,--format", o->format, "Format of --report: " + report::reporter_names())->capture_default_str();
   c->add_option("--view", o->view, "Live view: auto (panel on a terminal, lines otherwise), panel, lines, none")
       ->check(CLI::IsMember({"auto", "panel", "lines", "none"}))
       ->capture_default_str();
