@@ -54,7 +54,8 @@ Result<std::string> read_regular_file(const std::string& path, size_t max_bytes)
     if (n == 0) break;
     if (out.size() + static_cast<size_t>(n) > max_bytes) {
       ::close(fd.value());
-      return Status::Error(ErrorCode::kIo, "cannot read '" + path + "': larger than " + std::to_string(max_bytes >> 20) + " MiB");
+      return Status::Error(ErrorCode::kIo,
+                           "cannot read '" + path + "': larger than " + std::to_string(max_bytes >> 20) + " MiB");
     }
     out.append(buf, static_cast<size_t>(n));
   }

@@ -133,8 +133,9 @@ Status check_not_same_file(const std::string& path, const std::vector<std::strin
     if (::stat(k.c_str(), &st) != 0) continue;
     if (st.st_dev == dest.st_dev && st.st_ino == dest.st_ino) {
       const std::string same = k == path ? "" : " (the same file)";
-      return Status::Error(ErrorCode::kUsage, "refusing to write " + quoted(path) + ": it is the input " + quoted(k) + same +
-                           ", which the output would replace; choose another output path");
+      return Status::Error(ErrorCode::kUsage, "refusing to write " + quoted(path) + ": it is the input " + quoted(k) +
+                                                  same +
+                                                  ", which the output would replace; choose another output path");
     }
   }
   return Status::Ok();
@@ -164,7 +165,7 @@ Result<std::unique_ptr<SafeFile>> SafeFile::open(const std::string& path, const 
         const ssize_t n = ::readlink(path.c_str(), buf, sizeof buf - 1);
         const std::string to = n > 0 ? " (to " + quoted(std::string(buf, static_cast<size_t>(n))) + ")" : "";
         return Status::Error(ErrorCode::kIo, "refusing to write " + quoted(path) + ": it is a symbolic link" + to +
-                             "; chokepoint does not write through links: name the file itself");
+                                                 "; chokepoint does not write through links: name the file itself");
       }
       st = target;
     } else if (S_ISDIR(st.st_mode)) {

@@ -106,13 +106,10 @@ constexpr StatDef kStats[] = {
     {StatId::kMetaUnreadable, "meta_unreadable", "recording", Severity::kWarning,
      "meta.json is not valid recording metadata; run facts are missing"},
     {StatId::kMetaFieldsUnreadable, "meta_fields_unreadable", "recording", Severity::kWarning,
-     "fields of meta.json with a value of the wrong type, left out (the samples are read as usual): {}",
-     "field names"},
-    {StatId::kMetaMissing, "meta_missing", "recording", Severity::kWarning,
-     "no meta.json; run facts are missing"},
+     "fields of meta.json with a value of the wrong type, left out (the samples are read as usual): {}", "field names"},
+    {StatId::kMetaMissing, "meta_missing", "recording", Severity::kWarning, "no meta.json; run facts are missing"},
     {StatId::kSamplesUnreadable, "samples_unreadable", "recording", Severity::kCritical,
-     "samples.jsonl could not be read ({}); no samples",
-     "why"},
+     "samples.jsonl could not be read ({}); no samples", "why"},
     {StatId::kTruncatedLastLine, "truncated_last_line", "recording", Severity::kWarning,
      "the last line of samples.jsonl was cut (chokepoint killed while writing); dropped"},
     {StatId::kOversizedLines, "oversized_lines", "recording", Severity::kCritical,
@@ -128,11 +125,12 @@ constexpr StatDef kStats[] = {
     {StatId::kUnknownRecords, "unknown_records", "recording", Severity::kInfo,
      "record kinds this chokepoint version does not know; ignored"},
     {StatId::kGpuReadsFailed, "gpu_reads_failed", "recording", Severity::kWarning,
-     "GPU utilization reads that failed after the GPU had answered (GPU lost, driver error); those ticks have no GPU data"},
+     "GPU utilization reads that failed after the GPU had answered (GPU lost, driver error); those ticks have no GPU "
+     "data"},
     {StatId::kRecordingIncomplete, "recording_incomplete", "recording", Severity::kWarning,
-     "no end-of-run meta.json: chokepoint stopped without finishing (crash or kill -9); processes rebuilt from samples.jsonl"},
-    {StatId::kTraceUnreadable, "trace_unreadable", "analysis", Severity::kWarning,
-     "{}",
+     "no end-of-run meta.json: chokepoint stopped without finishing (crash or kill -9); processes rebuilt from "
+     "samples.jsonl"},
+    {StatId::kTraceUnreadable, "trace_unreadable", "analysis", Severity::kWarning, "{}",
      "why the recording's trace files could not be read"},
 };
 static_assert(std::size(kStats) == static_cast<size_t>(StatId::kCount));

@@ -81,8 +81,8 @@ enum class StatId : uint16_t {
 
 struct StatDef {
   StatId id;
-  std::string_view name;         // stable id, e.g. "kineto_truncated"
-  std::string_view reader;       // who raises it: import, kineto, cupti, recording, analysis
+  std::string_view name;    // stable id, e.g. "kineto_truncated"
+  std::string_view reader;  // who raises it: import, kineto, cupti, recording, analysis
   Severity severity;
   std::string_view description;  // one sentence for humans; may hold one "{}"
   std::string_view detail = {};  // what fills "{}", for the listing

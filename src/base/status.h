@@ -44,9 +44,7 @@ class [[nodiscard]] Status {
     return message_ ? *message_ : kEmpty;
   }
   // The same error with `prefix` before its message (context added on the way up).
-  Status prefixed(const std::string& prefix) const {
-    return ok() ? *this : Status(code_, prefix + *message_);
-  }
+  Status prefixed(const std::string& prefix) const { return ok() ? *this : Status(code_, prefix + *message_); }
 
  private:
   Status(ErrorCode code, std::string m) : code_(code), message_(std::move(m)) {}

@@ -7,9 +7,9 @@
 namespace chokepoint::cli {
 
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailed = 1;    // analyze, watch, doctor, bench: the work could not be done
-inline constexpr int kExitUsage = 2;     // every command: wrong arguments
-inline constexpr int kExitInternal = 70; // chokepoint's own bug (EX_SOFTWARE)
+inline constexpr int kExitFailed = 1;     // analyze, watch, doctor, bench: the work could not be done
+inline constexpr int kExitUsage = 2;      // every command: wrong arguments
+inline constexpr int kExitInternal = 70;  // chokepoint's own bug (EX_SOFTWARE)
 // run, a wrapper like env, timeout and docker run: chokepoint failed before the command
 // started, or the command could not be started.
 inline constexpr int kExitWrapperFailed = 125;

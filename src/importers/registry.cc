@@ -354,7 +354,8 @@ namespace {
 // that failed left rows behind, so the others are imported again without them, into a
 // fresh `tl` and the stats as they were before (`before`). `names` gets "file: why; ...".
 Status import_again_without(const std::vector<std::pair<std::string, std::string>>& failed,
-                            const std::vector<InputFile>& files, const std::vector<std::unique_ptr<Importer>>& importers,
+                            const std::vector<InputFile>& files,
+                            const std::vector<std::unique_ptr<Importer>>& importers,
                             const timeline::ImportStats& before, timeline::Timeline& tl, timeline::ImportStats& stats,
                             const ImportOptions& opts, MultiFileProgress& progress, size_t* imported,
                             std::string* names) {

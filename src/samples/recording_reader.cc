@@ -175,7 +175,8 @@ Result<Recording> read_recording(const std::string& dir) {
   }
   const bool have_meta = fs::exists(meta_path, ec);
   const bool have_samples = fs::exists(samples_path, ec);
-  if (!have_meta && !have_samples) return Status::Error(ErrorCode::kInput, dir + " is not a chokepoint recording (no meta.json, no samples.jsonl)");
+  if (!have_meta && !have_samples)
+    return Status::Error(ErrorCode::kInput, dir + " is not a chokepoint recording (no meta.json, no samples.jsonl)");
 
   Recording rec;
   StatCounter stats;

@@ -90,8 +90,8 @@ TEST(AnalyzeCli, MissingFileAndBadOptions) {
 TEST(AnalyzeCli, ListStatsNeedsNoInput) {
   Output o = run("analyze --list-stats");
   EXPECT_EQ(o.rc, 0) << o.out;
-  for (const char* line : {"kineto_truncated ", "cupti_dropped_records ", "import_failed_files ",
-                           "malformed_lines ", "trace_unreadable "}) {
+  for (const char* line : {"kineto_truncated ", "cupti_dropped_records ", "import_failed_files ", "malformed_lines ",
+                           "trace_unreadable "}) {
     EXPECT_NE(o.out.find(std::string("\n") + line), std::string::npos) << line << "\n" << o.out;
   }
   EXPECT_NE(o.out.find("The trace ends in the middle of the data"), std::string::npos) << o.out;

@@ -32,7 +32,8 @@ std::vector<std::string> inputs_in(const std::string& dir) {
 
 TEST(StatCatalogueGolden, EveryRaisedStatIsInTheCatalogue) {
   int raised = 0;
-  for (const char* dir : {"kineto", "kineto/hazards", "hostile", "hostile/damaged", "live", "tracer/steps", "tracer/ddp"}) {
+  for (const char* dir :
+       {"kineto", "kineto/hazards", "hostile", "hostile/damaged", "live", "tracer/steps", "tracer/ddp"}) {
     for (const std::string& path : inputs_in(dir)) {
       auto r = chokepoint::pipeline::analyze_paths({path});
       if (!r.ok()) continue;  // unreadable inputs raise no stats

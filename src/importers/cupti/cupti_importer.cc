@@ -84,10 +84,13 @@ class Reader {
   // Streams the file 64 bytes at a time: a long run's trace is gigabytes.
   Status run() {
     FileHeader h{};
-    if (!read(reinterpret_cast<char*>(&h), sizeof h)) return Status::Error(ErrorCode::kInput, "not a chokepoint trace: shorter than its header");
-    if (std::memcmp(h.magic, tracer::kMagic, sizeof h.magic) != 0) return Status::Error(ErrorCode::kInput, "not a chokepoint trace (bad magic)");
+    if (!read(reinterpret_cast<char*>(&h), sizeof h))
+      return Status::Error(ErrorCode::kInput, "not a chokepoint trace: shorter than its header");
+    if (std::memcmp(h.magic, tracer::kMagic, sizeof h.magic) != 0)
+      return Status::Error(ErrorCode::kInput, "not a chokepoint trace (bad magic)");
     if (h.version != tracer::kFormatVersion || h.record_size != sizeof(Record)) {
-      return Status::Error(ErrorCode::kUnsupported, "chokepoint trace format " + std::to_string(h.version) + " is not one this version reads");
+      return Status::Error(ErrorCode::kUnsupported,
+                           "chokepoint trace format " + std::to_string(h.version) + " is not one this version reads");
     }
     pid_ = static_cast<int32_t>(h.pid);
     if (h.realtime_ns == 0 || h.cupti_ns == 0 || __builtin_sub_overflow(h.realtime_ns, h.cupti_ns, &offset_)) offset_ = 0;
@@ -240,9 +243,7 @@ class Reader {
         return;
       case RecordKind::kDropped:
         return;  // the kEnd record carries the total
-      default:
-        stat(stats_, StatId::kCuptiUnknownRecords);
-        return;
+      default: stat(stats_, StatId::kCuptiUnknownRecords); return;
     }
   }
 

@@ -60,8 +60,8 @@ Status import_kineto(ByteSource& in, int32_t source_index, timeline::Timeline& t
                      timeline::ImportStats& stats, const ImportOptions& opts,
                      const KinetoLimits& limits) {
   if (source_index < 0 || static_cast<size_t>(source_index) >= tl.sources.size()) {
-    return Status::Error(ErrorCode::kInternal, "internal: source " + std::to_string(source_index) +
-                         " was not added to the timeline");
+    return Status::Error(ErrorCode::kInternal,
+                         "internal: source " + std::to_string(source_index) + " was not added to the timeline");
   }
   kineto::StatCounter counter;
   kineto::EventMapper mapper(tl, source_index, counter);

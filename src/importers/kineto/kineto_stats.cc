@@ -5,12 +5,12 @@ namespace {
 
 // In the order of Stat (kineto_stats_test checks that each maps to its own catalogue entry).
 constexpr StatId kIds[] = {
-    StatId::kKinetoEventsIgnored,     StatId::kKinetoNonNumericPid,     StatId::kKinetoMalformedEvent,
-    StatId::kKinetoNonObjectEvent,    StatId::kKinetoInvalidUtf8,       StatId::kKinetoBadNumber,
-    StatId::kKinetoIntOverflow,       StatId::kKinetoIdOutOfRange,      StatId::kKinetoMissingTimestamp,
-    StatId::kKinetoMissingDuration,   StatId::kKinetoNegativeDuration,  StatId::kKinetoDuplicateKey,
-    StatId::kKinetoTruncated,         StatId::kKinetoGzipCorrupt,       StatId::kKinetoEmptyTrace,
-    StatId::kKinetoNoSteps,           StatId::kKinetoUnknownDevice,     StatId::kKinetoBadMetadata,
+    StatId::kKinetoEventsIgnored,   StatId::kKinetoNonNumericPid,    StatId::kKinetoMalformedEvent,
+    StatId::kKinetoNonObjectEvent,  StatId::kKinetoInvalidUtf8,      StatId::kKinetoBadNumber,
+    StatId::kKinetoIntOverflow,     StatId::kKinetoIdOutOfRange,     StatId::kKinetoMissingTimestamp,
+    StatId::kKinetoMissingDuration, StatId::kKinetoNegativeDuration, StatId::kKinetoDuplicateKey,
+    StatId::kKinetoTruncated,       StatId::kKinetoGzipCorrupt,      StatId::kKinetoEmptyTrace,
+    StatId::kKinetoNoSteps,         StatId::kKinetoUnknownDevice,    StatId::kKinetoBadMetadata,
     StatId::kKinetoNoBaseTime,
 };
 static_assert(sizeof(kIds) / sizeof(kIds[0]) == static_cast<size_t>(Stat::kCount));

@@ -292,8 +292,8 @@ Status TraceReader::finish() {
   }
   if (!saw_events_) {
     return Status::Error(ErrorCode::kInput, state_ == State::kDone
-                             ? "no traceEvents array: not a Kineto / Chrome trace"
-                             : "the file ends before any traceEvents array (truncated?)");
+                                                ? "no traceEvents array: not a Kineto / Chrome trace"
+                                                : "the file ends before any traceEvents array (truncated?)");
   }
   if (state_ != State::kDone) stats_.add(Stat::kTruncated);
   if (elements_ == 0) stats_.add(Stat::kEmptyTrace);
