@@ -22,16 +22,16 @@ std::string file_kind_name(mode_t mode) {
 Result<int> open_regular_file(const std::string& path) {
   // O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return Status::Error("cannot read '" + path + "': " + std::strerror(errno));
+  if (fd < 0) return Status::Error(ErrorCode::kIo, "cannot read '" + path + "': " + std::strerror(errno));
   struct stat st;
   if (::fstat(fd, &st) != 0) {
     const int err = errno;
     ::close(fd);
-    return Status::Error("cannot read '" + path + "': " + std::strerror(err));
+    return Status::Error(ErrorCode::kIo, "cannot read '" + path + "': " + std::strerror(err));
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return Status::Error("cannot read '" + path + "': " + file_kind_name(st.st_mode) + ", not a file");
+    return Status::Error(ErrorCode::kIo, "cannot read '" + path + "': " + file_kind_name(st.st_mode) + ", not a file");
   }
   const int flags = ::fcntl(fd, F_GETFL);
   if (flags >= 0) (void)::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
@@ -49,12 +49,13 @@ Result<std::string> read_regular_file(const std::string& path, size_t max_bytes)
     if (n < 0) {
       const int err = errno;
       ::close(fd.value());
-      return Status::Error("cannot read '" + path + "': " + std::strerror(err));
+      return Status::Error(ErrorCode::kIo, "cannot read '" + path + "': " + std::strerror(err));
     }
     if (n == 0) break;
     if (out.size() + static_cast<size_t>(n) > max_bytes) {
       ::close(fd.value());
-      return Status::Error("cannot read '" + path + "': larger than " + std::to_string(max_bytes >> 20) + " MiB");
+      return Status::Error(ErrorCode::kIo,
+                           "cannot read '" + path + "': larger than " + std::to_string(max_bytes >> 20) + " MiB");
     }
     out.append(buf, static_cast<size_t>(n));
   }

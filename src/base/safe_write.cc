@@ -107,11 +107,11 @@ Status SafeFile::fail(const std::string& what, int err) {
   fd_ = -1;
   if (!temp_.empty()) ::unlink(temp_.c_str());
   temp_.clear();
-  return Status::Error(what + " " + quoted(path_) + ": " + why(err));
+  return Status::Error(ErrorCode::kIo, what + " " + quoted(path_) + ": " + why(err));
 }
 
 Status SafeFile::commit() {
-  if (fd_ < 0) return Status::Error("cannot write " + quoted(path_) + ": already closed");
+  if (fd_ < 0) return Status::Error(ErrorCode::kIo, "cannot write " + quoted(path_) + ": already closed");
   stream_->flush();
   if (buf_->error() != 0) return fail("cannot write", buf_->error());
   if (!stream_->good()) return fail("cannot write", EIO);
@@ -133,8 +133,9 @@ Status check_not_same_file(const std::string& path, const std::vector<std::strin
     if (::stat(k.c_str(), &st) != 0) continue;
     if (st.st_dev == dest.st_dev && st.st_ino == dest.st_ino) {
       const std::string same = k == path ? "" : " (the same file)";
-      return Status::Error("refusing to write " + quoted(path) + ": it is the input " + quoted(k) + same +
-                           ", which the output would replace; choose another output path");
+      return Status::Error(ErrorCode::kUsage, "refusing to write " + quoted(path) + ": it is the input " + quoted(k) +
+                                                  same +
+                                                  ", which the output would replace; choose another output path");
     }
   }
   return Status::Ok();
@@ -145,14 +146,14 @@ Result<int> create_new_file(const std::string& path, unsigned mode, int extra_fl
                         static_cast<mode_t>(mode));
   if (fd < 0) {
     const int err = errno;
-    if (err == EEXIST) return Status::Error("cannot create " + quoted(path) + ": it already exists");
-    return Status::Error("cannot create " + quoted(path) + ": " + why(err));
+    if (err == EEXIST) return Status::Error(ErrorCode::kIo, "cannot create " + quoted(path) + ": it already exists");
+    return Status::Error(ErrorCode::kIo, "cannot create " + quoted(path) + ": " + why(err));
   }
   return fd;
 }
 
 Result<std::unique_ptr<SafeFile>> SafeFile::open(const std::string& path, const SafeWriteOptions& o) {
-  if (path.empty()) return Status::Error("cannot write a file without a name");
+  if (path.empty()) return Status::Error(ErrorCode::kUsage, "cannot write a file without a name");
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) {
     if (S_ISLNK(st.st_mode)) {
@@ -163,21 +164,21 @@ Result<std::unique_ptr<SafeFile>> SafeFile::open(const std::string& path, const 
         char buf[4096];
         const ssize_t n = ::readlink(path.c_str(), buf, sizeof buf - 1);
         const std::string to = n > 0 ? " (to " + quoted(std::string(buf, static_cast<size_t>(n))) + ")" : "";
-        return Status::Error("refusing to write " + quoted(path) + ": it is a symbolic link" + to +
-                             "; chokepoint does not write through links: name the file itself");
+        return Status::Error(ErrorCode::kIo, "refusing to write " + quoted(path) + ": it is a symbolic link" + to +
+                                                 "; chokepoint does not write through links: name the file itself");
       }
       st = target;
     } else if (S_ISDIR(st.st_mode)) {
-      return Status::Error("cannot write " + quoted(path) + ": it is a directory");
+      return Status::Error(ErrorCode::kIo, "cannot write " + quoted(path) + ": it is a directory");
     }
     if (!S_ISREG(st.st_mode)) {
       const int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
-      if (fd < 0) return Status::Error("cannot write " + quoted(path) + ": " + why(errno));
+      if (fd < 0) return Status::Error(ErrorCode::kIo, "cannot write " + quoted(path) + ": " + why(errno));
       return std::unique_ptr<SafeFile>(new SafeFile(path, "", fd, false));
     }
     if (Status s = check_not_same_file(path, o.keep); !s.ok()) return s;
   } else if (errno != ENOENT) {
-    return Status::Error("cannot write " + quoted(path) + ": " + why(errno));
+    return Status::Error(ErrorCode::kIo, "cannot write " + quoted(path) + ": " + why(errno));
   }
 
   std::string dir, name;
@@ -188,9 +189,9 @@ Result<std::unique_ptr<SafeFile>> SafeFile::open(const std::string& path, const 
     const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                           static_cast<mode_t>(o.mode));
     if (fd >= 0) return std::unique_ptr<SafeFile>(new SafeFile(path, temp, fd, o.sync));
-    if (errno != EEXIST) return Status::Error("cannot write " + quoted(path) + ": " + why(errno));
+    if (errno != EEXIST) return Status::Error(ErrorCode::kIo, "cannot write " + quoted(path) + ": " + why(errno));
   }
-  return Status::Error("cannot write " + quoted(path) + ": no unused temporary file name");
+  return Status::Error(ErrorCode::kIo, "cannot write " + quoted(path) + ": no unused temporary file name");
 }
 
 Status write_file_safely(const std::string& path, std::string_view bytes, const SafeWriteOptions& options) {

@@ -1,27 +1,54 @@
 // Status and Result<T>: error values for library code (no exceptions across modules,
-// no exit()). A Status is ok or carries a message; Result<T> holds a T or a Status.
+// no exit()). A Status is ok or carries an error code and a message; Result<T> holds a T
+// or a Status. Callers decide by the code (the CLI's exit status, whether a message
+// already names its file), never by the words of the message.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
 
 namespace chokepoint {
 
+// What kind of failure a Status reports. Add a code when a caller must act differently
+// on it; the message says the rest.
+enum class ErrorCode : uint8_t {
+  kOk = 0,       // no error (the code of an ok Status)
+  kFailed,       // a failure with no finer code
+  kUsage,        // the arguments are wrong: the same call can never work
+  kInput,        // the input is not what it should be (format, content, a recording mixed with traces)
+  kNotFound,     // a named thing (process, command, profile) does not exist
+  kIo,           // reading or writing a named file failed; the message names the file ("cannot read 'F': ...")
+  kUnsupported,  // valid, but not something this version or machine handles
+  kCannotRun,    // a command to launch could not be started (exec failed)
+  kInternal,     // a broken invariant of chokepoint itself
+};
+
+// "usage", "input", ...: for messages and tests.
+const char* error_code_name(ErrorCode code);
+
 class [[nodiscard]] Status {
  public:
   Status() = default;
   static Status Ok() { return Status(); }
-  static Status Error(std::string message) { return Status(std::move(message)); }
+  static Status Error(std::string message) { return Status(ErrorCode::kFailed, std::move(message)); }
+  static Status Error(ErrorCode code, std::string message) {
+    return Status(code == ErrorCode::kOk ? ErrorCode::kFailed : code, std::move(message));
+  }
 
   bool ok() const { return !message_.has_value(); }
+  ErrorCode code() const { return code_; }
   const std::string& message() const {
     static const std::string kEmpty;
     return message_ ? *message_ : kEmpty;
   }
+  // The same error with `prefix` before its message (context added on the way up).
+  Status prefixed(const std::string& prefix) const { return ok() ? *this : Status(code_, prefix + *message_); }
 
  private:
-  explicit Status(std::string m) : message_(std::move(m)) {}
+  Status(ErrorCode code, std::string m) : code_(code), message_(std::move(m)) {}
+  ErrorCode code_ = ErrorCode::kOk;
   std::optional<std::string> message_;
 };
 

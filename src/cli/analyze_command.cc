@@ -10,10 +10,13 @@
 
 #include "base/safe_write.h"
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "cli/output.h"
+#include "exporters/trace_formats.h"
 #include "pipeline/analyze_pipeline.h"
 #include "pipeline/chrome_export.h"
 #include "report/reporter.h"
+#include "report/stat_listing.h"
 
 namespace chokepoint::cli {
 namespace {
@@ -57,9 +60,6 @@ struct Progress {
   }
 };
 
-// The trace export is not a reporter: it writes the timeline itself, not the Report.
-bool is_trace_format(const std::string& f) { return f == "chrome" || f == "perfetto"; }
-
 // `--format chrome`: the inputs as a trace-event file, streamed to its destination (it
 // can be gigabytes; no copy of it is held in memory).
 int export_trace(const AnalyzeOptions& o, const importers::ImportOptions& io, Progress& progress,
@@ -68,7 +68,7 @@ int export_trace(const AnalyzeOptions& o, const importers::ImportOptions& io, Pr
   progress.finish();
   if (!in.ok()) {
     say("analyze", in.status().message());
-    return 1;
+    return exit_status(in.status());
   }
   exporters::ChromeTraceStats st;
   const bool ok = write_output_stream(
@@ -86,19 +86,20 @@ int export_trace(const AnalyzeOptions& o, const importers::ImportOptions& io, Pr
 }
 
 int run_analyze(const AnalyzeOptions& o) {
-  const bool trace = is_trace_format(o.format);
+  // The trace export is not a reporter: it writes the timeline itself, not the Report.
+  const bool trace = exporters::is_trace_format(o.format);
   auto reporter = trace ? nullptr : report::make_reporter(o.format);
   if (!trace && !reporter) {
-    std::fprintf(stderr, "chokepoint analyze: unknown format '%s' (use %s, chrome (perfetto))\n", o.format.c_str(),
-                 report::reporter_formats());
-    return 2;
+    std::fprintf(stderr, "chokepoint analyze: unknown format '%s' (use %s, %s)\n", o.format.c_str(),
+                 report::reporter_formats().c_str(), exporters::trace_format_list().c_str());
+    return kExitUsage;
   }
   // The report must not replace what it reports on: said now, before a long import.
   const bool to_file = !o.output.empty() && o.output != "-";
   const std::vector<std::string> keep = to_file ? input_files(o.inputs) : std::vector<std::string>{};
   if (Status s = check_not_same_file(o.output, keep); !s.ok()) {
     say("analyze", s.message());
-    return 2;
+    return exit_status(s);  // a usage error: 2
   }
   Progress progress;
   progress.enabled = !o.quiet && isatty(STDERR_FILENO) == 1;
@@ -113,7 +114,7 @@ int run_analyze(const AnalyzeOptions& o) {
   progress.finish();
   if (!result.ok()) {
     say("analyze", result.status().message());
-    return 1;
+    return exit_status(result.status());
   }
   report::RenderOptions ro;
   ro.color = want_color(o.color, !o.output.empty() && o.output != "-");
@@ -148,8 +149,8 @@ RunFn add_analyze_command(CLI::App& app) {
                  "windows and sampled metrics as a trace for ui.perfetto.dev and chrome://tracing.");
   cmd->add_option("inputs", opts->inputs, "Trace files or directories")->required();
   cmd->add_option("-f,--format", opts->format,
-                  "Report format: text, json, md; or chrome (alias perfetto): a trace-event JSON file "
-                  "of the timeline instead of a report")
+                  "Report format: " + report::reporter_names() + "; or " + exporters::trace_format_list("alias") +
+                      ": a trace-event JSON file of the timeline instead of a report")
       ->capture_default_str();
   cmd->add_option("-o,--output", opts->output, "Write the report (or the trace) to FILE instead of stdout: a new file renamed over FILE once "
                   "complete; refused when FILE is a symbolic link or one of the inputs");
@@ -158,10 +159,19 @@ RunFn add_analyze_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("-q,--quiet", opts->quiet, "No progress or notes on stderr");
   add_ceilings_options(cmd, &opts->ceilings, &opts->no_saved_profile);
+  // Like --help: answered while parsing (no inputs needed), then chokepoint exits 0.
+  cmd->add_flag_callback(
+      "--list-stats",
+      [] {
+        std::cout << report::format_stat_catalogue() << std::flush;
+        throw CLI::Success();
+      },
+      "List the import and analysis stats a report may show (name, severity, reader, description) and exit");
   cmd->footer(
       "Examples:\n  chokepoint analyze run/trace.json.gz\n"
       "  chokepoint analyze run/ --format json -o report.json\n"
       "  chokepoint analyze run/ --format chrome -o trace.json   # open in ui.perfetto.dev\n"
+      "  chokepoint analyze --list-stats                         # what an import stat means\n"
       "Exit status: 0 report written, 1 input could not be read, 2 usage error.");
   return [opts] { return run_analyze(*opts); };
 }

@@ -6,14 +6,20 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "base/terminal_text.h"
 #include "base/version.h"
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 
 namespace {
+
+using chokepoint::cli::kExitInternal;
+using chokepoint::cli::kExitUsage;
 
 // Started with fd 0, 1 or 2 closed (`2>&-`), the next file chokepoint opens would get that
 // number: samples.jsonl as fd 2 would receive chokepoint's own messages. /dev/null takes
@@ -38,26 +44,32 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("chokepoint ") + CHOKEPOINT_VERSION);
   app.footer("Run 'chokepoint COMMAND --help' for the options of a command.");
-  auto run = chokepoint::cli::add_run_command(app);
-  auto watch = chokepoint::cli::add_watch_command(app);
-  auto analyze = chokepoint::cli::add_analyze_command(app);
-  auto doctor = chokepoint::cli::add_doctor_command(app);
-  auto bench = chokepoint::cli::add_bench_command(app);
-  auto explain = chokepoint::cli::add_explain_command(app);
+  // The subcommands, in the order --help lists them: each registers itself (its name,
+  // options, help) and returns the function that runs it.
+  using AddCommand = chokepoint::cli::RunFn (*)(CLI::App&);
+  constexpr AddCommand kCommands[] = {
+      chokepoint::cli::add_run_command,    chokepoint::cli::add_watch_command, chokepoint::cli::add_analyze_command,
+      chokepoint::cli::add_doctor_command, chokepoint::cli::add_bench_command, chokepoint::cli::add_explain_command,
+  };
+  std::vector<std::pair<CLI::App*, chokepoint::cli::RunFn>> commands;
+  for (AddCommand add : kCommands) {
+    chokepoint::cli::RunFn run = add(app);
+    commands.emplace_back(app.get_subcommands([](const CLI::App*) { return true; }).back(), std::move(run));
+  }
   // `chokepoint bogus`: CLI11 would say "A subcommand is required", which reads as if
   // the word were missing rather than wrong.
   if (argc > 1 && argv[1][0] != '-') {
     const std::string word = argv[1];
     bool known = false;
     std::string names;
-    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    for (const auto& [sub, run] : commands) {
       known = known || sub->get_name() == word;
       names += (names.empty() ? "" : ", ") + sub->get_name();
     }
     if (!known) {
       std::fprintf(stderr, "chokepoint: unknown command '%s' (commands: %s; see chokepoint --help)\n",
                    chokepoint::escape_controls(word).c_str(), names.c_str());
-      return 2;
+      return kExitUsage;
     }
   }
   try {
@@ -69,18 +81,15 @@ int main(int argc, char** argv) {
     // CLI11 quotes the arguments it rejects: shown with control characters as escapes.
     std::fprintf(stderr, "chokepoint: %s\nRun with --help for more information.\n",
                  chokepoint::escape_controls(e.what()).c_str());
-    return 2;
+    return kExitUsage;
   }
   try {
-    if (app.got_subcommand("run")) return run();
-    if (app.got_subcommand("watch")) return watch();
-    if (app.got_subcommand("analyze")) return analyze();
-    if (app.got_subcommand("doctor")) return doctor();
-    if (app.got_subcommand("bench")) return bench();
-    if (app.got_subcommand("explain")) return explain();
+    for (const auto& [sub, run] : commands) {
+      if (sub->parsed()) return run();
+    }
   } catch (const std::exception& e) {  // last resort: a message, never a crash trace
     std::fprintf(stderr, "chokepoint: internal error: %s\n", e.what());
-    return 70;
+    return kExitInternal;
   }
-  return 2;
+  return kExitUsage;
 }

@@ -15,6 +15,7 @@
 
 #include "base/terminal_text.h"
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "cli/output.h"
 #include "live/monitor.h"
 #include "pipeline/live_report.h"
@@ -24,11 +25,6 @@
 
 namespace chokepoint::cli {
 namespace {
-
-// Exit codes of a wrapper (the convention of env, timeout and docker run): the command
-// could not be started, or chokepoint itself failed before it ran.
-constexpr int kCannotRun = 127;
-constexpr int kOwnFailure = 125;
 
 struct LiveOptions {
   std::vector<std::string> command;
@@ -176,11 +172,11 @@ void print_live_report(const LiveOptions& o, const report::Report& rep, const li
 
 int run_live(const char* cmd, const LiveOptions& o) {
   const std::optional<std::string> tracer = trace_library(cmd, o);
-  if (!tracer) return kOwnFailure;
+  if (!tracer) return kExitWrapperFailed;
   auto reporter = report::make_reporter(o.format);
   if (!reporter) {
     std::fprintf(stderr, "chokepoint %s: unknown format '%s' (use %s)\n", cmd, o.format.c_str(),
-                 report::reporter_formats());
+                 report::reporter_formats().c_str());
     return 2;
   }
   pipeline::AnalyzeOptions ao;
@@ -203,8 +199,8 @@ int run_live(const char* cmd, const LiveOptions& o) {
   auto result = live::monitor(mo);
   if (!result.ok()) {
     say(cmd, result.status().message());
-    if (o.command.empty()) return 1;  // watch
-    return result.status().message().rfind("cannot run", 0) == 0 ? kCannotRun : kOwnFailure;
+    // watch: 0/1/2; run: 127 when the command cannot be started, else 125 (cli/exit_status.h).
+    return exit_status(result.status(), o.command.empty() ? ExitConvention::kTool : ExitConvention::kWrapper);
   }
   const live::MonitorResult& m = result.value();
   const int exit_code = m.exit_code.value_or(0);
@@ -258,7 +254,7 @@ void add_common(CLI::App* c, LiveOptions* o) {
       ->capture_default_str();
   c->add_option("--report", o->report_file,
                  "Also write the report to FILE (refused when FILE is a symbolic link or a file of the recording)");
-  c->add_option("-f,--format", o->format, "Format of --report: text, json, md")->capture_default_str();
+  c->add_option("-f,--format", o->format, "Format of --report: " + report::reporter_names())->capture_default_str();
   c->add_option("--view", o->view, "Live view: auto (panel on a terminal, lines otherwise), panel, lines, none")
       ->check(CLI::IsMember({"auto", "panel", "lines", "none"}))
       ->capture_default_str();

@@ -31,6 +31,9 @@ class Importer {
   virtual std::string_view name() const = 0;
   // One line describing what files the format covers, for "unknown format" errors.
   virtual std::string_view description() const = 0;
+  // The file name endings of the format ({".json", ".json.gz"}): which files of a
+  // directory are read, and what "no trace files" lists.
+  virtual std::vector<std::string_view> file_suffixes() const = 0;
   // True when `head` (the first bytes of the decompressed file, up to 64 KiB) looks like
   // this format.
   virtual bool sniff(std::string_view head) const = 0;
@@ -43,6 +46,11 @@ class Importer {
 
 // All importers, in the order they are tried.
 std::vector<std::unique_ptr<Importer>> all_importers();
+
+// True when `file_name` ends with a suffix one of `importers` declares.
+bool is_trace_file_name(const std::vector<std::unique_ptr<Importer>>& importers, std::string_view file_name);
+// "*.json, *.json.gz, *.cptrace, *.cptrace.gz": the suffixes of `importers`, in order.
+std::string trace_file_patterns(const std::vector<std::unique_ptr<Importer>>& importers);
 
 // Imports one file or every recognized file of a directory (sorted by name) into `tl`,
 // then finalizes it. Fails with a one-line message naming the understood formats when a

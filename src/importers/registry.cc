@@ -31,15 +31,10 @@ bool ends_with(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// *.json and *.json.gz (which covers Kineto's *.pt.trace.json[.gz]); *.cptrace and
-// *.cptrace.gz (the CUPTI tracer's files).
-bool is_trace_file_name(const std::string& name) {
-  return ends_with(name, ".json") || ends_with(name, ".json.gz") || ends_with(name, tracer::kTraceFileSuffix) ||
-         ends_with(name, std::string(tracer::kTraceFileSuffix) + ".gz");
-}
-
-std::string cannot_read(const std::string& path, const std::string& why) {
-  return "cannot read '" + path + "': " + why;
+// The error of a file that cannot be read, naming it. An I/O error (kIo, the default)
+// always names its file; one of content (kInput) is said of its file here.
+Status cannot_read(const std::string& path, const std::string& why, ErrorCode code = ErrorCode::kIo) {
+  return Status::Error(code, "cannot read '" + path + "': " + why);
 }
 
 struct InputFile {
@@ -47,35 +42,44 @@ struct InputFile {
   bool from_directory = false;  // found by listing a directory, not named by the user
 };
 
-Status expand_paths(const std::vector<std::string>& paths, std::vector<InputFile>* files) {
+// The trace files directly inside directory `path`, sorted by name.
+Status expand_directory(const std::string& path, const std::vector<std::unique_ptr<Importer>>& importers,
+                        std::vector<InputFile>* files) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code type_ec;
+    if (it->is_regular_file(type_ec) && is_trace_file_name(importers, it->path().filename().string())) {
+      found.push_back(it->path().string());
+    }
+  }
+  if (ec) return cannot_read(path, ec.message());
+  if (found.empty()) {
+    return Status::Error(ErrorCode::kInput,
+                         "no trace files (" + trace_file_patterns(importers) + ") in directory '" + path + "'");
+  }
+  std::sort(found.begin(), found.end());
+  for (auto& f : found) files->push_back({std::move(f), true});
+  return Status::Ok();
+}
+
+// Each path named by the user: a file as it is, a directory as the trace files in it.
+Status expand_paths(const std::vector<std::string>& paths, const std::vector<std::unique_ptr<Importer>>& importers,
+                    std::vector<InputFile>* files) {
   for (const std::string& path : paths) {
     struct stat st;
-    if (::stat(path.c_str(), &st) != 0) return Status::Error(cannot_read(path, std::strerror(errno)));
-    if (!S_ISDIR(st.st_mode)) {
-      // A FIFO would block the read until a writer comes (forever, for a stray one), a
-      // device never ends: only files, whose size is known, are read.
-      if (!S_ISREG(st.st_mode)) {
-        return Status::Error(cannot_read(path, file_kind_name(st.st_mode) +
-                                                   "; analyze reads trace files and directories (save the "
-                                                   "stream to a file first)"));
-      }
-      files->push_back({path, false});
+    if (::stat(path.c_str(), &st) != 0) return cannot_read(path, std::strerror(errno));
+    if (S_ISDIR(st.st_mode)) {
+      if (Status s = expand_directory(path, importers, files); !s.ok()) return s;
       continue;
     }
-    std::vector<std::string> found;
-    std::error_code ec;
-    for (std::filesystem::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
-      std::error_code type_ec;
-      if (it->is_regular_file(type_ec) && is_trace_file_name(it->path().filename().string())) {
-        found.push_back(it->path().string());
-      }
+    // A FIFO would block the read until a writer comes (forever, for a stray one), a
+    // device never ends: only files, whose size is known, are read.
+    if (!S_ISREG(st.st_mode)) {
+      return cannot_read(path, file_kind_name(st.st_mode) +
+                                   "; analyze reads trace files and directories (save the stream to a file first)");
     }
-    if (ec) return Status::Error(cannot_read(path, ec.message()));
-    if (found.empty()) {
-      return Status::Error("no trace files (*.json, *.json.gz, *.cptrace, *.cptrace.gz) in directory '" + path + "'");
-    }
-    std::sort(found.begin(), found.end());
-    for (auto& f : found) files->push_back({std::move(f), true});
+    files->push_back({path, false});
   }
   return Status::Ok();
 }
@@ -196,8 +200,7 @@ void remove_duplicates(timeline::Timeline& tl, timeline::ImportStats& stats) {
                     remove_duplicate_rows(tl.sync_events) +
                     remove_duplicate_rows(tl.gpu_annotations) + remove_duplicate_rows(tl.steps);
   if (n > 0) {
-    stats.add("import_duplicate_events", Severity::kWarning,
-              "Events recorded twice (same kind, place, times and ids) were kept once.", n);
+    stats.add(StatId::kImportDuplicateEvents, n);
   }
 }
 
@@ -208,6 +211,23 @@ std::vector<std::unique_ptr<Importer>> all_importers() {
   list.push_back(make_kineto_importer());
   list.push_back(make_cupti_importer());
   return list;
+}
+
+bool is_trace_file_name(const std::vector<std::unique_ptr<Importer>>& importers, std::string_view file_name) {
+  for (const auto& imp : importers) {
+    for (std::string_view suffix : imp->file_suffixes()) {
+      if (file_name.ends_with(suffix)) return true;
+    }
+  }
+  return false;
+}
+
+std::string trace_file_patterns(const std::vector<std::unique_ptr<Importer>>& importers) {
+  std::string s;
+  for (const auto& imp : importers) {
+    for (std::string_view suffix : imp->file_suffixes()) s += (s.empty() ? "*" : ", *") + std::string(suffix);
+  }
+  return s;
 }
 
 namespace {
@@ -233,6 +253,79 @@ bool is_own_output(const std::string& path, const std::string& head) {
   return tail.find("\"otherData\":{\"generator\":\"chokepoint ") != std::string::npos;
 }
 
+// The importer that recognizes `head`, the first bytes of `file`; a JSON object whose
+// first 64 KiB name no trace key is looked at again further in. Null when none does.
+Importer* choose_importer(const std::string& file, const std::string& head,
+                          const std::vector<std::unique_ptr<Importer>>& importers) {
+  auto pick = [&](const std::string& h) -> Importer* {
+    for (const auto& imp : importers) {
+      if (!h.empty() && imp->sniff(h)) return imp.get();
+    }
+    return nullptr;
+  };
+  Importer* chosen = pick(head);
+  const size_t first = head.find_first_not_of(" \t\r\n");
+  if (!chosen && head.size() == kSniffBytes && first != std::string::npos && head[first] == '{') {
+    Result<std::string> deeper = read_head(file, kDeepSniffBytes);
+    if (deeper.ok()) chosen = pick(deeper.value());
+  }
+  return chosen;
+}
+
+// Where one pass over the files puts what it finds (import_files).
+struct FilePass {
+  const std::vector<std::unique_ptr<Importer>>& importers;
+  timeline::Timeline& tl;
+  timeline::ImportStats& stats;
+  ImportOptions file_opts;
+  MultiFileProgress& progress;
+  std::vector<std::pair<std::string, std::string>>* failed;
+  size_t* imported;
+};
+
+// One file of import_files: sniffed, then imported, skipped or named in *failed.
+Status import_file(const InputFile& input, FilePass& pass) {
+  const std::string& file = input.path;
+  Result<std::string> head = read_head(file, kSniffBytes);
+  if (!head.ok()) {
+    if (!input.from_directory) return head.status();
+    pass.failed->emplace_back(file, head.status().message());
+    return Status::Ok();
+  }
+  if (input.from_directory && is_own_output(file, head.value())) {
+    pass.stats.add(StatId::kImportOwnOutputs);
+    pass.progress.done_before += file_size_or_zero(file);
+    return Status::Ok();
+  }
+  Importer* chosen = choose_importer(file, head.value(), pass.importers);
+  if (!chosen && input.from_directory) {
+    // A directory of traces often holds other JSON too (configs, results): skip it.
+    pass.stats.add(StatId::kImportSkippedFiles);
+    pass.progress.done_before += file_size_or_zero(file);
+    return Status::Ok();
+  }
+  if (head.value().empty()) return cannot_read(file, "the file is empty", ErrorCode::kInput);
+  if (!chosen) {
+    return cannot_read(file, "not a recognized trace format (understood: " + understood(pass.importers) + ")",
+                       ErrorCode::kInput);
+  }
+  const auto source_index = static_cast<int32_t>(pass.tl.sources.size());
+  timeline::Source src;
+  src.path = file;
+  src.format = std::string(chosen->name());
+  pass.tl.sources.push_back(src);
+  const Status st = chosen->import(file, source_index, pass.tl, pass.stats, pass.file_opts);
+  if (!st.ok()) {
+    // An I/O error names the file already; any other is said of it here.
+    if (!input.from_directory) return st.code() == ErrorCode::kIo ? st : cannot_read(file, st.message(), st.code());
+    pass.failed->emplace_back(file, st.message());
+    return Status::Ok();
+  }
+  ++*pass.imported;
+  pass.progress.done_before += file_size_or_zero(file);
+  return Status::Ok();
+}
+
 // One pass over the files: each one sniffed and imported into `tl`. A file listed from a
 // directory that is not a trace, or chokepoint's own output, is skipped; one that fails to
 // import is named in *failed (the caller imports again without it: its half-read rows are
@@ -241,66 +334,44 @@ Status import_files(const std::vector<InputFile>& files, const std::set<std::str
                     const std::vector<std::unique_ptr<Importer>>& importers, timeline::Timeline& tl,
                     timeline::ImportStats& stats, const ImportOptions& opts, MultiFileProgress& progress,
                     std::vector<std::pair<std::string, std::string>>* failed, size_t* imported) {
-  ImportOptions file_opts = opts;
+  FilePass pass{importers, tl, stats, opts, progress, failed, imported};
   if (opts.progress) {
-    file_opts.progress = &MultiFileProgress::report;
-    file_opts.progress_ctx = &progress;
+    pass.file_opts.progress = &MultiFileProgress::report;
+    pass.file_opts.progress_ctx = &progress;
   }
   for (const InputFile& input : files) {
-    const std::string& file = input.path;
-    if (skip.count(file) > 0) continue;
-    Result<std::string> head = read_head(file, kSniffBytes);
-    if (!head.ok()) {
-      if (!input.from_directory) return head.status();
-      failed->emplace_back(file, head.status().message());
-      continue;
-    }
-    auto pick = [&](const std::string& h) -> Importer* {
-      for (const auto& imp : importers) {
-        if (!h.empty() && imp->sniff(h)) return imp.get();
-      }
-      return nullptr;
-    };
-    if (input.from_directory && is_own_output(file, head.value())) {
-      stats.add("import_own_outputs", Severity::kInfo,
-                "chokepoint's own outputs in an input directory (a Chrome export, a JSON report) are not traces of "
-                "the run; skipped.");
-      progress.done_before += file_size_or_zero(file);
-      continue;
-    }
-    Importer* chosen = pick(head.value());
-    if (!chosen && head.value().size() == kSniffBytes && head.value().find_first_not_of(" \t\r\n") != std::string::npos &&
-        head.value()[head.value().find_first_not_of(" \t\r\n")] == '{') {
-      Result<std::string> deeper = read_head(file, kDeepSniffBytes);
-      if (deeper.ok()) chosen = pick(deeper.value());
-    }
-    if (!chosen && input.from_directory) {
-      // A directory of traces often holds other JSON too (configs, results): skip it.
-      stats.add("import_skipped_files", Severity::kInfo,
-                "Files in an input directory that are empty or not a recognized trace were skipped.");
-      progress.done_before += file_size_or_zero(file);
-      continue;
-    }
-    if (head.value().empty()) return Status::Error(cannot_read(file, "the file is empty"));
-    if (!chosen) {
-      return Status::Error(cannot_read(
-          file, "not a recognized trace format (understood: " + understood(importers) + ")"));
-    }
-    const auto source_index = static_cast<int32_t>(tl.sources.size());
-    timeline::Source src;
-    src.path = file;
-    src.format = std::string(chosen->name());
-    tl.sources.push_back(src);
-    const Status st = chosen->import(file, source_index, tl, stats, file_opts);
-    if (!st.ok()) {
-      const bool has_path = st.message().rfind("cannot read '", 0) == 0;
-      if (!input.from_directory) return has_path ? st : Status::Error(cannot_read(file, st.message()));
-      failed->emplace_back(file, st.message());
-      continue;
-    }
-    ++*imported;
-    progress.done_before += file_size_or_zero(file);
+    if (skip.count(input.path) > 0) continue;
+    if (Status st = import_file(input, pass); !st.ok()) return st;
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+namespace {
+
+// Every file of a directory is imported or skipped with a warning, never half: the ones
+// that failed left rows behind, so the others are imported again without them, into a
+// fresh `tl` and the stats as they were before (`before`). `names` gets "file: why; ...".
+Status import_again_without(const std::vector<std::pair<std::string, std::string>>& failed,
+                            const std::vector<InputFile>& files,
+                            const std::vector<std::unique_ptr<Importer>>& importers,
+                            const timeline::ImportStats& before, timeline::Timeline& tl, timeline::ImportStats& stats,
+                            const ImportOptions& opts, MultiFileProgress& progress, size_t* imported,
+                            std::string* names) {
+  std::set<std::string> skip;
+  for (const auto& [file, why] : failed) {
+    skip.insert(file);
+    *names += (names->empty() ? "" : "; ") + std::filesystem::path(file).filename().string() + ": " + why;
+  }
+  tl = timeline::Timeline{};
+  stats = before;
+  *imported = 0;
+  std::vector<std::pair<std::string, std::string>> again;
+  progress.done_before = 0;
+  Status st = import_files(files, skip, importers, tl, stats, opts, progress, &again, imported);
+  if (!st.ok()) return st;
+  stats.add(StatId::kImportFailedFiles, *names, static_cast<int64_t>(failed.size()));
   return Status::Ok();
 }
 
@@ -308,21 +379,18 @@ Status import_files(const std::vector<InputFile>& files, const std::set<std::str
 
 Status import_paths(const std::vector<std::string>& paths, timeline::Timeline& tl,
                     timeline::ImportStats& stats, const ImportOptions& opts) {
-  if (paths.empty()) return Status::Error("no input trace given");
+  if (paths.empty()) return Status::Error(ErrorCode::kInput, "no input trace given");
+  const std::vector<std::unique_ptr<Importer>> importers = all_importers();
   std::vector<InputFile> files;
-  Status st = expand_paths(paths, &files);
+  Status st = expand_paths(paths, importers, &files);
   if (!st.ok()) return st;
   std::string dropped;
   if (const int64_t twins = drop_compressed_twins(&files, &dropped); twins > 0) {
-    stats.add("import_duplicate_files", Severity::kWarning,
-              "A trace present both plain and gzipped (X.json and X.json.gz) is one run, not two ranks: it was "
-              "read once, from the plain file (" + dropped + ").",
-              twins);
+    stats.add(StatId::kImportDuplicateFiles, dropped, twins);
   }
 
   MultiFileProgress progress{opts};
   for (const InputFile& f : files) progress.total += file_size_or_zero(f.path);
-  const std::vector<std::unique_ptr<Importer>> importers = all_importers();
   const timeline::ImportStats before = stats;
   std::vector<std::pair<std::string, std::string>> failed;
   size_t imported = 0;
@@ -330,29 +398,14 @@ Status import_paths(const std::vector<std::string>& paths, timeline::Timeline& t
   if (!st.ok()) return st;
   std::string names;
   if (!failed.empty()) {
-    // Every file of a directory is imported or skipped with a warning, never half: the
-    // ones that failed left rows behind, so the others are imported again without them.
-    std::set<std::string> skip;
-    for (const auto& [file, why] : failed) {
-      skip.insert(file);
-      names += (names.empty() ? "" : "; ") + std::filesystem::path(file).filename().string() + ": " + why;
-    }
-    tl = timeline::Timeline{};
-    stats = before;
-    imported = 0;
-    std::vector<std::pair<std::string, std::string>> again;
-    progress.done_before = 0;
-    st = import_files(files, skip, importers, tl, stats, opts, progress, &again, &imported);
+    st = import_again_without(failed, files, importers, before, tl, stats, opts, progress, &imported, &names);
     if (!st.ok()) return st;
-    stats.add("import_failed_files", Severity::kWarning,
-              "Files in an input directory that are traces but could not be read were left out, the others "
-              "analyzed (" + names + ").",
-              static_cast<int64_t>(failed.size()));
   }
   if (imported == 0) {
-    return Status::Error("no recognized trace in " + (paths.size() == 1 ? "'" + paths[0] + "'" : "the inputs") +
-                         " (understood: " + understood(importers) +
-                         (failed.empty() ? ")" : "); the traces could not be read: " + names));
+    return Status::Error(ErrorCode::kInput, "no recognized trace in " +
+                                                (paths.size() == 1 ? "'" + paths[0] + "'" : "the inputs") +
+                                                " (understood: " + understood(importers) +
+                                                (failed.empty() ? ")" : "); the traces could not be read: " + names));
   }
   tl.finalize();
   remove_duplicates(tl, stats);

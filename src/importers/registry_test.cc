@@ -232,6 +232,32 @@ TEST(Registry, ClearErrors) {
   EXPECT_EQ(run({}, tl, stats).message(), "no input trace given");
 }
 
+// Callers decide by the code: an I/O error names its file (the registry adds no second
+// "cannot read"), bad content stays an input error, said of the file.
+TEST(Registry, ErrorsCarryTheirCode) {
+  TempDir dir;
+  Timeline tl;
+  timeline::ImportStats stats;
+  EXPECT_EQ(run({"/nonexistent/x.json"}, tl, stats).code(), ErrorCode::kIo);
+  EXPECT_EQ(run({dir.path()}, tl, stats).code(), ErrorCode::kInput);
+  const std::string no_events = dir.file("x.json", R"({"ph": "X"})");
+  const Status bad = run({no_events}, tl, stats);
+  EXPECT_EQ(bad.code(), ErrorCode::kInput);  // said of the file: "cannot read 'F': ..."
+  EXPECT_EQ(bad.message().find("cannot read", 1), std::string::npos) << bad.message();
+}
+
+TEST(Registry, ImportersDeclareTheFilesTheyRead) {
+  const auto importers = all_importers();
+  EXPECT_EQ(trace_file_patterns(importers), "*.json, *.json.gz, *.cptrace, *.cptrace.gz");
+  for (const char* name : {"trace.json", "rank0.pt.trace.json.gz", "trace-42.cptrace", "trace-42.cptrace.gz"}) {
+    EXPECT_TRUE(is_trace_file_name(importers, name)) << name;
+  }
+  for (const char* name : {"meta.json.bak", "samples.jsonl", "trace.cptrace.zst", "README.md", ""}) {
+    EXPECT_FALSE(is_trace_file_name(importers, name)) << name;
+  }
+  for (const auto& imp : importers) EXPECT_FALSE(imp->file_suffixes().empty()) << imp->name();
+}
+
 TEST(Registry, ProgressCoversAllFiles) {
   struct Seen {
     uint64_t last = 0, total = 0;

@@ -40,7 +40,7 @@ int foreground_terminal_fd() {
 
 Result<Child> Child::spawn(const std::vector<std::string>& argv,
                           const std::vector<std::pair<std::string, std::string>>& env) {
-  if (argv.empty()) return Status::Error("no command to run (give it after --)");
+  if (argv.empty()) return Status::Error(ErrorCode::kUsage, "no command to run (give it after --)");
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -96,7 +96,7 @@ Result<Child> Child::spawn(const std::vector<std::string>& argv,
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     if (tty >= 0) set_foreground(tty, getpgrp());
-    return Status::Error("cannot run '" + argv[0] + "': " + std::strerror(err));
+    return Status::Error(ErrorCode::kCannotRun, "cannot run '" + argv[0] + "': " + std::strerror(err));
   }
   return Child(pid, tty);
 }

@@ -302,7 +302,7 @@ class MonitorLoop {
 Result<MonitorResult> monitor(const MonitorOptions& o) {
   MonitorResult res;
   if (o.watch_pid && ::kill(static_cast<pid_t>(*o.watch_pid), 0) != 0 && errno == ESRCH) {
-    return Status::Error("no process with PID " + std::to_string(*o.watch_pid));
+    return Status::Error(ErrorCode::kNotFound, "no process with PID " + std::to_string(*o.watch_pid));
   }
   SessionOptions so = o.session;
   so.command = o.command;

@@ -8,6 +8,7 @@
 
 #include "analyses/analysis.h"
 #include "analyses/live/live_analysis.h"
+#include "base/stat_catalogue.h"
 #include "pipeline/build_report.h"
 #include "pipeline/live_report.h"
 #include "rules/diagnose.h"
@@ -87,7 +88,9 @@ report::Report untraced_live_report(report::Report live, const Inputs& in) {
     if (st.count > 0) live.import_stats.push_back(st);
   }
   if (!in.trace_status.ok()) {
-    live.import_stats.push_back({"trace_unreadable", Severity::kWarning, in.trace_status.message(), 1});
+    const StatDef& def = stat_def(StatId::kTraceUnreadable);
+    live.import_stats.push_back({std::string(def.name), def.severity,
+                                 stat_description(StatId::kTraceUnreadable, in.trace_status.message()), 1});
   }
   return live;
 }

@@ -97,7 +97,8 @@ Result<Inputs> load_inputs(const std::vector<std::string>& paths, const importer
   for (const std::string& p : paths) {
     if (!is_recording_dir(p)) continue;
     if (paths.size() > 1) {
-      return Status::Error(p + " is a chokepoint recording: analyze it on its own, not together with other inputs");
+      return Status::Error(ErrorCode::kInput,
+                           p + " is a chokepoint recording: analyze it on its own, not together with other inputs");
     }
     return load_recording(p, opts);
   }

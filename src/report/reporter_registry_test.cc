@@ -16,7 +16,17 @@ TEST(ReporterRegistry, MakesEveryListedFormat) {
     EXPECT_TRUE(reporter->write(testing::input_bound_report(), out, RenderOptions{}).ok());
     EXPECT_FALSE(out.str().empty()) << format;
   }
-  EXPECT_STREQ(reporter_formats(), "text, json, md (markdown)");
+  EXPECT_EQ(reporter_formats(), "text, json, md (markdown)");
+  EXPECT_EQ(reporter_names(), "text, json, md");
+}
+
+TEST(ReporterRegistry, EveryRegisteredNameAndAliasMakesAReporter) {
+  for (const ReporterFormat& f : reporter_registry()) {
+    EXPECT_NE(make_reporter(f.name), nullptr) << f.name;
+    if (!f.alias.empty()) {
+      EXPECT_NE(make_reporter(f.alias), nullptr) << f.alias;
+    }
+  }
 }
 
 TEST(ReporterRegistry, UnknownFormatIsNull) {

@@ -59,8 +59,8 @@ bool from_idle(Category c) {
 
 bool truncated(const TraceEvidence& t) {
   if (t.stats == nullptr) return false;
-  for (const char* name : {"kineto_truncated", "cupti_truncated", "cupti_gzip_truncated"}) {
-    if (t.stats->count(name) > 0) return true;
+  for (const StatId id : {StatId::kKinetoTruncated, StatId::kCuptiTruncated, StatId::kCuptiGzipTruncated}) {
+    if (t.stats->count(id) > 0) return true;
   }
   return false;
 }

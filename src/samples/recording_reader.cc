@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/read_file.h"
+#include "base/stat_catalogue.h"
 #include "samples/meta_json.h"
 #include "samples/recording_writer.h"
 
@@ -26,14 +27,16 @@ namespace {
 
 class StatCounter {
  public:
-  void add(const char* name, Severity severity, const std::string& description, uint64_t n = 1) {
+  void add(StatId id, uint64_t n = 1) { add(id, std::string_view(), n); }
+  void add(StatId id, std::string_view detail, uint64_t n = 1) {
+    const StatDef& def = stat_def(id);
     for (ReadStat& s : stats_) {
-      if (s.name == name) {
+      if (s.name == def.name) {
         s.count += n;
         return;
       }
     }
-    stats_.push_back({name, severity, n, description});
+    stats_.push_back({std::string(def.name), def.severity, n, stat_description(id, detail)});
   }
   std::vector<ReadStat> take() { return std::move(stats_); }
 
@@ -130,7 +133,7 @@ void rebuild_run_facts(Recording& rec, StatCounter& stats) {
     if (!gaps.empty()) {
       std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2), gaps.end());
       rec.meta.interval_ns = gaps[gaps.size() / 2];
-      stats.add("meta_interval_rebuilt", Severity::kInfo, "no sampling interval in meta.json; taken from the ticks' spacing");
+      stats.add(StatId::kMetaIntervalRebuilt);
     }
   }
   if (!rec.meta.gpus.empty()) return;
@@ -148,10 +151,7 @@ void rebuild_run_facts(Recording& rec, StatCounter& stats) {
     rec.meta.gpus.push_back(std::move(g));
   }
   rec.meta.gpu_note = "no meta.json, GPUs rebuilt from the samples";
-  stats.add("meta_gpus_rebuilt", Severity::kWarning,
-            "no GPU list in meta.json; GPUs rebuilt from the samples, and every GPU that ran anything is judged (which "
-            "of them the command used is unknown)",
-            seen.size());
+  stats.add(StatId::kMetaGpusRebuilt, seen.size());
 }
 
 // What read_samples keeps while it goes through samples.jsonl: the declared series, the
@@ -166,27 +166,24 @@ struct SamplesState {
 
 void count_malformed(SamplesState& st, StatCounter& stats) {
   ++st.bad_lines;
-  stats.add("malformed_lines", Severity::kCritical, "lines of samples.jsonl that are not recording records; skipped");
+  stats.add(StatId::kMalformedLines);
 }
 
 // meta.json into rec.meta; what it lacks or gets wrong is counted.
 void read_meta(const fs::path& meta_path, bool have_meta, Recording& rec, StatCounter& stats) {
   if (!have_meta) {
-    stats.add("meta_missing", Severity::kWarning, "no meta.json; run facts are missing");
+    stats.add(StatId::kMetaMissing);
     return;
   }
   const Result<std::string> text = read_regular_file(meta_path.string());
   const json j = text.ok() ? json::parse(text.value(), nullptr, /*allow_exceptions=*/false) : json();
   std::vector<std::string> unreadable;
   if (!run_meta_from_json(j, &rec.meta, &unreadable)) {
-    stats.add("meta_unreadable", Severity::kWarning,
-              "meta.json is not valid recording metadata; run facts are missing");
+    stats.add(StatId::kMetaUnreadable);
   } else if (!unreadable.empty()) {
     std::string names;
     for (const std::string& n : unreadable) names += (names.empty() ? "" : ", ") + n;
-    stats.add("meta_fields_unreadable", Severity::kWarning,
-              "fields of meta.json with a value of the wrong type, left out (the samples are read as usual): " + names,
-              unreadable.size());
+    stats.add(StatId::kMetaFieldsUnreadable, names, unreadable.size());
   }
 }
 
@@ -194,7 +191,7 @@ void read_meta(const fs::path& meta_path, bool have_meta, Recording& rec, StatCo
 void read_tick_value(const json& pair, Recording& rec, SamplesState& st, StatCounter& stats) {
   if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number_unsigned() ||
       pair[0].get<uint64_t>() >= st.series.size()) {
-    stats.add("unknown_series", Severity::kCritical, "tick values naming an undeclared series; skipped");
+    stats.add(StatId::kUnknownSeries);
     return;
   }
   SeriesRef& ref = st.series[pair[0].get<size_t>()];
@@ -219,7 +216,7 @@ void read_tick(const json& j, Recording& rec, SamplesState& st, StatCounter& sta
   if (rec.ticks > 0 && t->get<int64_t>() <= st.last_tick_ns) {
     // Series are searched by time: a tick must come after the one before.
     ++st.ticks_skipped;
-    stats.add("ticks_out_of_order", Severity::kWarning, "ticks not later than the tick before them; skipped");
+    stats.add(StatId::kTicksOutOfOrder);
     return;
   }
   st.last_tick_ns = t->get<int64_t>();
@@ -238,7 +235,7 @@ void read_series(const json& j, Recording& rec, SamplesState& st, StatCounter& s
     return;
   }
   if (!metric || !entity_ok) {
-    stats.add("unknown_metrics", Severity::kInfo, "series of metrics this chokepoint version does not know; ignored");
+    stats.add(StatId::kUnknownMetrics);
     st.series.push_back({});
     return;
   }
@@ -277,7 +274,7 @@ void read_record(const std::string& line, Recording& rec, SamplesState& st, Stat
   } else if (k == "exit") {
     read_exit(j, st, stats);
   } else {
-    stats.add("unknown_records", Severity::kInfo, "record kinds this chokepoint version does not know; ignored");
+    stats.add(StatId::kUnknownRecords);
   }
 }
 
@@ -287,13 +284,13 @@ void read_samples(LineReader& in, Recording& rec, SamplesState& st, StatCounter&
   while (in.next(line, &whole, &oversized)) {
     if (!whole) {
       // No newline after it: the writer was cut mid-line. A line counts only once whole.
-      if (!line.empty() || oversized) stats.add("truncated_last_line", Severity::kWarning, "the last line of samples.jsonl was cut (chokepoint killed while writing); dropped");
+      if (!line.empty() || oversized) stats.add(StatId::kTruncatedLastLine);
       break;
     }
     if (oversized) {
       ++st.lines;
       ++st.bad_lines;
-      stats.add("oversized_lines", Severity::kCritical, "lines of samples.jsonl longer than 4 MiB (no chokepoint record is); skipped unread");
+      stats.add(StatId::kOversizedLines);
       continue;
     }
     if (line.empty()) continue;
@@ -308,9 +305,7 @@ void add_sample_losses(Recording& rec, const SamplesState& st, StatCounter& stat
     if (!ref.gpu_util) continue;
     add_loss(rec.losses, "GPU utilization reads that failed after the GPU had answered", ref.failed_after, ref.reads_after);
     if (ref.failed_after > 0) {
-      stats.add("gpu_reads_failed", Severity::kWarning,
-                "GPU utilization reads that failed after the GPU had answered (GPU lost, driver error); those ticks have no GPU data",
-                static_cast<uint64_t>(ref.failed_after));
+      stats.add(StatId::kGpuReadsFailed, static_cast<uint64_t>(ref.failed_after));
     }
   }
 }
@@ -351,7 +346,7 @@ Result<Recording> read_recording(const std::string& dir) {
   const bool have_meta = fs::exists(meta_path, ec);
   const bool have_samples = fs::exists(samples_path, ec);
   if (!have_meta && !have_samples)
-    return Status::Error(dir + " is not a chokepoint recording (no meta.json, no samples.jsonl)");
+    return Status::Error(ErrorCode::kInput, dir + " is not a chokepoint recording (no meta.json, no samples.jsonl)");
 
   Recording rec;
   StatCounter stats;
@@ -361,8 +356,7 @@ Result<Recording> read_recording(const std::string& dir) {
   SamplesState st;
   LineReader in(samples_path.string());
   if (have_samples && !in.error().empty()) {
-    stats.add("samples_unreadable", Severity::kCritical,
-              "samples.jsonl could not be read (" + in.error() + "); no samples");
+    stats.add(StatId::kSamplesUnreadable, in.error());
   }
   read_samples(in, rec, st, stats);
   add_sample_losses(rec, st, stats);
@@ -370,7 +364,7 @@ Result<Recording> read_recording(const std::string& dir) {
   rebuild_run_facts(rec, stats);
 
   if (!rec.complete) {
-    stats.add("recording_incomplete", Severity::kWarning, "no end-of-run meta.json: chokepoint stopped without finishing (crash or kill -9); processes rebuilt from samples.jsonl");
+    stats.add(StatId::kRecordingIncomplete);
     rebuild_processes(rec, st);
   }
   rec.stats = stats.take();

@@ -2,15 +2,25 @@
 
 namespace chokepoint::timeline {
 
-void ImportStats::add(const std::string& name, Severity severity,
-                      const std::string& description, int64_t n) {
+void ImportStats::add(StatId id, std::string_view detail, int64_t n) {
+  const StatDef& def = stat_def(id);
   for (auto& s : stats_) {
-    if (s.name == name) {
+    if (s.name == def.name) {
       s.count += n;
       return;
     }
   }
-  stats_.push_back(ImportStat{name, severity, description, n});
+  stats_.push_back(ImportStat{std::string(def.name), def.severity, stat_description(id, detail), n});
+}
+
+void ImportStats::add(const ImportStat& stat) {
+  for (auto& s : stats_) {
+    if (s.name == stat.name) {
+      s.count += stat.count;
+      return;
+    }
+  }
+  stats_.push_back(stat);
 }
 
 int64_t ImportStats::count(const std::string& name) const {
@@ -28,7 +38,7 @@ bool ImportStats::has_errors() const {
 }
 
 void ImportStats::merge(const ImportStats& other) {
-  for (const auto& s : other.stats_) add(s.name, s.severity, s.description, s.count);
+  for (const auto& s : other.stats_) add(s);
   for (const auto& l : other.losses_) add_loss(losses_, l.what, l.lost, l.total);
 }
 

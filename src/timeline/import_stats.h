@@ -4,10 +4,12 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/data_loss.h"
 #include "base/severity.h"
+#include "base/stat_catalogue.h"
 
 namespace chokepoint::timeline {
 
@@ -18,14 +20,16 @@ struct ImportStat {
   int64_t count = 0;
 };
 
-// A central, append-only list of named counters. Importers declare the stats they may
-// raise in their own file and call add(); reporters print the non-zero ones.
+// A central, append-only list of named counters. Readers raise the stats of the one
+// catalogue (base/stat_catalogue.h) and call add(); reporters print the non-zero ones.
 class ImportStats {
  public:
-  // Increments the counter `name`, creating it with `severity` and `description` first.
-  void add(const std::string& name, Severity severity, const std::string& description,
-           int64_t n = 1);
+  // Increments the counter of `id`, creating it with the catalogue's name, severity and
+  // description first (`detail` fills the description's "{}"; the first one stays).
+  void add(StatId id, int64_t n = 1) { add(id, std::string_view(), n); }
+  void add(StatId id, std::string_view detail, int64_t n = 1);
   int64_t count(const std::string& name) const;
+  int64_t count(StatId id) const { return count(std::string(stat_def(id).name)); }
   const std::vector<ImportStat>& all() const { return stats_; }
   bool has_errors() const;
   void merge(const ImportStats& other);
@@ -36,6 +40,7 @@ class ImportStats {
   const std::vector<DataLoss>& losses() const { return losses_; }
 
  private:
+  void add(const ImportStat& s);
   std::vector<ImportStat> stats_;
   std::vector<DataLoss> losses_;
 };

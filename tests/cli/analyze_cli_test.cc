@@ -87,6 +87,18 @@ TEST(AnalyzeCli, MissingFileAndBadOptions) {
   EXPECT_EQ(run("--version").rc, 0);
 }
 
+TEST(AnalyzeCli, ListStatsNeedsNoInput) {
+  Output o = run("analyze --list-stats");
+  EXPECT_EQ(o.rc, 0) << o.out;
+  for (const char* line : {"kineto_truncated ", "cupti_dropped_records ", "import_failed_files ", "malformed_lines ",
+                           "trace_unreadable "}) {
+    EXPECT_NE(o.out.find(std::string("\n") + line), std::string::npos) << line << "\n" << o.out;
+  }
+  EXPECT_NE(o.out.find("The trace ends in the middle of the data"), std::string::npos) << o.out;
+  EXPECT_EQ(run("analyze --help").out.find("--list-stats") != std::string::npos, true);
+  EXPECT_EQ(run("analyze").rc, 2);  // inputs are still required without it
+}
+
 TEST(AnalyzeCli, OutputFileAndDevNull) {
   const std::string out = ::testing::TempDir() + "/report_" + std::to_string(getpid()) + ".md";
   Output o = run("analyze --format md -o " + out + " " + kData + "fp32_gemm.json.gz");

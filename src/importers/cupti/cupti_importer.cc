@@ -28,10 +28,9 @@ using tracer::RecordKind;
 // Longer "names" are damage (a C++ template name reaches a few KB).
 constexpr uint64_t kMaxStringBytes = 1 << 20;
 
-// Import stats of this format (docs/ARCHITECTURE.md convention 2).
-void stat(timeline::ImportStats& s, const char* name, Severity sev, const char* what, int64_t n = 1) {
-  s.add(name, sev, what, n);
-}
+// Import stats of this format (docs/ARCHITECTURE.md convention 2), from the one catalogue
+// (base/stat_catalogue.h).
+void stat(timeline::ImportStats& s, StatId id, int64_t n = 1) { s.add(id, n); }
 
 // CUPTI's enums (trace_format.h) to the model's.
 CopyKind copy_kind(uint8_t k) {
@@ -85,10 +84,13 @@ class Reader {
   // Streams the file 64 bytes at a time: a long run's trace is gigabytes.
   Status run() {
     FileHeader h{};
-    if (!read(reinterpret_cast<char*>(&h), sizeof h)) return Status::Error("not a chokepoint trace: shorter than its header");
-    if (std::memcmp(h.magic, tracer::kMagic, sizeof h.magic) != 0) return Status::Error("not a chokepoint trace (bad magic)");
+    if (!read(reinterpret_cast<char*>(&h), sizeof h))
+      return Status::Error(ErrorCode::kInput, "not a chokepoint trace: shorter than its header");
+    if (std::memcmp(h.magic, tracer::kMagic, sizeof h.magic) != 0)
+      return Status::Error(ErrorCode::kInput, "not a chokepoint trace (bad magic)");
     if (h.version != tracer::kFormatVersion || h.record_size != sizeof(Record)) {
-      return Status::Error("chokepoint trace format " + std::to_string(h.version) + " is not one this version reads");
+      return Status::Error(ErrorCode::kUnsupported,
+                           "chokepoint trace format " + std::to_string(h.version) + " is not one this version reads");
     }
     pid_ = static_cast<int32_t>(h.pid);
     if (h.realtime_ns == 0 || h.cupti_ns == 0 || __builtin_sub_overflow(h.realtime_ns, h.cupti_ns, &offset_)) offset_ = 0;
@@ -101,10 +103,9 @@ class Reader {
       hi_ = h.realtime_ns < INT64_MAX - kYear ? h.realtime_ns + kYear : INT64_MAX;
     }
     if (h.status == static_cast<uint32_t>(tracer::TraceStatus::kOtherSubscriber)) {
-      stat(stats_, "cupti_other_subscriber", Severity::kWarning,
-           "another CUPTI client (torch.profiler, nsys, ncu) held the process: it has no CUDA trace");
+      stat(stats_, StatId::kCuptiOtherSubscriber);
     } else if (h.status != 0) {
-      stat(stats_, "cupti_not_started", Severity::kWarning, "CUPTI would not start in the process: no CUDA trace");
+      stat(stats_, StatId::kCuptiNotStarted);
     }
     tl_.sources[source_].format = "cupti";
     bool ended = false;
@@ -114,13 +115,13 @@ class Reader {
       if (static_cast<RecordKind>(r.kind) == RecordKind::kString) {
         const uint64_t len = r.start;
         if (len > kMaxStringBytes) {  // checked before allocating (found by fuzz/cupti_fuzzer)
-          stat(stats_, "cupti_bad_string", Severity::kCritical, "string records longer than the file; reading stopped");
+          stat(stats_, StatId::kCuptiBadString);
           break;
         }
         const uint64_t blocks = (len + sizeof(Record) - 1) / sizeof(Record);
         text.resize(blocks * sizeof(Record));
         if (!read(text.data(), text.size())) {
-          stat(stats_, "cupti_bad_string", Severity::kCritical, "string records longer than the file; reading stopped");
+          stat(stats_, StatId::kCuptiBadString);
           break;
         }
         text.resize(len);
@@ -129,26 +130,22 @@ class Reader {
       }
       if (static_cast<RecordKind>(r.kind) == RecordKind::kEnd) {
         ended = true;
-        if (r.end > 0) stat(stats_, "cupti_dropped_records", Severity::kWarning,
-                            "activity records CUPTI dropped (its buffers were full): the trace misses some GPU work",
-                            static_cast<int64_t>(r.end));
+        if (r.end > 0) stat(stats_, StatId::kCuptiDroppedRecords, static_cast<int64_t>(r.end));
         break;
       }
       add(r);
     }
-    if (!io_error_.empty()) return Status::Error(io_error_);
+    if (!io_error_.ok()) return io_error_;
     if (in_.truncated()) {
-      stat(stats_, "cupti_gzip_truncated", Severity::kWarning, "the compressed trace is cut off or corrupt; read up to there");
+      stat(stats_, StatId::kCuptiGzipTruncated);
     }
     if (!ended && h.status == 0) {
-      stat(stats_, "cupti_truncated", Severity::kWarning,
-           "the trace has no end record: the process died before flushing (SIGKILL, crash); its last buffers are missing");
+      stat(stats_, StatId::kCuptiTruncated);
     }
     stats_.lost("trace records whose end is before their start or out of range", bad_spans_, spans_);
     link_sync_threads();
     if (!open_ranges_.empty()) {
-      stat(stats_, "cupti_nvtx_unclosed", Severity::kInfo,
-           "NVTX ranges still open when the trace ended; left out", static_cast<int64_t>(open_ranges_.size()));
+      stat(stats_, StatId::kCuptiNvtxUnclosed, static_cast<int64_t>(open_ranges_.size()));
     }
     add_steps_from_ranges(tl_, begin_ranges_, source_, timeline::StepSource::kNvtx);
     return Status::Ok();
@@ -160,7 +157,7 @@ class Reader {
     while (n > 0) {
       auto got = in_.read(dst, n);
       if (!got.ok()) {
-        io_error_ = got.status().message();
+        io_error_ = got.status();
         return false;
       }
       if (got.value() == 0) return false;
@@ -182,14 +179,14 @@ class Reader {
     ++spans_;
     if (t(r.start, start) && t(r.end, end) && *end >= *start && *end - *start <= kDay) return true;
     ++bad_spans_;
-    stat(stats_, "cupti_bad_times", Severity::kWarning, "records whose end is before their start, longer than a day or out of range; skipped");
+    stat(stats_, StatId::kCuptiBadTimes);
     return false;
   }
   int64_t id(uint32_t c) const { return c == 0 ? -1 : static_cast<int64_t>(c) + id_offset_; }
   StringId name(uint32_t sid) {
     const auto it = strings_.find(sid);
     if (it == strings_.end()) {
-      if (sid != 0) stat(stats_, "cupti_unknown_string", Severity::kWarning, "records naming a string the file never defined");
+      if (sid != 0) stat(stats_, StatId::kCuptiUnknownString);
       return timeline::kEmptyString;
     }
     return tl_.strings.intern(it->second);
@@ -246,9 +243,7 @@ class Reader {
         return;
       case RecordKind::kDropped:
         return;  // the kEnd record carries the total
-      default:
-        stat(stats_, "cupti_unknown_records", Severity::kInfo, "record kinds this version does not know; skipped");
-        return;
+      default: stat(stats_, StatId::kCuptiUnknownRecords); return;
     }
   }
 
@@ -300,7 +295,7 @@ class Reader {
     const int32_t pid = r.marker.pid != 0 ? static_cast<int32_t>(r.marker.pid) : pid_;
     int64_t at = 0;
     if (!t(r.start, &at)) {
-      stat(stats_, "cupti_bad_times", Severity::kWarning, "records whose end is before their start, longer than a day or out of range; skipped");
+      stat(stats_, StatId::kCuptiBadTimes);
       return;
     }
     const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(pid)) << 32) | r.correlation;
@@ -311,8 +306,7 @@ class Reader {
     if (r.sub != tracer::kMarkerEnd) return;  // instantaneous markers: no duration
     const auto it = open_ranges_.find(key);
     if (it == open_ranges_.end() || at < it->second.start || at - it->second.start > kDay) {
-      stat(stats_, "cupti_nvtx_unmatched", Severity::kInfo,
-           "NVTX range ends without their start (opened before CUDA initialized); left out");
+      stat(stats_, StatId::kCuptiNvtxUnmatched);
       return;
     }
     timeline::CpuRanges& c = tl_.cpu_ranges;
@@ -334,8 +328,7 @@ class Reader {
   std::array<int32_t, 3> dims(const int32_t (&d)[3], const std::array<int32_t, 3>& max) {
     for (int k = 0; k < 3; ++k) {
       if (d[k] < 1 || d[k] > max[k]) {
-        stat(stats_, "cupti_bad_kernel_dims", Severity::kWarning,
-             "kernels whose grid or block size is outside CUDA's limits (damaged records); size left unknown");
+        stat(stats_, StatId::kCuptiBadKernelDims);
         return {};
       }
     }
@@ -346,7 +339,7 @@ class Reader {
   // whose size would overflow the analyses' byte totals).
   int64_t copy_bytes(uint64_t b) {
     if (b <= (uint64_t{1} << 48)) return static_cast<int64_t>(b);
-    stat(stats_, "cupti_bad_copy_sizes", Severity::kWarning, "copies or memsets of more than 256 TiB (damaged records); size left unknown");
+    stat(stats_, StatId::kCuptiBadCopySizes);
     return 0;
   }
 
@@ -368,7 +361,7 @@ class Reader {
   }
 
   ByteSource& in_;
-  std::string io_error_;
+  Status io_error_;
   int32_t source_;
   timeline::Timeline& tl_;
   timeline::ImportStats& stats_;
@@ -396,6 +389,11 @@ class CuptiImporter final : public Importer {
   std::string_view name() const override { return "cupti"; }
   std::string_view description() const override {
     return "chokepoint CUPTI trace (trace-<pid>.cptrace, written by `chokepoint run --trace`)";
+  }
+  // The tracer's files, plain or gzipped (kept small).
+  std::vector<std::string_view> file_suffixes() const override {
+    static const std::string gz = std::string(tracer::kTraceFileSuffix) + ".gz";
+    return {tracer::kTraceFileSuffix, gz};
   }
   bool sniff(std::string_view head) const override { return sniff_cupti(head); }
   Status import(const std::string& path, int32_t source_index, timeline::Timeline& tl, timeline::ImportStats& stats,

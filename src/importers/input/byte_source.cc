@@ -30,7 +30,7 @@ class FileSource final : public ByteSource {
       ssize_t r = ::read(fd_, dst + got, n - got);
       if (r < 0) {
         if (errno == EINTR) continue;
-        return Status::Error(io_error(path_, errno));
+        return Status::Error(ErrorCode::kIo, io_error(path_, errno));
       }
       if (r == 0) break;
       got += static_cast<size_t>(r);
@@ -154,20 +154,20 @@ bool is_gzip(std::string_view head) {
 Result<std::unique_ptr<ByteSource>> open_file(const std::string& path) {
   // O_NONBLOCK: a FIFO with no writer would block the open itself (base/read_file.h).
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return Status::Error(io_error(path, errno));
+  if (fd < 0) return Status::Error(ErrorCode::kIo, io_error(path, errno));
   struct stat st;
   if (::fstat(fd, &st) != 0) {
     int err = errno;
     ::close(fd);
-    return Status::Error(io_error(path, err));
+    return Status::Error(ErrorCode::kIo, io_error(path, err));
   }
   if (S_ISDIR(st.st_mode)) {
     ::close(fd);
-    return Status::Error(io_error(path, EISDIR));
+    return Status::Error(ErrorCode::kIo, io_error(path, EISDIR));
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return Status::Error("cannot read '" + path + "': " + file_kind_name(st.st_mode) + ", not a file");
+    return Status::Error(ErrorCode::kIo, "cannot read '" + path + "': " + file_kind_name(st.st_mode) + ", not a file");
   }
   if (const int flags = ::fcntl(fd, F_GETFL); flags >= 0) (void)::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -176,7 +176,7 @@ Result<std::unique_ptr<ByteSource>> open_file(const std::string& path) {
   if (m < 0) {
     int err = errno;
     ::close(fd);
-    return Status::Error(io_error(path, err));
+    return Status::Error(ErrorCode::kIo, io_error(path, err));
   }
   auto file = std::make_unique<FileSource>(fd, path, static_cast<uint64_t>(st.st_size));
   if (is_gzip(std::string_view(magic, static_cast<size_t>(m)))) {

@@ -20,6 +20,8 @@ class KinetoImporter final : public Importer {
   std::string_view description() const override {
     return "PyTorch profiler Chrome-trace JSON, .json or .json.gz";
   }
+  // Covers Kineto's own *.pt.trace.json[.gz].
+  std::vector<std::string_view> file_suffixes() const override { return {".json", ".json.gz"}; }
   bool sniff(std::string_view head) const override { return sniff_kineto(head); }
   Status import(const std::string& path, int32_t source_index, timeline::Timeline& tl,
                 timeline::ImportStats& stats, const ImportOptions& opts) override {
@@ -58,8 +60,8 @@ Status import_kineto(ByteSource& in, int32_t source_index, timeline::Timeline& t
                      timeline::ImportStats& stats, const ImportOptions& opts,
                      const KinetoLimits& limits) {
   if (source_index < 0 || static_cast<size_t>(source_index) >= tl.sources.size()) {
-    return Status::Error("internal: source " + std::to_string(source_index) +
-                         " was not added to the timeline");
+    return Status::Error(ErrorCode::kInternal,
+                         "internal: source " + std::to_string(source_index) + " was not added to the timeline");
   }
   kineto::StatCounter counter;
   kineto::EventMapper mapper(tl, source_index, counter);

@@ -1,6 +1,7 @@
 // The import stats the Kineto importer may raise (docs/ARCHITECTURE.md convention 2: bad input is
-// counted, not fatal). Counted locally while reading, so the hot path never touches the
-// central ImportStats list, and flushed once at the end.
+// counted, not fatal), each one of the catalogue's (base/stat_catalogue.h). Counted
+// locally while reading, so the hot path never touches the central ImportStats list, and
+// flushed once at the end.
 #pragma once
 
 #include <array>
@@ -33,13 +34,8 @@ enum class Stat : uint8_t {
   kCount
 };
 
-struct StatInfo {
-  const char* name;
-  Severity severity;
-  const char* description;
-};
-
-const StatInfo& stat_info(Stat s);
+// The catalogue's entry of `s`.
+StatId stat_id(Stat s);
 
 class StatCounter {
  public:

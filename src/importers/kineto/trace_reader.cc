@@ -42,7 +42,7 @@ Status TraceReader::run(EventMapper& mapper, TraceMetadata& meta) {
     Status st = fill();
     if (!st.ok()) return st;
     const Step s = step(meta, batch);
-    if (s == Step::kError) return Status::Error(error_);
+    if (s == Step::kError) return Status::Error(ErrorCode::kInput, error_);
     if (s == Step::kDone) break;
   }
   batch.flush();
@@ -288,12 +288,12 @@ TraceReader::Step TraceReader::top_level_error(size_t p, const char* expected) {
 
 Status TraceReader::finish() {
   if (state_ == State::kStart) {
-    return Status::Error(offset(len_) == 0 ? "the file is empty" : "the file holds no JSON");
+    return Status::Error(ErrorCode::kInput, offset(len_) == 0 ? "the file is empty" : "the file holds no JSON");
   }
   if (!saw_events_) {
-    return Status::Error(state_ == State::kDone
-                             ? "no traceEvents array: not a Kineto / Chrome trace"
-                             : "the file ends before any traceEvents array (truncated?)");
+    return Status::Error(ErrorCode::kInput, state_ == State::kDone
+                                                ? "no traceEvents array: not a Kineto / Chrome trace"
+                                                : "the file ends before any traceEvents array (truncated?)");
   }
   if (state_ != State::kDone) stats_.add(Stat::kTruncated);
   if (elements_ == 0) stats_.add(Stat::kEmptyTrace);
