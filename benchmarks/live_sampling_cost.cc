@@ -17,8 +17,8 @@
 
 #include "sampler/gpu/gpu_sampler.h"
 #include "sampler/proc/host_sampler.h"
-#include "sampler/proc/process_sampler.h"
 #include "sampler/proc/proc_fs.h"
+#include "sampler/proc/process_sampler.h"
 #include "samples/clock.h"
 #include "samples/metric.h"
 
@@ -92,8 +92,8 @@ int main(int argc, char** argv) {
   sampler::proc::HostSampler host(fs);
   std::unique_ptr<sampler::proc::ProcessSampler> procs;
   if (argc > 3) {
-    procs = std::make_unique<sampler::proc::ProcessSampler>(
-        fs, sampler::proc::live_process_options({std::atoll(argv[3])}));
+    procs = std::make_unique<sampler::proc::ProcessSampler>(fs,
+                                                            sampler::proc::live_process_options({std::atoll(argv[3])}));
   }
 
   samples::Tick last;
@@ -125,8 +125,8 @@ int main(int argc, char** argv) {
   for (const auto& s : last.samples) {
     const auto& info = samples::metric_info(s.metric);
     if (s.valid) {
-      std::printf("  %-8s %-28s %14.3f %s\n", samples::format_entity(s.entity).c_str(),
-                  std::string(info.name).c_str(), s.value, std::string(info.unit).c_str());
+      std::printf("  %-8s %-28s %14.3f %s\n", samples::format_entity(s.entity).c_str(), std::string(info.name).c_str(),
+                  s.value, std::string(info.unit).c_str());
     } else {
       std::printf("  %-8s %-28s        invalid\n", samples::format_entity(s.entity).c_str(),
                   std::string(info.name).c_str());

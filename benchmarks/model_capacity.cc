@@ -54,8 +54,14 @@ int main(int argc, char** argv) {
   auto& rc = tl.runtime_calls;
   auto& cpu = tl.cpu_ranges;
   auto add_cpu = [&](timeline::StringId name, TimeNs s, TimeNs e, int64_t ext, timeline::CpuCategory c) {
-    cpu.pid.push_back(1); cpu.tid.push_back(1); cpu.category.push_back(c); cpu.name.push_back(name);
-    cpu.start.push_back(s); cpu.end.push_back(e); cpu.external_id.push_back(ext); cpu.sequence.push_back(-1);
+    cpu.pid.push_back(1);
+    cpu.tid.push_back(1);
+    cpu.category.push_back(c);
+    cpu.name.push_back(name);
+    cpu.start.push_back(s);
+    cpu.end.push_back(e);
+    cpu.external_id.push_back(ext);
+    cpu.sequence.push_back(-1);
     cpu.inputs.push_back(timeline::CpuRanges::kNoInputs);
   };
   const int64_t kPerStep = 1000;
@@ -66,19 +72,41 @@ int main(int argc, char** argv) {
       add_cpu(tl.strings.intern("ProfilerStep#" + std::to_string(n)), t, t + kPerStep * 10'000, -1,
               timeline::CpuCategory::kUserAnnotation);
       auto& st = tl.steps;
-      st.number.push_back(n); st.source_index.push_back(0); st.pid.push_back(1); st.tid.push_back(1);
-      st.start.push_back(t); st.end.push_back(t + kPerStep * 10'000); st.how.push_back(timeline::StepSource::kProfilerStep);
+      st.number.push_back(n);
+      st.source_index.push_back(0);
+      st.pid.push_back(1);
+      st.tid.push_back(1);
+      st.start.push_back(t);
+      st.end.push_back(t + kPerStep * 10'000);
+      st.how.push_back(timeline::StepSource::kProfilerStep);
     }
     add_cpu(outer, t, t + 6'000, -1, timeline::CpuCategory::kOp);
     add_cpu(op, t + 500, t + 5'500, k, timeline::CpuCategory::kOp);
-    rc.pid.push_back(1); rc.tid.push_back(1); rc.api.push_back(timeline::ApiKind::kRuntime); rc.name.push_back(launch);
-    rc.start.push_back(t + 1'000); rc.end.push_back(t + 5'000); rc.correlation.push_back(k); rc.external_id.push_back(k);
+    rc.pid.push_back(1);
+    rc.tid.push_back(1);
+    rc.api.push_back(timeline::ApiKind::kRuntime);
+    rc.name.push_back(launch);
+    rc.start.push_back(t + 1'000);
+    rc.end.push_back(t + 5'000);
+    rc.correlation.push_back(k);
+    rc.external_id.push_back(k);
     rc.cbid.push_back(211);
-    g.kind.push_back(timeline::GpuOpKind::kKernel); g.device.push_back(0); g.stream.push_back(7);
-    g.start.push_back(t + 2'000); g.end.push_back(t + 10'000); g.name.push_back(names[k % 3]);
-    g.correlation.push_back(k); g.external_id.push_back(k); g.grid.push_back({1024, 1, 1}); g.block.push_back({256, 1, 1});
-    g.registers.push_back(32); g.shared_mem.push_back(0); g.occupancy_pct.push_back(50.f); g.bytes.push_back(0);
-    g.copy_kind.push_back(timeline::CopyKind::kUnknown); g.src_kind.push_back(timeline::MemKind::kUnknown);
+    g.kind.push_back(timeline::GpuOpKind::kKernel);
+    g.device.push_back(0);
+    g.stream.push_back(7);
+    g.start.push_back(t + 2'000);
+    g.end.push_back(t + 10'000);
+    g.name.push_back(names[k % 3]);
+    g.correlation.push_back(k);
+    g.external_id.push_back(k);
+    g.grid.push_back({1024, 1, 1});
+    g.block.push_back({256, 1, 1});
+    g.registers.push_back(32);
+    g.shared_mem.push_back(0);
+    g.occupancy_pct.push_back(50.f);
+    g.bytes.push_back(0);
+    g.copy_kind.push_back(timeline::CopyKind::kUnknown);
+    g.src_kind.push_back(timeline::MemKind::kUnknown);
     g.dst_kind.push_back(timeline::MemKind::kUnknown);
   }
   tl.finalize();
@@ -93,7 +121,7 @@ int main(int argc, char** argv) {
   const analyses::Analysis a = analyses::analyze(tl);
   const rules::Diagnosis d = rules::diagnose(tl, a);
   std::printf("analyzed %lld steps in %.1f s: verdict %s, %zu findings; peak RSS %.2f GiB\n",
-              static_cast<long long>(a.steps()), seconds_since(t0), rules::category_name(d.bound),
-              d.findings.size(), peak_rss_gib());
+              static_cast<long long>(a.steps()), seconds_since(t0), rules::category_name(d.bound), d.findings.size(),
+              peak_rss_gib());
   return 0;
 }

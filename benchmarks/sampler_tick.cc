@@ -13,9 +13,9 @@
 
 #include <benchmark/benchmark.h>
 
-#include "samples/recording_writer.h"
 #include "sampler/proc/host_sampler.h"
 #include "sampler/proc/process_sampler.h"
+#include "samples/recording_writer.h"
 
 namespace {
 
@@ -101,10 +101,12 @@ void BM_RecordingAppend(benchmark::State& state) {
     for (int m = 0; m < 21; ++m) tick.add(static_cast<samples::MetricId>(m), samples::Entity::gpu(g), 96.6 + m);
   }
   for (int p = 0; p < kProcesses + 1; ++p) {
-    for (int m = 0; m < 9; ++m) tick.add(static_cast<samples::MetricId>(41 + m), samples::Entity::process(1000 + p), 1234.5 * m);
+    for (int m = 0; m < 9; ++m)
+      tick.add(static_cast<samples::MetricId>(41 + m), samples::Entity::process(1000 + p), 1234.5 * m);
   }
   for (int t = 0; t < 32; ++t) {
-    for (int m = 0; m < 5; ++m) tick.add(static_cast<samples::MetricId>(50 + m), samples::Entity::thread(1000, 2000 + t), 83);
+    for (int m = 0; m < 5; ++m)
+      tick.add(static_cast<samples::MetricId>(50 + m), samples::Entity::thread(1000, 2000 + t), 83);
   }
   const std::string dir = "/tmp/chokepoint_bench_recording_" + std::to_string(getpid());
   std::filesystem::remove_all(dir);
@@ -118,7 +120,8 @@ void BM_RecordingAppend(benchmark::State& state) {
     if (!w.value()->append(tick).ok()) state.SkipWithError("append failed");
   }
   state.counters["samples"] = static_cast<double>(tick.samples.size());
-  state.counters["bytes_per_tick"] = static_cast<double>(w.value()->bytes_written()) / static_cast<double>(state.iterations());
+  state.counters["bytes_per_tick"] = static_cast<double>(w.value()->bytes_written()) /
+                                     static_cast<double>(state.iterations());
   std::filesystem::remove_all(dir);
 }
 
@@ -126,7 +129,7 @@ BENCHMARK(BM_ProcTick)
     ->Arg(0)
     ->Arg(32)
     ->Arg(static_cast<int64_t>(sampler::proc::ProcessSamplerOptions{}.thread_visits_per_tick))
-    ->Arg(kProcesses * kThreadsPerProcess + 1)
+    ->Arg(kProcesses* kThreadsPerProcess + 1)
     ->Unit(benchmark::kMicrosecond)
     ->MinTime(2.0);
 BENCHMARK(BM_RecordingAppend)->Unit(benchmark::kMicrosecond);

@@ -41,21 +41,35 @@ const timeline::Timeline& repeated(int copies) {
     const int64_t dc = int64_t{k} << 32;
     const auto& og = one.gpu_ops;
     for (size_t i = 0; i < og.size(); ++i) {
-      g.kind.push_back(og.kind[i]); g.device.push_back(og.device[i]); g.stream.push_back(og.stream[i]);
-      g.start.push_back(og.start[i] + dt); g.end.push_back(og.end[i] + dt);
+      g.kind.push_back(og.kind[i]);
+      g.device.push_back(og.device[i]);
+      g.stream.push_back(og.stream[i]);
+      g.start.push_back(og.start[i] + dt);
+      g.end.push_back(og.end[i] + dt);
       g.name.push_back(tl.strings.intern(one.strings.view(og.name[i])));
-      g.correlation.push_back(og.correlation[i] + dc); g.external_id.push_back(-1);
-      g.grid.push_back(og.grid[i]); g.block.push_back(og.block[i]); g.registers.push_back(og.registers[i]);
-      g.shared_mem.push_back(og.shared_mem[i]); g.occupancy_pct.push_back(og.occupancy_pct[i]);
-      g.bytes.push_back(og.bytes[i]); g.copy_kind.push_back(og.copy_kind[i]);
-      g.src_kind.push_back(og.src_kind[i]); g.dst_kind.push_back(og.dst_kind[i]);
+      g.correlation.push_back(og.correlation[i] + dc);
+      g.external_id.push_back(-1);
+      g.grid.push_back(og.grid[i]);
+      g.block.push_back(og.block[i]);
+      g.registers.push_back(og.registers[i]);
+      g.shared_mem.push_back(og.shared_mem[i]);
+      g.occupancy_pct.push_back(og.occupancy_pct[i]);
+      g.bytes.push_back(og.bytes[i]);
+      g.copy_kind.push_back(og.copy_kind[i]);
+      g.src_kind.push_back(og.src_kind[i]);
+      g.dst_kind.push_back(og.dst_kind[i]);
     }
     const auto& oc = one.runtime_calls;
     for (size_t i = 0; i < oc.size(); ++i) {
-      c.pid.push_back(oc.pid[i]); c.tid.push_back(oc.tid[i]); c.api.push_back(oc.api[i]);
+      c.pid.push_back(oc.pid[i]);
+      c.tid.push_back(oc.tid[i]);
+      c.api.push_back(oc.api[i]);
       c.name.push_back(tl.strings.intern(one.strings.view(oc.name[i])));
-      c.start.push_back(oc.start[i] + dt); c.end.push_back(oc.end[i] + dt);
-      c.correlation.push_back(oc.correlation[i] + dc); c.external_id.push_back(-1); c.cbid.push_back(oc.cbid[i]);
+      c.start.push_back(oc.start[i] + dt);
+      c.end.push_back(oc.end[i] + dt);
+      c.correlation.push_back(oc.correlation[i] + dc);
+      c.external_id.push_back(-1);
+      c.cbid.push_back(oc.cbid[i]);
     }
   }
   tl.finalize();

@@ -36,8 +36,7 @@ void check_model(const Timeline& tl) {
   const auto& c = tl.cpu_ranges;
   for (size_t i = 0; i < c.size(); ++i) {
     check(c.end[i] >= c.start[i], "CPU range ends before it starts");
-    check(c.inputs[i] == chokepoint::timeline::CpuRanges::kNoInputs ||
-              c.inputs[i] < tl.op_inputs.ops(),
+    check(c.inputs[i] == chokepoint::timeline::CpuRanges::kNoInputs || c.inputs[i] < tl.op_inputs.ops(),
           "CPU range inputs out of range");
   }
   const auto& in = tl.op_inputs;
@@ -45,8 +44,7 @@ void check_model(const Timeline& tl) {
   check(in.dim_begin.size() == in.type.size() + 1, "op input dims not closed");
   check(in.dim_begin.back() == in.dims.size(), "op input dims out of range");
   for (size_t i = 0; i < tl.sync_events.size(); ++i) {
-    check(tl.sync_events.device[i] < static_cast<int16_t>(tl.devices.size()),
-          "sync event device out of range");
+    check(tl.sync_events.device[i] < static_cast<int16_t>(tl.devices.size()), "sync event device out of range");
   }
 }
 

@@ -52,7 +52,8 @@ void write(const std::string& name, std::string_view bytes, bool present) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view in(reinterpret_cast<const char*>(data), size);
   const size_t nul = in.find('\0');
-  write("meta.json", nul == std::string_view::npos ? std::string_view() : in.substr(0, nul), nul != std::string_view::npos);
+  write("meta.json", nul == std::string_view::npos ? std::string_view() : in.substr(0, nul),
+        nul != std::string_view::npos);
   write("samples.jsonl", nul == std::string_view::npos ? in : in.substr(nul + 1), true);
 
   auto rec = chokepoint::samples::read_recording(dir());

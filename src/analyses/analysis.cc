@@ -62,8 +62,7 @@ Analysis analyze(const Timeline& tl, const machine::MachineContext& ctx) {
     }
   }
   if (!device_time.empty()) {
-    a.primary_device = static_cast<int>(std::max_element(device_time.begin(), device_time.end()) -
-                                        device_time.begin());
+    a.primary_device = static_cast<int>(std::max_element(device_time.begin(), device_time.end()) - device_time.begin());
     if (static_cast<size_t>(a.primary_device) < ctx.devices.size()) {
       a.ceilings = ctx.devices[a.primary_device];
     } else {

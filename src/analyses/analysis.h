@@ -17,12 +17,12 @@ namespace chokepoint::analyses {
 
 // How faithfully the recorded steps replay (whatif/replay.h), and what the recording cost.
 struct ReplaySummary {
-  bool available = false;        // the trace has CUDA API calls and GPU ops to replay
-  int64_t steps = 0;             // windows of the replayed process
-  double recorded_step_ms = 0;   // the recorded windows, per step
-  double replayed_step_ms = 0;   // the same replayed as recorded (its difference is the model's error)
-  double plain_step_ms = 0;      // replayed without the recorder's cost: the run without the profiler
-  std::string recorder;          // "torch.profiler", "chokepoint tracer", "" when its cost is unknown
+  bool available = false;       // the trace has CUDA API calls and GPU ops to replay
+  int64_t steps = 0;            // windows of the replayed process
+  double recorded_step_ms = 0;  // the recorded windows, per step
+  double replayed_step_ms = 0;  // the same replayed as recorded (its difference is the model's error)
+  double plain_step_ms = 0;     // replayed without the recorder's cost: the run without the profiler
+  std::string recorder;         // "torch.profiler", "chokepoint tracer", "" when its cost is unknown
   bool threads_overlapped = false;
 };
 
@@ -36,10 +36,10 @@ struct Analysis {
   ApiCallStats api;
   FusionStats fusion;
   RooflineStats roofline;
-  int primary_device = -1;       // device that ran the most GPU time, -1 none
-  machine::Ceilings ceilings;    // of the primary device
+  int primary_device = -1;                         // device that ran the most GPU time, -1 none
+  machine::Ceilings ceilings;                      // of the primary device
   std::vector<machine::Ceilings> device_ceilings;  // of every device, in the timeline's order
-  int cpus = 0;                  // of the host, 0 unknown (machine context)
+  int cpus = 0;                                    // of the host, 0 unknown (machine context)
   // Remedies replayed on the recorded steps (whatif/), largest gain first.
   std::vector<whatif::Estimate> remedies;
   ReplaySummary replay;

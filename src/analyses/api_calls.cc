@@ -41,8 +41,14 @@ ApiCallStats compute_api_call_stats(const Timeline& tl, const TimelineIndex& ix,
     if (win < 0) continue;
     const TimeNs dur = rc.end[i] - rc.start[i];
     switch (ix.api[i]) {
-      case timeline::ApiClass::kLaunch: ++s.launches; s.launch_api_ns += dur; break;
-      case timeline::ApiClass::kGraphLaunch: ++s.graph_launches; s.launch_api_ns += dur; break;
+      case timeline::ApiClass::kLaunch:
+        ++s.launches;
+        s.launch_api_ns += dur;
+        break;
+      case timeline::ApiClass::kGraphLaunch:
+        ++s.graph_launches;
+        s.launch_api_ns += dur;
+        break;
       case timeline::ApiClass::kSync: {
         ++s.syncs;
         s.sync_blocked_ns += dur;

@@ -70,8 +70,7 @@ struct Attributor {
     const auto& rc = tl.runtime_calls;
     const TimeNs launch = rc.start[r];
     if (launch <= g0) {
-      return add(idle, g1 - g0 > kGpuWaitNs ? IdleCause::kGpuWait : IdleCause::kLaunchOverhead,
-                 g1 - g0);
+      return add(idle, g1 - g0 > kGpuWaitNs ? IdleCause::kGpuWait : IdleCause::kLaunchOverhead, g1 - g0);
     }
     const ThreadActivity* th = ix.thread(rc.pid[r], rc.tid[r]);
     const TimeNs late_end = std::min(launch, g1);
@@ -96,8 +95,7 @@ struct Attributor {
 };
 
 bool is_transfer(CopyKind k) {
-  return k == CopyKind::kHtoD || k == CopyKind::kDtoH || k == CopyKind::kHtoH ||
-         k == CopyKind::kPtoP;
+  return k == CopyKind::kHtoD || k == CopyKind::kDtoH || k == CopyKind::kHtoH || k == CopyKind::kPtoP;
 }
 
 // Per-device accumulation over the windows of one source.
@@ -214,9 +212,8 @@ void finish_step(const TimelineIndex& ix, const StepWindow& w, int devices, Step
   const ThreadActivity* th = ix.thread(w.pid, w.tid);
   const TimeNs span = w.cpu_end - w.cpu_start;
   // Allocator calls block too (cudaFree waits for the device): not host work.
-  b.host_critical = span - (th ? th->sync.overlap(w.cpu_start, w.cpu_end) +
-                                     th->allocator.overlap(w.cpu_start, w.cpu_end)
-                               : 0);
+  b.host_critical = span -
+                    (th ? th->sync.overlap(w.cpu_start, w.cpu_end) + th->allocator.overlap(w.cpu_start, w.cpu_end) : 0);
   // What-if: without the syncs the step would take max(host work, GPU work + other
   // idle). Sync idle beyond what that saves is host time the syncs merely exposed.
   const TimeNs sync_idle = b.idle_of(IdleCause::kSync);

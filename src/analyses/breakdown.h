@@ -28,7 +28,14 @@
 namespace chokepoint::analyses {
 
 enum class IdleCause : uint8_t {
-  kInput, kSync, kAllocator, kLaunchOverhead, kHostWork, kGpuWait, kNothingQueued, kUnknown,
+  kInput,
+  kSync,
+  kAllocator,
+  kLaunchOverhead,
+  kHostWork,
+  kGpuWait,
+  kNothingQueued,
+  kUnknown,
 };
 inline constexpr int kNumIdleCauses = 8;
 const char* idle_cause_name(IdleCause c);
@@ -40,9 +47,9 @@ struct StepBreakdown {
   TimeNs busy = 0;
   std::array<TimeNs, kNumIdleCauses> idle{};
   std::array<TimeNs, kNumKernelClasses> busy_by_class{};
-  TimeNs transfer_busy = 0;      // part of busy_by_class[kCopy] moving host<->device bytes
-  TimeNs host_critical = 0;      // step thread's CPU span minus time blocked in syncs/cudaFree
-  TimeNs sync_relabelled = 0;    // moved from idle[kSync] to idle[kHostWork]
+  TimeNs transfer_busy = 0;    // part of busy_by_class[kCopy] moving host<->device bytes
+  TimeNs host_critical = 0;    // step thread's CPU span minus time blocked in syncs/cudaFree
+  TimeNs sync_relabelled = 0;  // moved from idle[kSync] to idle[kHostWork]
   int64_t gpu_ops = 0;
   int64_t gaps = 0;
 
@@ -52,11 +59,10 @@ struct StepBreakdown {
 };
 
 struct Breakdown {
-  std::vector<StepBreakdown> steps;   // one per StepWindows::steps entry
-  StepBreakdown total;                // sums over steps
+  std::vector<StepBreakdown> steps;  // one per StepWindows::steps entry
+  StepBreakdown total;               // sums over steps
 };
 
-Breakdown compute_breakdown(const timeline::Timeline& tl, const TimelineIndex& ix,
-                            const StepWindows& windows);
+Breakdown compute_breakdown(const timeline::Timeline& tl, const TimelineIndex& ix, const StepWindows& windows);
 
 }  // namespace chokepoint::analyses

@@ -84,7 +84,7 @@ TEST(Breakdown, FreeWhileIdleIsAllocator) {
   TimelineBuilder b;
   b.step(1, 0, 500);
   b.kernel("gemm_kernel", 0, 5, 95);
-  b.runtime("cudaFree", 50, 250);             // blocks until the GPU is idle, then frees
+  b.runtime("cudaFree", 50, 250);  // blocks until the GPU is idle, then frees
   b.kernel("gemm_kernel", 310, 315, 185);
   const Analysis a = analyze(b.finish());
   // 100..300 in cudaFree, which covered the moment the GPU ran dry: 300..315 too.
@@ -96,8 +96,8 @@ TEST(Breakdown, StepWindowExtendsToLastLaunchedGpuOp) {
   b.step(1, 0, 100);    // CPU runs ahead: launches at 10 and 20
   b.step(2, 100, 100);  // launches at 110
   b.kernel("gemm_kernel", 10, 15, 500);
-  b.kernel("gemm_kernel", 20, 515, 500);   // step 1 GPU work ends at 1015
-  b.kernel("gemm_kernel", 110, 1015, 500); // step 2 GPU work ends at 1515
+  b.kernel("gemm_kernel", 20, 515, 500);    // step 1 GPU work ends at 1015
+  b.kernel("gemm_kernel", 110, 1015, 500);  // step 2 GPU work ends at 1515
   const Analysis a = analyze(b.finish());
   ASSERT_EQ(a.windows.steps.size(), 2u);
   EXPECT_EQ(a.windows.steps[0].end, us(1015));

@@ -12,8 +12,7 @@ using timeline::Timeline;
 namespace {
 
 bool fusible(KernelClass c) {
-  return c == KernelClass::kElementwise || c == KernelClass::kNormalization ||
-         c == KernelClass::kReduction;
+  return c == KernelClass::kElementwise || c == KernelClass::kNormalization || c == KernelClass::kReduction;
 }
 
 }  // namespace

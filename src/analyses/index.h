@@ -9,9 +9,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "timeline/api_class.h"
 #include "analyses/intervals.h"
 #include "analyses/kernel_class.h"
+#include "timeline/api_class.h"
 #include "timeline/model.h"
 
 namespace chokepoint::analyses {
@@ -30,12 +30,12 @@ inline uint64_t thread_key(int32_t pid, int32_t tid) {
 
 struct TimelineIndex {
   // Per GpuOps row.
-  std::vector<int32_t> launch_row;   // RuntimeCalls row of the launching call, -1 unknown
-  std::vector<int32_t> op_row;       // CpuRanges row of the launching ATen op, -1 unknown
-  std::vector<KernelClass> kclass;   // kCopy for memcpy/memset
+  std::vector<int32_t> launch_row;  // RuntimeCalls row of the launching call, -1 unknown
+  std::vector<int32_t> op_row;      // CpuRanges row of the launching ATen op, -1 unknown
+  std::vector<KernelClass> kclass;  // kCopy for memcpy/memset
   // Per RuntimeCalls row.
   std::vector<timeline::ApiClass> api;
-  std::vector<int32_t> api_op_row;   // CpuRanges row of the ATen op that made the call, -1
+  std::vector<int32_t> api_op_row;  // CpuRanges row of the ATen op that made the call, -1
   // GpuOps rows of each device, sorted by start.
   std::vector<std::vector<uint32_t>> device_ops;
   // Per CPU thread.

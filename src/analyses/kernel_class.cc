@@ -10,8 +10,7 @@ namespace {
 
 std::string lower(std::string_view s) {
   std::string r(s);
-  std::transform(r.begin(), r.end(), r.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(r.begin(), r.end(), r.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return r;
 }
 
@@ -55,8 +54,8 @@ const char* precision_name(Precision p) {
 
 KernelClass classify_kernel_name(std::string_view name) {
   const std::string n = lower(name);
-  if (n.rfind("nccl", 0) == 0 || any_of(n, {"ncclkernel", "nccldevkernel", "all_reduce",
-                                            "allreduce", "all_gather", "reduce_scatter"})) {
+  if (n.rfind("nccl", 0) == 0 ||
+      any_of(n, {"ncclkernel", "nccldevkernel", "all_reduce", "allreduce", "all_gather", "reduce_scatter"})) {
     return KernelClass::kCommunication;
   }
   if (any_of(n, {"flash", "fmha", "attention", "sdpa", "mha_fwd", "mha_bwd"})) {
@@ -66,22 +65,19 @@ KernelClass classify_kernel_name(std::string_view name) {
   if (any_of(n, {"nchwtonhwc", "nhwctonchw"})) return KernelClass::kElementwise;
   if (any_of(n, {"conv", "fprop", "dgrad", "wgrad", "winograd"})) return KernelClass::kConv;
   if (any_of(n, {"splitkreduce"})) return KernelClass::kReduction;
-  if (any_of(n, {"gemm", "gemv", "nvjet", "cutlass", "cublas", "matmul", "xmma", "wgmma",
-                 "hmma", "_mma"})) {
+  if (any_of(n, {"gemm", "gemv", "nvjet", "cutlass", "cublas", "matmul", "xmma", "wgmma", "hmma", "_mma"})) {
     return KernelClass::kGemm;
   }
-  if (any_of(n, {"layer_norm", "layernorm", "batch_norm", "batchnorm", "group_norm",
-                 "groupnorm", "rms_norm", "rmsnorm", "instance_norm", "gammabeta", "welford",
-                 "bn_fw", "bn_bw", "norm_kernel"})) {
+  if (any_of(n, {"layer_norm", "layernorm", "batch_norm", "batchnorm", "group_norm", "groupnorm", "rms_norm", "rmsnorm",
+                 "instance_norm", "gammabeta", "welford", "bn_fw", "bn_bw", "norm_kernel"})) {
     return KernelClass::kNormalization;
   }
-  if (any_of(n, {"reduce", "softmax", "nll_loss", "cross_entropy", "cumsum", "scan",
-                 "argmax", "argmin", "topk", "triton_red", "triton_per"})) {
+  if (any_of(n, {"reduce", "softmax", "nll_loss", "cross_entropy", "cumsum", "scan", "argmax", "argmin", "topk",
+                 "triton_red", "triton_per"})) {
     return KernelClass::kReduction;
   }
-  if (any_of(n, {"elementwise", "copy_kernel", "fill_kernel", "multi_tensor_apply",
-                 "triton_poi", "distribution", "index_kernel", "cat_array", "catarray",
-                 "unrolled", "vectorized"})) {
+  if (any_of(n, {"elementwise", "copy_kernel", "fill_kernel", "multi_tensor_apply", "triton_poi", "distribution",
+                 "index_kernel", "cat_array", "catarray", "unrolled", "vectorized"})) {
     return KernelClass::kElementwise;
   }
   if (n.rfind("memcpy", 0) == 0 || n.rfind("memset", 0) == 0) return KernelClass::kCopy;
@@ -90,25 +86,22 @@ KernelClass classify_kernel_name(std::string_view name) {
 
 KernelClass classify_op_name(std::string_view op) {
   const std::string n = lower(op);
-  if (any_of(n, {"c10d::", "nccl", "all_reduce", "allreduce", "all_gather", "broadcast_",
-                 "reduce_scatter"})) {
+  if (any_of(n, {"c10d::", "nccl", "all_reduce", "allreduce", "all_gather", "broadcast_", "reduce_scatter"})) {
     return KernelClass::kCommunication;
   }
   if (any_of(n, {"attention", "sdpa", "flash"})) return KernelClass::kAttention;
   if (any_of(n, {"conv"})) return KernelClass::kConv;
-  for (std::string_view g : {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm",
-                             "aten::matmul", "aten::linear", "aten::_scaled_mm", "aten::addmv",
-                             "aten::mv", "aten::einsum"}) {
+  for (std::string_view g : {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::matmul", "aten::linear",
+                             "aten::_scaled_mm", "aten::addmv", "aten::mv", "aten::einsum"}) {
     if (n == g) return KernelClass::kGemm;
   }
   if (any_of(n, {"norm"})) return KernelClass::kNormalization;
   if (any_of(n, {"sum", "mean", "softmax", "max", "min", "loss", "amax"})) {
     return KernelClass::kReduction;
   }
-  if (any_of(n, {"copy_", "aten::to", "aten::add", "aten::mul", "aten::sub", "aten::div",
-                 "aten::relu", "aten::gelu", "aten::silu", "aten::sigmoid", "aten::tanh",
-                 "aten::fill_", "aten::zero_", "aten::where", "aten::clamp", "aten::pow",
-                 "aten::exp", "aten::log"})) {
+  if (any_of(n, {"copy_", "aten::to", "aten::add", "aten::mul", "aten::sub", "aten::div", "aten::relu", "aten::gelu",
+                 "aten::silu", "aten::sigmoid", "aten::tanh", "aten::fill_", "aten::zero_", "aten::where",
+                 "aten::clamp", "aten::pow", "aten::exp", "aten::log"})) {
     return KernelClass::kElementwise;
   }
   return KernelClass::kOther;
@@ -130,8 +123,8 @@ TensorCores tensor_cores_from_name(std::string_view name) {
   if (any_of(n, {"_ffma", "simt", "gemmsn", "gemv", "implicit_convolve_sgemm", "dgemm"})) {
     return TensorCores::kNo;
   }
-  if (any_of(n, {"nvjet", "wgmma", "hmma", "gmma", "tensorop", "_tf32", "tf32_", "1688",
-                 "16816", "i8816", "imma", "bf16", "f16", "fp16", "e4m3", "e5m2"})) {
+  if (any_of(n, {"nvjet", "wgmma", "hmma", "gmma", "tensorop", "_tf32", "tf32_", "1688", "16816", "i8816", "imma",
+                 "bf16", "f16", "fp16", "e4m3", "e5m2"})) {
     return TensorCores::kYes;
   }
   if (any_of(n, {"sgemm"})) return TensorCores::kNo;

@@ -10,7 +10,14 @@
 namespace chokepoint::analyses {
 
 enum class KernelClass : uint8_t {
-  kGemm, kConv, kAttention, kElementwise, kReduction, kNormalization, kCopy, kCommunication,
+  kGemm,
+  kConv,
+  kAttention,
+  kElementwise,
+  kReduction,
+  kNormalization,
+  kCopy,
+  kCommunication,
   kOther,
 };
 inline constexpr int kNumKernelClasses = 9;

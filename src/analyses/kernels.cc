@@ -35,8 +35,7 @@ Precision op_precision(const Timeline& tl, int32_t op_row) {
 
 }  // namespace
 
-void kernel_precision(const Timeline& tl, const TimelineIndex& ix, size_t op, Precision* precision,
-                      TensorCores* tc) {
+void kernel_precision(const Timeline& tl, const TimelineIndex& ix, size_t op, Precision* precision, TensorCores* tc) {
   const auto name = tl.strings.view(tl.gpu_ops.name[op]);
   Precision p = op_precision(tl, ix.op_row[op]);
   if (p == Precision::kUnknown) p = precision_from_name(name);

@@ -27,7 +27,7 @@ double op_input_numel(const timeline::Timeline& tl, int32_t op_row, uint32_t j);
 
 struct GemmShape {
   double batch = 1, m = 0, n = 0, k = 0;
-  std::string text;              // "[8192,4096]x[4096,4096]"
+  std::string text;  // "[8192,4096]x[4096,4096]"
   double flops() const { return 2 * batch * m * n * k; }
   // Inputs read once and the output written once, `eb` bytes per element.
   double bytes(double eb) const { return eb * batch * (m * k + k * n + m * n); }

@@ -1,8 +1,8 @@
 #include "analyses/roofline.h"
 
 #include <algorithm>
-#include <cctype>
 #include <array>
+#include <cctype>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -14,7 +14,6 @@ namespace chokepoint::analyses {
 
 using timeline::GpuOpKind;
 using timeline::Timeline;
-
 
 std::optional<double> peak_tflops(const machine::Ceilings& c, Precision p) {
   switch (p) {
@@ -146,7 +145,8 @@ void classify(const Timeline& tl, const TimelineIndex& ix, const WindowMembershi
   for (const auto& r : cls) {
     if (r.ns > 0) rs.classes.push_back(r);
   }
-  std::sort(rs.classes.begin(), rs.classes.end(), [](const ClassRoofline& a, const ClassRoofline& b) { return a.ns > b.ns; });
+  std::sort(rs.classes.begin(), rs.classes.end(),
+            [](const ClassRoofline& a, const ClassRoofline& b) { return a.ns > b.ns; });
   set_mfu(matrix, c, analyzed_ns, rs);
 }
 

@@ -14,18 +14,18 @@
 namespace chokepoint::analyses {
 
 struct RooflineRow {
-  std::string op;                 // "aten::addmm"
-  std::string shape;              // "[8192,4096]x[4096,4096]"
-  Precision precision = Precision::kUnknown;   // as run (tf32 when fp32 on tensor cores)
+  std::string op;                             // "aten::addmm"
+  std::string shape;                          // "[8192,4096]x[4096,4096]"
+  Precision precision = Precision::kUnknown;  // as run (tf32 when fp32 on tensor cores)
   int64_t calls = 0;
-  double flops = 0;               // total over calls
-  double bytes = 0;               // minimum traffic: inputs read once, output written once
-  TimeNs gpu_ns = 0;              // time of the kernels these ops launched
+  double flops = 0;   // total over calls
+  double bytes = 0;   // minimum traffic: inputs read once, output written once
+  TimeNs gpu_ns = 0;  // time of the kernels these ops launched
   double achieved_tflops = 0;
-  double intensity = 0;           // FLOP per byte
-  std::optional<double> peak_tflops;      // ceiling for this precision
-  std::optional<double> attainable_tflops; // min(peak, intensity * HBM bandwidth)
-  bool memory_bound = false;      // intensity below the ridge point
+  double intensity = 0;                     // FLOP per byte
+  std::optional<double> peak_tflops;        // ceiling for this precision
+  std::optional<double> attainable_tflops;  // min(peak, intensity * HBM bandwidth)
+  bool memory_bound = false;                // intensity below the ridge point
 };
 
 // Every kernel class over the analyzed windows: its time, the work known for it (FLOPs
@@ -34,11 +34,11 @@ struct ClassRoofline {
   KernelClass kclass = KernelClass::kOther;
   int64_t kernels = 0;
   TimeNs ns = 0;
-  double flops = 0;               // of the kernels whose op recorded shapes
+  double flops = 0;  // of the kernels whose op recorded shapes
   TimeNs ns_with_flops = 0;
-  double bytes = 0;               // fewest bytes their ops move, where shapes were recorded
+  double bytes = 0;  // fewest bytes their ops move, where shapes were recorded
   TimeNs ns_with_bytes = 0;
-  TimeNs memory_bound_ns = 0;     // of the time, kernels below the ridge point (or moving bytes)
+  TimeNs memory_bound_ns = 0;  // of the time, kernels below the ridge point (or moving bytes)
   std::optional<double> achieved_tflops() const {
     return ns_with_flops > 0 && flops > 0 ? std::optional<double>(flops / static_cast<double>(ns_with_flops) / 1e3)
                                           : std::nullopt;
@@ -68,8 +68,8 @@ struct RooflineStats {
 std::optional<double> peak_tflops(const machine::Ceilings& c, Precision p);
 
 // analyzed_ns: the time of the analyzed windows (the MFU denominator).
-RooflineStats compute_roofline(const timeline::Timeline& tl, const TimelineIndex& ix,
-                               const WindowMembership& wm, const machine::Ceilings& c, TimeNs analyzed_ns);
+RooflineStats compute_roofline(const timeline::Timeline& tl, const TimelineIndex& ix, const WindowMembership& wm,
+                               const machine::Ceilings& c, TimeNs analyzed_ns);
 
 // True when a matrix kernel's name says it multiplies a skinny matrix: a matrix-vector
 // product (cuBLAS gemv*), or a CTA tile with a side of 16 or less (nvjet's 256x8 tiles

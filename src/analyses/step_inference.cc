@@ -12,16 +12,16 @@ using timeline::Timeline;
 
 namespace {
 
-constexpr double kMinMatch = 0.85;    // share of ops that must repeat one period later
+constexpr double kMinMatch = 0.85;  // share of ops that must repeat one period later
 constexpr int64_t kMinCycles = 3;
-constexpr int64_t kMinPeriod = 2;     // one op repeated is a loop, not an iteration
-constexpr size_t kMatchSamples = 200000;  // positions compared per candidate period
-constexpr double kNotable = 1.5;          // a boundary's pause: 1.5x the median pause ...
+constexpr int64_t kMinPeriod = 2;             // one op repeated is a loop, not an iteration
+constexpr size_t kMatchSamples = 200000;      // positions compared per candidate period
+constexpr double kNotable = 1.5;              // a boundary's pause: 1.5x the median pause ...
 constexpr TimeNs kMinBoundaryPause = 20'000;  // ... and at least 20 us
-constexpr size_t kStrengthCycles = 256;   // cycles sampled (or followed from the start) per phase
-constexpr size_t kPhaseCycles = 3;        // phases with a notable pause in the first 3 cycles ...
-constexpr size_t kMaxPhases = 64;         // ... at most 64 of them
-constexpr int64_t kMaxMultiples = 4096;   // multiples of the base period tried
+constexpr size_t kStrengthCycles = 256;       // cycles sampled (or followed from the start) per phase
+constexpr size_t kPhaseCycles = 3;            // phases with a notable pause in the first 3 cycles ...
+constexpr size_t kMaxPhases = 64;             // ... at most 64 of them
+constexpr int64_t kMaxMultiples = 4096;       // multiples of the base period tried
 
 // Median distance between consecutive occurrences of each name seen >= 3 times: the
 // candidate periods, ascending, without repeats.
@@ -81,9 +81,9 @@ bool repeats(const std::vector<uint32_t>& tok, int64_t p, double* exact) {
 }
 
 struct Sequence {
-  std::vector<uint32_t> rows;   // GpuOps rows in the order the GPU ran them
-  std::vector<TimeNs> issue;    // launch call start of each, -1 unknown
-  std::vector<uint32_t> tok;    // dense name id of each
+  std::vector<uint32_t> rows;  // GpuOps rows in the order the GPU ran them
+  std::vector<TimeNs> issue;   // launch call start of each, -1 unknown
+  std::vector<uint32_t> tok;   // dense name id of each
 };
 
 // The ops of the source's busiest stream, in the order they ran. One stream runs its ops
@@ -95,8 +95,9 @@ Sequence stream_sequence(const Timeline& tl, const TimelineIndex& ix, const std:
   const auto& g = tl.gpu_ops;
   std::map<std::pair<int16_t, int32_t>, size_t> per_stream;
   for (uint32_t r : rows) ++per_stream[{g.device[r], g.stream[r]}];
-  const auto busiest = std::max_element(per_stream.begin(), per_stream.end(),
-                                        [](const auto& a, const auto& b) { return a.second < b.second; })->first;
+  const auto busiest = std::max_element(per_stream.begin(), per_stream.end(), [](const auto& a, const auto& b) {
+                         return a.second < b.second;
+                       })->first;
   Sequence s;
   std::unordered_map<timeline::StringId, uint32_t> dense;
   for (uint32_t r : rows) {  // rows are in GPU start order
@@ -164,9 +165,9 @@ TimeNs lower_tercile(std::vector<TimeNs>& v) {
 
 // Pauses long enough to be a boundary, and the positions that have one.
 struct Pauses {
-  std::vector<TimeNs> before;   // per op (pauses())
-  TimeNs typical = 0;           // median
-  TimeNs notable = 0;           // kNotable x typical, at least kMinBoundaryPause
+  std::vector<TimeNs> before;  // per op (pauses())
+  TimeNs typical = 0;          // median
+  TimeNs notable = 0;          // kNotable x typical, at least kMinBoundaryPause
   std::vector<size_t> notable_at;
 };
 

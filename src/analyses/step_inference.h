@@ -38,19 +38,19 @@ namespace chokepoint::analyses {
 
 // One whole cycle of the repeating sequence.
 struct InferredCycle {
-  TimeNs cpu_start = 0;          // issue time of the cycle's first op
-  TimeNs cpu_end = 0;            // issue time of the next cycle's first op (or the last call's end)
-  TimeNs gpu_end = 0;            // end of the cycle's last-finishing op
-  int32_t pid = -1, tid = -1;    // thread that issued the first op, -1 unknown
-  int64_t ops = 0;               // GPU ops in the cycle
+  TimeNs cpu_start = 0;        // issue time of the cycle's first op
+  TimeNs cpu_end = 0;          // issue time of the next cycle's first op (or the last call's end)
+  TimeNs gpu_end = 0;          // end of the cycle's last-finishing op
+  int32_t pid = -1, tid = -1;  // thread that issued the first op, -1 unknown
+  int64_t ops = 0;             // GPU ops in the cycle
 };
 
 struct InferredSteps {
   int32_t source = 0;
-  int64_t period_ops = 0;        // GPU ops per iteration
-  double match = 0;              // share of ops equal to the op one period later
+  int64_t period_ops = 0;  // GPU ops per iteration
+  double match = 0;        // share of ops equal to the op one period later
   std::vector<InferredCycle> cycles;
-  int64_t other_cycles = 0;      // cycles of another length left out (evaluation, checkpoints)
+  int64_t other_cycles = 0;  // cycles of another length left out (evaluation, checkpoints)
 };
 
 // Iterations of each source that has a repeating sequence; sources without one are left out.

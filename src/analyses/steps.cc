@@ -76,8 +76,8 @@ void clip_to_recorded_gpu_work(const Timeline& tl, const TimelineIndex& ix, Step
   s.start = std::min(tail_end, s.end);
 }
 
-constexpr size_t kWarmupShare = 10;   // warm-up: the first tenth of the cycles ...
-constexpr TimeNs kWarmupFactor = 3;   // ... those over 3x the median cycle
+constexpr size_t kWarmupShare = 10;  // warm-up: the first tenth of the cycles ...
+constexpr TimeNs kWarmupFactor = 3;  // ... those over 3x the median cycle
 
 // Windows of steps inferred from the repeating GPU op sequence: the cycle's CPU span runs
 // from the issue of its first op to the issue of the next cycle's first op; back to back
@@ -129,9 +129,9 @@ StepWindows inferred_windows(const Timeline& tl, const TimelineIndex& ix) {
   }
   w.inferred = true;
   const InferredSteps& first = inferred.front();
-  w.method = "inferred from the repeating GPU op sequence (" + std::to_string(first.period_ops) +
-             " ops per step, " + std::to_string(cycles) + " whole cycles, " +
-             std::to_string(static_cast<int>(first.match * 100.0 + 0.5)) + "% of ops repeat" +
+  w.method = "inferred from the repeating GPU op sequence (" + std::to_string(first.period_ops) + " ops per step, " +
+             std::to_string(cycles) + " whole cycles, " + std::to_string(static_cast<int>(first.match * 100.0 + 0.5)) +
+             "% of ops repeat" +
              (warmup > 0 ? ", " + std::to_string(warmup) + " slow warm-up cycle" + (warmup > 1 ? "s" : "") + " left out"
                          : "") +
              (other > 0 ? ", " + std::to_string(other) + " cycle" + (other > 1 ? "s" : "") +
@@ -211,8 +211,7 @@ template <typename Key>
 std::map<Key, WindowList> lists_by(const StepWindows& w, Key (*key)(const StepWindow&)) {
   std::vector<size_t> order(w.steps.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](size_t a, size_t b) { return w.steps[a].start < w.steps[b].start; });
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return w.steps[a].start < w.steps[b].start; });
   std::map<Key, WindowList> out;
   for (size_t i : order) {
     auto& l = out[key(w.steps[i])];

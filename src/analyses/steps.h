@@ -19,18 +19,18 @@ namespace chokepoint::analyses {
 struct StepWindow {
   int64_t number = 0;
   int32_t source = 0;
-  int32_t pid = -1, tid = -1;    // thread that ran the step (launches most GPU work)
+  int32_t pid = -1, tid = -1;  // thread that ran the step (launches most GPU work)
   TimeNs cpu_start = 0, cpu_end = 0;
-  TimeNs gpu_end = -1;           // end of the last GPU op launched in the CPU span, -1 none
-  TimeNs start = 0, end = 0;     // the analysis window
+  TimeNs gpu_end = -1;        // end of the last GPU op launched in the CPU span, -1 none
+  TimeNs start = 0, end = 0;  // the analysis window
   TimeNs duration() const { return end - start; }
 };
 
 struct StepWindows {
   std::vector<StepWindow> steps;
-  bool whole_trace = false;      // no step annotations, none inferred: one window over everything
-  bool inferred = false;         // steps found from the repeating GPU op sequence (step_inference.h)
-  std::string method;            // for the report
+  bool whole_trace = false;  // no step annotations, none inferred: one window over everything
+  bool inferred = false;     // steps found from the repeating GPU op sequence (step_inference.h)
+  std::string method;        // for the report
 };
 
 StepWindows compute_step_windows(const timeline::Timeline& tl, const TimelineIndex& ix);

@@ -45,8 +45,8 @@ TransferStats compute_transfer_stats(const Timeline& tl, const TimelineIndex& ix
       ts.host_device_ns += dur;
       ts.host_device_bytes += std::max<int64_t>(0, g.bytes[i]);
       const int16_t d = g.device[i];
-      const TimeNs hidden = d >= 0 && static_cast<size_t>(d) < kernels.size()
-                                ? kernels[d].overlap(g.start[i], g.end[i]) : 0;
+      const TimeNs hidden = d >= 0 && static_cast<size_t>(d) < kernels.size() ? kernels[d].overlap(g.start[i], g.end[i])
+                                                                              : 0;
       ts.host_device_exposed_ns += dur - hidden;
     }
     if (g.src_kind[i] == MemKind::kPageable || g.dst_kind[i] == MemKind::kPageable) {

@@ -11,7 +11,7 @@
 namespace chokepoint {
 
 struct DataLoss {
-  std::string what;   // "GPU events with a negative or missing duration", plural noun phrase
+  std::string what;  // "GPU events with a negative or missing duration", plural noun phrase
   int64_t lost = 0;
   int64_t total = 0;  // of the same kind, lost ones included
   double share() const { return total > 0 ? static_cast<double>(lost) / static_cast<double>(total) : 0.0; }

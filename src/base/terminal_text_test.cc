@@ -23,19 +23,27 @@ TEST(EscapeControls, EscapesC0AndDel) {
 }
 
 TEST(EscapeControls, EscapesC1AsCodePointsAndAsRawBytes) {
-  EXPECT_EQ(escape_controls("csi\xc2\x9b" "2J"), "csi\\u009b2J");     // U+009B encoded
+  EXPECT_EQ(escape_controls("csi\xc2\x9b"
+                            "2J"),
+            "csi\\u009b2J");                                         // U+009B encoded
   EXPECT_EQ(escape_controls("\xc2\x80\xc2\x9f"), "\\u0080\\u009f");  // both ends of C1
-  EXPECT_EQ(escape_controls("raw\x9b" "2J"), "raw\\x9b2J");          // a lone byte: invalid UTF-8
-  EXPECT_EQ(escape_controls("\xc2\xa0"), "\xc2\xa0");                // U+00A0 is printable
+  EXPECT_EQ(escape_controls("raw\x9b"
+                            "2J"),
+            "raw\\x9b2J");                             // a lone byte: invalid UTF-8
+  EXPECT_EQ(escape_controls("\xc2\xa0"), "\xc2\xa0");  // U+00A0 is printable
 }
 
 // Issue 13: a kernel named "evil\u202e)x(lanigiro" shows as "evil" + its tail reversed
 // ("Trojan Source", CVE-2021-42574); every bidi and line-breaking format character is escaped.
 TEST(EscapeControls, EscapesBidiAndLineSeparators) {
-  EXPECT_EQ(escape_controls("gemm\xe2\x80\xae" "lanigiro"), "gemm\\u202elanigiro");   // U+202E RLO
-  EXPECT_EQ(escape_controls("\xe2\x81\xa6x\xe2\x81\xa9"), "\\u2066x\\u2069");      // LRI .. PDI
+  EXPECT_EQ(escape_controls("gemm\xe2\x80\xae"
+                            "lanigiro"),
+            "gemm\\u202elanigiro");                                                         // U+202E RLO
+  EXPECT_EQ(escape_controls("\xe2\x81\xa6x\xe2\x81\xa9"), "\\u2066x\\u2069");               // LRI .. PDI
   EXPECT_EQ(escape_controls("\xe2\x80\x8e\xe2\x80\x8f\xd8\x9c"), "\\u200e\\u200f\\u061c");  // marks
-  EXPECT_EQ(escape_controls("a\xe2\x80\xa8" "b"), "a\\u2028b");                       // line separator
+  EXPECT_EQ(escape_controls("a\xe2\x80\xa8"
+                            "b"),
+            "a\\u2028b");                                                                // line separator
   EXPECT_EQ(escape_controls("\xe2\x80\x94 \xe2\x80\xa2"), "\xe2\x80\x94 \xe2\x80\xa2");  // em dash, bullet kept
   EXPECT_TRUE(has_controls("x\xe2\x80\xae"));
 }
@@ -53,11 +61,13 @@ TEST(CutToColumns, NeverSplitsACharacter) {
 
 TEST(EscapeControls, EscapesInvalidUtf8ByteByByte) {
   EXPECT_EQ(escape_controls("\xff\xfe"), "\\xff\\xfe");
-  EXPECT_EQ(escape_controls("\xc0\x9b"), "\\xc0\\x9b");      // overlong ESC-like form
-  EXPECT_EQ(escape_controls("\xe2\x82"), "\\xe2\\x82");      // truncated
-  EXPECT_EQ(escape_controls("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // a surrogate
+  EXPECT_EQ(escape_controls("\xc0\x9b"), "\\xc0\\x9b");                    // overlong ESC-like form
+  EXPECT_EQ(escape_controls("\xe2\x82"), "\\xe2\\x82");                    // truncated
+  EXPECT_EQ(escape_controls("\xed\xa0\x80"), "\\xed\\xa0\\x80");           // a surrogate
   EXPECT_EQ(escape_controls("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // past U+10FFFF
-  EXPECT_EQ(escape_controls("ok\xe2\x82" "x"), "ok\\xe2\\x82x");
+  EXPECT_EQ(escape_controls("ok\xe2\x82"
+                            "x"),
+            "ok\\xe2\\x82x");
 }
 
 TEST(EscapeControls, ResultHasNoControlByte) {

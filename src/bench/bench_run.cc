@@ -35,8 +35,8 @@ std::string options_json(const BenchOptions& o) {
 
 Result<machine::Profile> finish_profile(const std::string& raw_json, const char* host_root) {
   auto parsed = machine::parse_profile(raw_json);
-  if (!parsed.ok()) return Status::Error("the GPU benchmark module returned an unreadable result: " +
-                                         parsed.status().message());
+  if (!parsed.ok())
+    return Status::Error("the GPU benchmark module returned an unreadable result: " + parsed.status().message());
   machine::Profile p = std::move(parsed).value();
   if (!p.error.empty()) return Status::Error(p.error);
   if (p.gpus.empty()) return Status::Error("no usable GPU: the benchmark module found none to run on");

@@ -12,9 +12,9 @@
 namespace chokepoint::bench {
 
 struct BenchOptions {
-  std::string mode = "full";          // "full" | "quick" | "selftest"
-  std::vector<int> devices;           // empty: every visible GPU
-  std::vector<std::string> only;      // empty: every testcase of the mode
+  std::string mode = "full";      // "full" | "quick" | "selftest"
+  std::vector<int> devices;       // empty: every visible GPU
+  std::vector<std::string> only;  // empty: every testcase of the mode
 };
 
 std::string options_json(const BenchOptions& o);

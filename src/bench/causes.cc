@@ -41,23 +41,22 @@ void pcie_causes(const machine::GpuProfile& g, const machine::HostInfo& h, std::
   const int gen_max = pcie_gen_from_speed(g.pcie_speed_max);
   const int width_max = pcie_width_from_text(g.pcie_width_max);
   if ((gen > 0 && gen_max > 0 && gen < gen_max) || (width > 0 && width_max > 0 && width < width_max)) {
-    out.push_back(fmt::format(
-        "the PCIe link runs at {} under load while the GPU supports {}: a slot, riser, "
-        "bifurcation or BIOS setting limits it (chokepoint doctor)",
-        gen_width(gen, width), gen_width(gen_max, width_max)));
+    out.push_back(
+        fmt::format("the PCIe link runs at {} under load while the GPU supports {}: a slot, riser, "
+                    "bifurcation or BIOS setting limits it (chokepoint doctor)",
+                    gen_width(gen, width), gen_width(gen_max, width_max)));
   }
   if (g.numa_node >= 0 && !h.process_numa_nodes.empty() &&
-      std::find(h.process_numa_nodes.begin(), h.process_numa_nodes.end(), g.numa_node) ==
-          h.process_numa_nodes.end()) {
+      std::find(h.process_numa_nodes.begin(), h.process_numa_nodes.end(), g.numa_node) == h.process_numa_nodes.end()) {
     std::string nodes;
     for (int n : h.process_numa_nodes) {
       if (!nodes.empty()) nodes += ',';
       nodes += std::to_string(n);
     }
-    out.push_back(fmt::format(
-        "this process runs on NUMA node {} but the GPU hangs off node {}: copies cross the CPU "
-        "interconnect (numactl --cpunodebind={} --membind={})",
-        nodes, g.numa_node, g.numa_node, g.numa_node));
+    out.push_back(
+        fmt::format("this process runs on NUMA node {} but the GPU hangs off node {}: copies cross the CPU "
+                    "interconnect (numactl --cpunodebind={} --membind={})",
+                    nodes, g.numa_node, g.numa_node, g.numa_node));
   }
   if (const double gib = foreign_gpu_memory_gib(g); gib > 0) {
     out.push_back(fmt::format("other processes hold {:.1f} GiB on this GPU and may be copying too", gib));
@@ -80,12 +79,13 @@ void launch_causes(const machine::HostInfo& h, std::vector<std::string>& out) {
     out.push_back("CUDA_LAUNCH_BLOCKING=1 makes every launch wait for the kernel");
   }
   if (h.cpus > 0 && h.loadavg_1m > kBusyLoadPerCpu * h.cpus) {
-    out.push_back(fmt::format("the host is busy (load {:.1f} on {} CPUs): launches wait for a core",
-                              h.loadavg_1m, h.cpus));
+    out.push_back(
+        fmt::format("the host is busy (load {:.1f} on {} CPUs): launches wait for a core", h.loadavg_1m, h.cpus));
   }
   if (h.cpu_governor == "powersave") {
-    out.push_back("the CPU frequency governor is 'powersave': launch cost scales with the CPU clock "
-                  "(cpupower frequency-set -g performance)");
+    out.push_back(
+        "the CPU frequency governor is 'powersave': launch cost scales with the CPU clock "
+        "(cpupower frequency-set -g performance)");
   }
   if (h.virtual_machine) out.push_back("virtual machine: doorbells and interrupts pass through the hypervisor");
 }
@@ -93,10 +93,10 @@ void launch_causes(const machine::HostInfo& h, std::vector<std::string>& out) {
 void clock_causes(const machine::GpuProfile& g, std::vector<std::string>& out) {
   if (g.sm_clock_under_load_mhz && g.sm_clock_max_mhz > 0 &&
       *g.sm_clock_under_load_mhz < kClockHeldFraction * g.sm_clock_max_mhz) {
-    out.push_back(fmt::format(
-        "the SM clock under load was {:.0f} MHz of {} MHz maximum: power or thermal capping, or "
-        "locked clocks (nvidia-smi -q -d PERFORMANCE,CLOCK)",
-        *g.sm_clock_under_load_mhz, g.sm_clock_max_mhz));
+    out.push_back(
+        fmt::format("the SM clock under load was {:.0f} MHz of {} MHz maximum: power or thermal capping, or "
+                    "locked clocks (nvidia-smi -q -d PERFORMANCE,CLOCK)",
+                    *g.sm_clock_under_load_mhz, g.sm_clock_max_mhz));
   }
 }
 
@@ -115,13 +115,15 @@ std::vector<std::string> likely_causes(Group group, const machine::Measurement& 
     case Group::kPcie:
       pcie_causes(g, h, out);
       if (out.empty()) {
-        out.push_back("slower than the link allows: a PCIe switch shared with other devices, or host "
-                      "memory bandwidth");
+        out.push_back(
+            "slower than the link allows: a PCIe switch shared with other devices, or host "
+            "memory bandwidth");
       }
       break;
     case Group::kPageable:
-      out.push_back("pageable memory is staged through a driver buffer by the CPU; pin host buffers "
-                    "(DataLoader(pin_memory=True), tensor.pin_memory()) and copy with non_blocking=True");
+      out.push_back(
+          "pageable memory is staged through a driver buffer by the CPU; pin host buffers "
+          "(DataLoader(pin_memory=True), tensor.pin_memory()) and copy with non_blocking=True");
       break;
     case Group::kDram:
     case Group::kL2:
@@ -130,8 +132,9 @@ std::vector<std::string> likely_causes(Group group, const machine::Measurement& 
       }
       clock_causes(g, out);
       if (out.empty()) {
-        out.push_back("memory clock below its maximum (nvidia-smi -q -d CLOCK), or another process "
-                      "using the GPU");
+        out.push_back(
+            "memory clock below its maximum (nvidia-smi -q -d CLOCK), or another process "
+            "using the GPU");
       }
       break;
     case Group::kLaunch:
@@ -144,11 +147,11 @@ std::vector<std::string> likely_causes(Group group, const machine::Measurement& 
         out.push_back("NVIDIA_TF32_OVERRIDE=0 turns TF32 tensor cores off");
       }
       if (m.clock_mhz && g.sm_clock_max_mhz > 0 && *m.clock_mhz < kClockHeldFraction * g.sm_clock_max_mhz) {
-        out.push_back(fmt::format(
-            "the SM clock right after the GEMMs was {:.0f} MHz of {} MHz maximum: the GPU holds its power "
-            "limit under tensor load (nvidia-smi -q -d PERFORMANCE shows SW Power Cap); a higher power "
-            "limit or better cooling raises it",
-            *m.clock_mhz, g.sm_clock_max_mhz));
+        out.push_back(
+            fmt::format("the SM clock right after the GEMMs was {:.0f} MHz of {} MHz maximum: the GPU holds its power "
+                        "limit under tensor load (nvidia-smi -q -d PERFORMANCE shows SW Power Cap); a higher power "
+                        "limit or better cooling raises it",
+                        *m.clock_mhz, g.sm_clock_max_mhz));
       } else {
         clock_causes(g, out);
       }
@@ -163,8 +166,7 @@ std::vector<std::string> likely_causes(Group group, const machine::Measurement& 
       }
       break;
     }
-    case Group::kSelftest:
-      break;
+    case Group::kSelftest: break;
   }
   return out;
 }

@@ -7,9 +7,7 @@ using machine::Ceilings;
 using Opt = std::optional<double>;
 
 Opt pcie(const Ceilings& c) { return c.pcie_theoretical_gbps; }
-Opt pcie_both(const Ceilings& c) {
-  return c.pcie_theoretical_gbps ? Opt(2 * *c.pcie_theoretical_gbps) : std::nullopt;
-}
+Opt pcie_both(const Ceilings& c) { return c.pcie_theoretical_gbps ? Opt(2 * *c.pcie_theoretical_gbps) : std::nullopt; }
 Opt hbm(const Ceilings& c) { return c.hbm_gbps; }
 Opt hbm_copy(const Ceilings& c) { return c.d2d_copy_gbps; }  // bytes counted once
 Opt fp32(const Ceilings& c) { return c.fp32_tflops; }

@@ -30,8 +30,8 @@ struct Expectation {
   // kPublished: the published figure in the testcase's unit, nullopt when the datasheet
   // has none for this GPU.
   std::optional<double> (*published)(const machine::Ceilings&) = nullptr;
-  double expected = 0;   // kExpected: the figure a healthy machine reaches
-  double par_pct = 0;    // below this percentage of the reference: "below par"
+  double expected = 0;              // kExpected: the figure a healthy machine reaches
+  double par_pct = 0;               // below this percentage of the reference: "below par"
   std::string_view reference_note;  // where the reference comes from, shown in JSON
 };
 

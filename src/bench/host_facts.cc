@@ -30,7 +30,7 @@ std::string read_text(const std::string& path) {
 // Environment variables that change what bench measures (tracing, synchronous launches,
 // TF32 off, device selection).
 constexpr const char* kRelevantEnv[] = {
-    "CUDA_VISIBLE_DEVICES", "CUDA_LAUNCH_BLOCKING",   "CUDA_INJECTION64_PATH", "LD_PRELOAD",
+    "CUDA_VISIBLE_DEVICES", "CUDA_LAUNCH_BLOCKING",        "CUDA_INJECTION64_PATH", "LD_PRELOAD",
     "NVIDIA_TF32_OVERRIDE", "CUDA_DEVICE_MAX_CONNECTIONS", "CUDA_MODULE_LOADING",
 };
 

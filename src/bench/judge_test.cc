@@ -51,8 +51,8 @@ TEST(Judge, HealthyH200IsAtPar) {
   const Profile p = judged();
   EXPECT_EQ(p.gpus[0].published_gpu, "H200 SXM");
   for (const char* key : {"h2d_pinned", "d2h_pinned", "bidir_pinned", "d2d_memcpy", "dram_read", "dram_write",
-                          "dram_copy", "launch_latency", "graph_node_latency", "launch_sync_roundtrip",
-                          "ffma_fp32", "gemm_fp32", "gemm_tf32", "gemm_fp16", "gemm_bf16"}) {
+                          "dram_copy", "launch_latency", "graph_node_latency", "launch_sync_roundtrip", "ffma_fp32",
+                          "gemm_fp32", "gemm_tf32", "gemm_fp16", "gemm_bf16"}) {
     EXPECT_EQ(get(p, key).verdict, machine::kVerdictOk) << key << ": " << get(p, key).cause;
   }
   check_h200_references(p);

@@ -24,10 +24,10 @@ namespace {
 struct AnalyzeOptions {
   std::vector<std::string> inputs;
   std::string format = "text";
-  std::string output;        // empty: stdout
+  std::string output;  // empty: stdout
   std::string color = "auto";
   bool quiet = false;
-  std::string ceilings;          // --ceilings FILE
+  std::string ceilings;  // --ceilings FILE
   bool no_saved_profile = false;
 };
 
@@ -49,8 +49,8 @@ struct Progress {
     p->printed = true;
     const double secs = std::chrono::duration<double>(now - p->start).count();
     if (total > 0) {
-      std::fprintf(stderr, "\rchokepoint: reading %.0f / %.0f MB (%.0f%%, %.0f MB/s)   ", done / 1e6,
-                   total / 1e6, 100.0 * static_cast<double>(done) / static_cast<double>(total), done / 1e6 / secs);
+      std::fprintf(stderr, "\rchokepoint: reading %.0f / %.0f MB (%.0f%%, %.0f MB/s)   ", done / 1e6, total / 1e6,
+                   100.0 * static_cast<double>(done) / static_cast<double>(total), done / 1e6 / secs);
     } else {
       std::fprintf(stderr, "\rchokepoint: reading %.0f MB (%.0f MB/s)   ", done / 1e6, done / 1e6 / secs);
     }
@@ -142,17 +142,19 @@ void add_ceilings_options(CLI::App* cmd, std::string* file, bool* no_saved_profi
 RunFn add_analyze_command(CLI::App& app) {
   auto opts = std::make_shared<AnalyzeOptions>();
   auto* cmd = app.add_subcommand(
-      "analyze", "Diagnose a recorded trace: PyTorch profiler (Kineto) JSON, .json or .json.gz, a CUPTI "
-                 "trace (.cptrace), a directory of them, or a recording of `chokepoint run`. Prints step "
-                 "time, where GPU time and idle time go, the verdict and ranked findings with evidence, "
-                 "recommendation and estimated speedup; or, with --format chrome, writes the timeline, step "
-                 "windows and sampled metrics as a trace for ui.perfetto.dev and chrome://tracing.");
+      "analyze",
+      "Diagnose a recorded trace: PyTorch profiler (Kineto) JSON, .json or .json.gz, a CUPTI "
+      "trace (.cptrace), a directory of them, or a recording of `chokepoint run`. Prints step "
+      "time, where GPU time and idle time go, the verdict and ranked findings with evidence, "
+      "recommendation and estimated speedup; or, with --format chrome, writes the timeline, step "
+      "windows and sampled metrics as a trace for ui.perfetto.dev and chrome://tracing.");
   cmd->add_option("inputs", opts->inputs, "Trace files or directories")->required();
   cmd->add_option("-f,--format", opts->format,
                   "Report format: " + report::reporter_names() + "; or " + exporters::trace_format_list("alias") +
                       ": a trace-event JSON file of the timeline instead of a report")
       ->capture_default_str();
-  cmd->add_option("-o,--output", opts->output, "Write the report (or the trace) to FILE instead of stdout: a new file renamed over FILE once "
+  cmd->add_option("-o,--output", opts->output,
+                  "Write the report (or the trace) to FILE instead of stdout: a new file renamed over FILE once "
                   "complete; refused when FILE is a symbolic link or one of the inputs");
   cmd->add_option("--color", opts->color, "Colour: auto (tty and no NO_COLOR), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))

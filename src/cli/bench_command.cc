@@ -172,9 +172,10 @@ int run_bench(const BenchCliOptions& o) {
 RunFn add_bench_command(CLI::App& app) {
   auto opts = std::make_shared<BenchCliOptions>();
   auto* cmd = app.add_subcommand(
-      "bench", "Measure this machine's ceilings on each GPU (host<->device copies, memory and L2 bandwidth, "
-               "launch latency, FP32 and tensor-core GEMM peaks) and set them beside the published figures, "
-               "flagging anything below par with its likely cause. Takes under a minute (--quick: seconds).");
+      "bench",
+      "Measure this machine's ceilings on each GPU (host<->device copies, memory and L2 bandwidth, "
+      "launch latency, FP32 and tensor-core GEMM peaks) and set them beside the published figures, "
+      "flagging anything below par with its likely cause. Takes under a minute (--quick: seconds).");
   cmd->add_flag("--quick", opts->quick, "Smaller sizes and fewer runs (under 10 s)");
   cmd->add_flag("--selftest", opts->selftest,
                 "Check the method on the GPU instead of measuring: timing, copies, kernels and every GEMM "
@@ -185,8 +186,7 @@ RunFn add_bench_command(CLI::App& app) {
                 "Save the profile where analyze/run find it: ~/.config/chokepoint/profile-<gpu>.json "
                 "(or $CHOKEPOINT_PROFILE)");
   cmd->add_option("--device", opts->devices, "GPU index to measure (repeatable; default all)")->delimiter(',');
-  cmd->add_option("--only", opts->only, "Run only these testcases (comma-separated keys, see --list)")
-      ->delimiter(',');
+  cmd->add_option("--only", opts->only, "Run only these testcases (comma-separated keys, see --list)")->delimiter(',');
   cmd->add_flag("--list", opts->list, "List the testcases and exit");
   cmd->add_option("--show", opts->show, "Render a saved profile (bench --json output) instead of measuring");
   cmd->add_flag("--notes", opts->notes, "Show how each figure was measured");

@@ -45,9 +45,10 @@ int run_doctor_command(const DoctorOptions& o) {
 RunFn add_doctor_command(CLI::App& app) {
   auto opts = std::make_shared<DoctorOptions>();
   auto* cmd = app.add_subcommand(
-      "doctor", "Check this machine for what slows GPU jobs before they run: driver and CUDA versions, PCIe "
-                "link, persistence mode, clocks and throttling, ECC errors, memory held by other processes, "
-                "NUMA placement, CPU governor, swap, huge pages, memlock and /dev/shm.");
+      "doctor",
+      "Check this machine for what slows GPU jobs before they run: driver and CUDA versions, PCIe "
+      "link, persistence mode, clocks and throttling, ECC errors, memory held by other processes, "
+      "NUMA placement, CPU governor, swap, huge pages, memlock and /dev/shm.");
   cmd->add_flag("--json", opts->json, "Print the checks as JSON (schema chokepoint.doctor/2)");
   cmd->add_option("--color", opts->color, "Colour: auto (tty and no NO_COLOR), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))

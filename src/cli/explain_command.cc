@@ -33,14 +33,15 @@ int run_explain_command(const std::string& id) {
 
 RunFn add_explain_command(CLI::App& app) {
   auto id = std::make_shared<std::string>();
-  auto* cmd = app.add_subcommand(
-      "explain", "Say what a finding, remedy or verdict id means, how it is detected and what to do");
+  auto* cmd = app.add_subcommand("explain",
+                                 "Say what a finding, remedy or verdict id means, how it is detected and what to do");
   cmd->add_option("ID", *id,
                   "A finding id (host-sync), a remedy id (cuda-graphs) or a verdict (input, host, sync, transfer, "
                   "compute, memory, communication, io, idle, unknown); without it, every id");
-  cmd->footer("Examples:\n  chokepoint explain\n  chokepoint explain input-pipeline-stall\n"
-              "  chokepoint explain defer-syncs\n  chokepoint explain memory\n"
-              "Exit status: 0, or 2 for an unknown id.");
+  cmd->footer(
+      "Examples:\n  chokepoint explain\n  chokepoint explain input-pipeline-stall\n"
+      "  chokepoint explain defer-syncs\n  chokepoint explain memory\n"
+      "Exit status: 0, or 2 for an unknown id.");
   return [id] { return run_explain_command(*id); };
 }
 

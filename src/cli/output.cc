@@ -78,8 +78,8 @@ bool write_output(const std::string& command, const std::string& path, const std
       quiet, inputs);
 }
 
-bool write_output_stream(const std::string& command, const std::string& path, const StreamWriter& write,
-                         bool quiet, const std::vector<std::string>& inputs) {
+bool write_output_stream(const std::string& command, const std::string& path, const StreamWriter& write, bool quiet,
+                         const std::vector<std::string>& inputs) {
   if (path.empty() || path == "-") {
     Status s = write(std::cout);
     std::cout.flush();

@@ -42,8 +42,8 @@ bool write_output(const std::string& command, const std::string& path, const std
 // the stream it is given (the temporary file, or stdout). When `write` fails, the
 // temporary file is removed and its message said on stderr.
 using StreamWriter = std::function<Status(std::ostream&)>;
-bool write_output_stream(const std::string& command, const std::string& path, const StreamWriter& write,
-                         bool quiet, const std::vector<std::string>& inputs = {});
+bool write_output_stream(const std::string& command, const std::string& path, const StreamWriter& write, bool quiet,
+                         const std::vector<std::string>& inputs = {});
 
 // The files an output must never replace, for inputs `paths`: each path, and each regular
 // file directly inside a path that is a directory (a directory of traces, a recording).

@@ -146,7 +146,7 @@ bool monitor_options(const char* cmd, const LiveOptions& o, const std::string& t
   mo.stacks.rate_hz = o.stack_rate;
   mo.stacks.subprocesses = o.stack_subprocesses;
   mo.quiet = o.quiet;
-  mo.view = o.view == "panel" ? live::ViewMode::kPanel
+  mo.view = o.view == "panel"   ? live::ViewMode::kPanel
             : o.view == "lines" ? live::ViewMode::kLines
             : o.view == "none"  ? live::ViewMode::kNone
                                 : live::ViewMode::kAuto;
@@ -216,7 +216,8 @@ int run_live(const char* cmd, const LiveOptions& o) {
     report::RenderOptions ro;
     ro.color = false;
     std::ostringstream out;
-    if (!reporter->write(rep.value(), out, ro).ok() || !write_output(cmd, o.report_file, out.str(), o.quiet, input_files({m.dir}))) {
+    if (!reporter->write(rep.value(), out, ro).ok() ||
+        !write_output(cmd, o.report_file, out.str(), o.quiet, input_files({m.dir}))) {
       if (o.command.empty()) return 1;
     }
   }
@@ -242,18 +243,19 @@ CLI::Validator pid_validator() {
 
 void add_common(CLI::App* c, LiveOptions* o) {
   c->add_option("-o,--output", o->output,
-                 "Recording directory (default ./chokepoint-YYYYMMDD-HHMMSS/); one that already holds a recording "
-                 "is refused unless --force");
-  c->add_flag("--force", o->force,
-              "Replace a recording already in the -o directory (its meta.json, samples.jsonl, trace-*.cptrace and Python stack "
-              "files are removed first)");
+                "Recording directory (default ./chokepoint-YYYYMMDD-HHMMSS/); one that already holds a recording "
+                "is refused unless --force");
+  c->add_flag(
+      "--force", o->force,
+      "Replace a recording already in the -o directory (its meta.json, samples.jsonl, trace-*.cptrace and Python stack "
+      "files are removed first)");
   c->add_option("--duration", o->duration, "Stop after this long (e.g. 60s, 5m)");
   c->add_option("--interval", o->interval, "Host (/proc) sampling interval")->capture_default_str();
   c->add_option("--gpu-interval", o->gpu_interval, "NVML sampling interval")->capture_default_str();
   c->add_option("--gpm-interval", o->gpm_interval, "GPM (SM/tensor/DRAM activity) interval, >= 100ms")
       ->capture_default_str();
   c->add_option("--report", o->report_file,
-                 "Also write the report to FILE (refused when FILE is a symbolic link or a file of the recording)");
+                "Also write the report to FILE (refused when FILE is a symbolic link or a file of the recording)");
   c->add_option("-f,--format", o->format, "Format of --report: " + report::reporter_names())->capture_default_str();
   c->add_option("--view", o->view, "Live view: auto (panel on a terminal, lines otherwise), panel, lines, none")
       ->check(CLI::IsMember({"auto", "panel", "lines", "none"}))
@@ -262,7 +264,8 @@ void add_common(CLI::App* c, LiveOptions* o) {
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
   c->add_flag("--no-gpu", o->no_gpu, "Do not load NVML: host and process signals only");
-  c->add_flag("-q,--quiet", o->quiet, "No live view, notes or report on stderr (the recording and --report still happen)");
+  c->add_flag("-q,--quiet", o->quiet,
+              "No live view, notes or report on stderr (the recording and --report still happen)");
   add_ceilings_options(c, &o->ceilings, &o->no_saved_profile);
   c->add_flag("--no-stacks", o->no_stacks, "Do not sample the job's Python stacks (py-spy)");
   c->add_option("--py-spy", o->pyspy, "py-spy to sample Python stacks with (default: $CHOKEPOINT_PY_SPY, else PATH)");
@@ -278,9 +281,10 @@ void add_common(CLI::App* c, LiveOptions* o) {
 
 RunFn add_run_command(CLI::App& app) {
   auto o = std::make_shared<LiveOptions>();
-  auto* c = app.add_subcommand("run",
-                               "Launch a command and watch it: GPU (NVML, GPM) and host (/proc) signals sampled live into "
-                               "a recording, a live view on stderr, and a diagnosis at the end.");
+  auto* c = app.add_subcommand(
+      "run",
+      "Launch a command and watch it: GPU (NVML, GPM) and host (/proc) signals sampled live into "
+      "a recording, a live view on stderr, and a diagnosis at the end.");
   add_common(c, o.get());
   c->add_flag("--trace", o->trace,
               "Also trace the command's CUDA activity through CUPTI (kernels, copies, memsets, syncs, the "
@@ -309,8 +313,9 @@ RunFn add_watch_command(CLI::App& app) {
   add_common(c, o.get());
   c->add_option("--pid", o->pid, "The process to watch, with its children (default: no process, all GPUs)")
       ->check(pid_validator());
-  c->footer("Examples:\n  chokepoint watch --pid 4242\n  chokepoint watch --duration 30s --report r.md -f md\n"
-            "Exit status: 0 when the report was written, 1 when not, 2 on a usage error.");
+  c->footer(
+      "Examples:\n  chokepoint watch --pid 4242\n  chokepoint watch --duration 30s --report r.md -f md\n"
+      "Exit status: 0 when the report was written, 1 when not, 2 on a usage error.");
   return [o] { return run_live("watch", *o); };
 }
 

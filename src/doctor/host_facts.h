@@ -37,8 +37,8 @@ struct HostFacts {
   std::optional<SwapActivity> swap_activity;
   std::optional<std::string> thp_enabled;  // the bracketed choice: "always", "madvise", "never"
   std::optional<std::string> thp_defrag;
-  unsigned cpus_listed = 0;                     // cpuN directories under /sys/devices/system/cpu
-  std::map<std::string, unsigned> governors;    // governor -> number of CPUs; empty: no cpufreq
+  unsigned cpus_listed = 0;                   // cpuN directories under /sys/devices/system/cpu
+  std::map<std::string, unsigned> governors;  // governor -> number of CPUs; empty: no cpufreq
   std::optional<std::vector<unsigned>> numa_nodes_online;
   std::optional<std::vector<unsigned>> allowed_cpus;  // where this process may run
   std::optional<MemlockLimit> memlock;

@@ -114,8 +114,7 @@ HostInputs live_host_inputs() {
   in.fs_space = [](const std::string& path) -> std::optional<FsSpace> {
     struct statvfs st {};
     if (statvfs(path.c_str(), &st) != 0) return std::nullopt;
-    return FsSpace{static_cast<uint64_t>(st.f_blocks) * st.f_frsize,
-                   static_cast<uint64_t>(st.f_bavail) * st.f_frsize};
+    return FsSpace{static_cast<uint64_t>(st.f_blocks) * st.f_frsize, static_cast<uint64_t>(st.f_bavail) * st.f_frsize};
   };
   for (const char* name : {"VIRTUAL_ENV", "CONDA_PREFIX", "HOME", "PATH"}) {
     if (const char* v = std::getenv(name); v != nullptr && v[0] != '\0') in.env[name] = v;

@@ -76,8 +76,8 @@ void dump_identity(const nvml::Device& d, Dumper& w, Readings& r) {
   w.value("uuid", d.uuid());
   r.pci = d.pci_info();
   w.value("pci", r.pci, [](const nvml::PciInfo& p) {
-    return p.bus_id + " (domain " + hex(p.domain) + " bus " + hex(p.bus) + " device " + hex(p.device) +
-           ", id " + hex(p.pci_device_id) + ", sysfs " + p.sysfs_bus_id() + ")";
+    return p.bus_id + " (domain " + hex(p.domain) + " bus " + hex(p.bus) + " device " + hex(p.device) + ", id " +
+           hex(p.pci_device_id) + ", sysfs " + p.sysfs_bus_id() + ")";
   });
   w.value("compute_capability", d.cuda_compute_capability(),
           [](const nvml::ComputeCapability& c) { return std::to_string(c.major) + "." + std::to_string(c.minor); });
@@ -151,7 +151,8 @@ void dump_usage(const nvml::Device& d, Dumper& w, Readings& r) {
   r.procs = d.compute_processes();
   w.value("compute_processes", r.procs, [](const std::vector<nvml::ProcessInfo>& ps) {
     std::string s = std::to_string(ps.size()) + " process(es)";
-    for (const auto& p : ps) s += "; pid " + std::to_string(p.pid) + " " + (p.used_bytes ? std::to_string(*p.used_bytes) + " B" : "n/a");
+    for (const auto& p : ps)
+      s += "; pid " + std::to_string(p.pid) + " " + (p.used_bytes ? std::to_string(*p.used_bytes) + " B" : "n/a");
     return s;
   });
   w.value("utilization", d.utilization(), [](const nvml::Utilization& u) {
@@ -180,7 +181,8 @@ std::vector<nvml::GpmMetricValue> dump_gpm(const nvml::Nvml& n, const nvml::Devi
     return {};
   }
   for (const auto& m : *got) {
-    w.value("gpm." + std::to_string(m.id) + (m.name.empty() ? "" : " " + m.name) + (m.unit.empty() ? "" : " [" + m.unit + "]"),
+    w.value("gpm." + std::to_string(m.id) + (m.name.empty() ? "" : " " + m.name) +
+                (m.unit.empty() ? "" : " [" + m.unit + "]"),
             m.value, [](double v) { return std::to_string(v); });
   }
   return *got;
@@ -191,7 +193,8 @@ void check_pci_and_memory(const Readings& r, Dumper& w) {
   if (r.pci.valid) {
     char expected[40];
     std::snprintf(expected, sizeof expected, "%08X:%02X:%02X.0", r.pci->domain, r.pci->bus, r.pci->device);
-    w.expect(r.pci->bus_id == expected, "pci bus_id text '" + r.pci->bus_id + "' matches its numeric fields '" + expected + "'");
+    w.expect(r.pci->bus_id == expected,
+             "pci bus_id text '" + r.pci->bus_id + "' matches its numeric fields '" + expected + "'");
     w.expect((r.pci->pci_device_id & 0xffffu) == 0x10de, "pci vendor id is NVIDIA (0x10de)");
   }
   if (!r.mem.valid) return;
@@ -259,7 +262,8 @@ int dump_nvml(const nvml::OpenOptions& options, std::ostream& out) {
       << ", gpm request " << sizeof(nvml::abi::GpmMetricsGet) << "\n";
   out << "\n== symbols\n";
   for (const auto& s : n.symbols()) {
-    out << "  " << s.slot << ": " << (s.resolved.empty() ? (s.required ? "MISSING (required)" : "missing") : s.resolved) << "\n";
+    out << "  " << s.slot << ": " << (s.resolved.empty() ? (s.required ? "MISSING (required)" : "missing") : s.resolved)
+        << "\n";
   }
   out << "\n== system\n";
   w.value("driver_version", n.driver_version());

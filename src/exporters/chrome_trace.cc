@@ -49,7 +49,6 @@ std::string_view cpu_category(CpuCategory c) {
   return "cpu_other";
 }
 
-
 // The names Kineto gives its cuda_sync events.
 std::string_view sync_name(SyncKind k) {
   switch (k) {
@@ -210,8 +209,7 @@ TimeNs earliest_time(const Timeline& tl, const samples::Recording* rec, const an
 
 class ChromeTrace {
  public:
-  ChromeTrace(const Timeline& tl, const samples::Recording* rec, const analyses::StepWindows* steps,
-              std::ostream& out)
+  ChromeTrace(const Timeline& tl, const samples::Recording* rec, const analyses::StepWindows* steps, std::ostream& out)
       : tl_(tl), rec_(rec), steps_(steps), base_(earliest_time(tl, rec, steps)), w_(out, base_) {}
 
   ChromeTraceStats write() {

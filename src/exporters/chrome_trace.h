@@ -47,7 +47,6 @@ struct ChromeTraceStats {
 // size of the timeline). `rec` (the samples of a recording) and `steps` may be null.
 // Fails only when `out` fails.
 Status write_chrome_trace(const timeline::Timeline& tl, const samples::Recording* rec,
-                          const analyses::StepWindows* steps, std::ostream& out,
-                          ChromeTraceStats* stats = nullptr);
+                          const analyses::StepWindows* steps, std::ostream& out, ChromeTraceStats* stats = nullptr);
 
 }  // namespace chokepoint::exporters

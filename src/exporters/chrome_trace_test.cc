@@ -27,9 +27,9 @@ void shift(std::vector<TimeNs>& v, TimeNs by) {
 }
 
 timeline::Timeline& to_epoch(timeline::Timeline& tl) {
-  for (auto* v : {&tl.gpu_ops.start, &tl.gpu_ops.end, &tl.cpu_ranges.start, &tl.cpu_ranges.end,
-                  &tl.runtime_calls.start, &tl.runtime_calls.end, &tl.sync_events.start, &tl.sync_events.end,
-                  &tl.gpu_annotations.start, &tl.gpu_annotations.end, &tl.steps.start, &tl.steps.end}) {
+  for (auto* v : {&tl.gpu_ops.start, &tl.gpu_ops.end, &tl.cpu_ranges.start, &tl.cpu_ranges.end, &tl.runtime_calls.start,
+                  &tl.runtime_calls.end, &tl.sync_events.start, &tl.sync_events.end, &tl.gpu_annotations.start,
+                  &tl.gpu_annotations.end, &tl.steps.start, &tl.steps.end}) {
     shift(*v, kEpoch);
   }
   return tl;
@@ -80,8 +80,7 @@ timeline::Timeline& small_step(TimelineBuilder& b) {
   b.step(1, 0, 100);
   b.op_with_inputs("aten::mm", 5, 20, 7, {{"float", {64, 128}}, {"float", {128, 32}}});
   b.kernel("ampere_sgemm_64x32_nn", 10, 30, 25, 132, "cudaLaunchKernel", 3, 7);
-  b.memcpy(timeline::CopyKind::kHtoD, timeline::MemKind::kPageable, timeline::MemKind::kDevice, 1 << 20, 40, 60,
-           12);
+  b.memcpy(timeline::CopyKind::kHtoD, timeline::MemKind::kPageable, timeline::MemKind::kDevice, 1 << 20, 40, 60, 12);
   b.runtime("cudaGetDevice", 50, 1);
   b.runtime("cudaStreamSynchronize", 75, 20, 99);
   timeline::Timeline& tl = b.finish();

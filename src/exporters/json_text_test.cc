@@ -22,19 +22,31 @@ std::string us(int64_t ns) {
 
 TEST(JsonText, EscapesQuotesBackslashesAndControlCharacters) {
   EXPECT_EQ(as_json("void k<float>(\"a\\b\")"), R"j("void k<float>(\"a\\b\")")j");
-  EXPECT_EQ(as_json(std::string("a\nb\tc\x01" "d\x1f", 8)), R"("a\nb\tc\u0001d\u001f")");
+  EXPECT_EQ(as_json(std::string("a\nb\tc\x01"
+                                "d\x1f",
+                                8)),
+            R"("a\nb\tc\u0001d\u001f")");
   EXPECT_EQ(as_json(std::string("nul\0x", 5)), R"("nul\u0000x")");
 }
 
 TEST(JsonText, KeepsUtf8AndReplacesInvalidBytes) {
   EXPECT_EQ(as_json("caf\xC3\xA9 \xE2\x86\x92 \xF0\x9F\x9A\x80"), "\"caf\xC3\xA9 \xE2\x86\x92 \xF0\x9F\x9A\x80\"");
   // A lone continuation byte, Latin-1, a sequence cut short, an overlong '/', a surrogate.
-  const std::string bad = "a\x80" "b\xE9" "c\xE2\x86" "d\xC0\xAF" "e\xED\xA0\x80";
+  const std::string bad =
+      "a\x80"
+      "b\xE9"
+      "c\xE2\x86"
+      "d\xC0\xAF"
+      "e\xED\xA0\x80";
   const std::string out = as_json(bad);
   const auto parsed = nlohmann::json::parse(out).get<std::string>();  // throws on bad UTF-8
   EXPECT_EQ(parsed.find('\x80'), std::string::npos);
-  EXPECT_EQ(parsed.substr(0, 4), "a\xEF\xBF\xBD" "");
-  EXPECT_NE(parsed.find("c\xEF\xBF\xBD\xEF\xBF\xBD" "d"), std::string::npos);
+  EXPECT_EQ(parsed.substr(0, 4),
+            "a\xEF\xBF\xBD"
+            "");
+  EXPECT_NE(parsed.find("c\xEF\xBF\xBD\xEF\xBF\xBD"
+                        "d"),
+            std::string::npos);
 }
 
 TEST(JsonText, MicrosecondsWithThreeDecimals) {

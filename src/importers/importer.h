@@ -55,7 +55,7 @@ std::string trace_file_patterns(const std::vector<std::unique_ptr<Importer>>& im
 // Imports one file or every recognized file of a directory (sorted by name) into `tl`,
 // then finalizes it. Fails with a one-line message naming the understood formats when a
 // file is not recognized.
-Status import_paths(const std::vector<std::string>& paths, timeline::Timeline& tl,
-                    timeline::ImportStats& stats, const ImportOptions& opts = {});
+Status import_paths(const std::vector<std::string>& paths, timeline::Timeline& tl, timeline::ImportStats& stats,
+                    const ImportOptions& opts = {});
 
 }  // namespace chokepoint::importers

@@ -13,9 +13,9 @@
 #include <utility>
 
 #include "base/read_file.h"
+#include "importers/cupti/cupti_importer.h"
 #include "importers/importer.h"
 #include "importers/input/byte_source.h"
-#include "importers/cupti/cupti_importer.h"
 #include "importers/kineto/kineto_importer.h"
 #include "tracer/trace_format.h"
 
@@ -111,7 +111,8 @@ int64_t drop_compressed_twins(std::vector<InputFile>* files, std::string* droppe
   for (const InputFile& f : *files) {
     if (ends_with(f.path, ".gz")) {
       const std::string plain = f.path.substr(0, f.path.size() - 3);
-      const bool twin = std::any_of(files->begin(), files->end(), [&](const InputFile& o) { return o.path == plain; }) &&
+      const bool twin = std::any_of(files->begin(), files->end(),
+                                    [&](const InputFile& o) { return o.path == plain; }) &&
                         gzip_of(f.path, plain);
       if (twin) {
         if (n++ == 0) *dropped = "read " + plain + ", not " + f.path;
@@ -196,8 +197,7 @@ int64_t remove_duplicate_rows(Table& t) {
 
 void remove_duplicates(timeline::Timeline& tl, timeline::ImportStats& stats) {
   const int64_t n = remove_duplicate_rows(tl.gpu_ops) + remove_duplicate_rows(tl.cpu_ranges) +
-                    remove_duplicate_rows(tl.runtime_calls) +
-                    remove_duplicate_rows(tl.sync_events) +
+                    remove_duplicate_rows(tl.runtime_calls) + remove_duplicate_rows(tl.sync_events) +
                     remove_duplicate_rows(tl.gpu_annotations) + remove_duplicate_rows(tl.steps);
   if (n > 0) {
     stats.add(StatId::kImportDuplicateEvents, n);
@@ -377,8 +377,8 @@ Status import_again_without(const std::vector<std::pair<std::string, std::string
 
 }  // namespace
 
-Status import_paths(const std::vector<std::string>& paths, timeline::Timeline& tl,
-                    timeline::ImportStats& stats, const ImportOptions& opts) {
+Status import_paths(const std::vector<std::string>& paths, timeline::Timeline& tl, timeline::ImportStats& stats,
+                    const ImportOptions& opts) {
   if (paths.empty()) return Status::Error(ErrorCode::kInput, "no input trace given");
   const std::vector<std::unique_ptr<Importer>> importers = all_importers();
   std::vector<InputFile> files;

@@ -62,9 +62,8 @@ TEST(Registry, DirectoryOfHazardsImportsWithStats) {
     const bool cut = files.back().find("truncated") == 0 || files.back() == "empty_events.json";
     EXPECT_EQ(s.base_time_ns, cut ? 0 : 1790857026000000000) << files.back();
   }
-  EXPECT_EQ(files, (std::vector<std::string>{"bad_values.json", "duplicate_events.json",
-                                             "empty_events.json", "invalid_utf8.json",
-                                             "truncated.json", "truncated.json.gz",
+  EXPECT_EQ(files, (std::vector<std::string>{"bad_values.json", "duplicate_events.json", "empty_events.json",
+                                             "invalid_utf8.json", "truncated.json", "truncated.json.gz",
                                              "unescaped_quote.json"}));
   EXPECT_EQ(stats.count("kineto_malformed_event"), 4);
   EXPECT_EQ(stats.count("kineto_bad_number"), 2);  // bytes N/A, ts N/A
@@ -118,10 +117,11 @@ TEST(Registry, UnknownFormatFailsWithOneLine) {
   timeline::ImportStats stats;
   Status st = run({bad}, tl, stats);
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.message(), "cannot read '" + bad +
-                              "': not a recognized trace format (understood: kineto: PyTorch "
-                              "profiler Chrome-trace JSON, .json or .json.gz; cupti: chokepoint CUPTI trace (trace-<pid>.cptrace, "
-                   "written by `chokepoint run --trace`))");
+  EXPECT_EQ(st.message(),
+            "cannot read '" + bad +
+                "': not a recognized trace format (understood: kineto: PyTorch "
+                "profiler Chrome-trace JSON, .json or .json.gz; cupti: chokepoint CUPTI trace (trace-<pid>.cptrace, "
+                "written by `chokepoint run --trace`))");
 }
 
 // Issue 13: a valid trace whose first 64 KiB hold no trace key (a large metadata block
@@ -129,9 +129,12 @@ TEST(Registry, UnknownFormatFailsWithOneLine) {
 TEST(Registry, TraceKeysPastTheFirst64KiBAreFound) {
   TempDir dir;
   const std::string big(100 << 10, 'x');
-  const std::string f = dir.file("late.json", "{\"otherData\": {\"note\": \"" + big + "\"}, \"traceEvents\": ["
-      "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 10, \"dur\": 5,"
-      " \"args\": {\"device\": 0, \"stream\": 7}}]}");
+  const std::string f = dir.file(
+      "late.json",
+      "{\"otherData\": {\"note\": \"" + big +
+          "\"}, \"traceEvents\": ["
+          "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 10, \"dur\": 5,"
+          " \"args\": {\"device\": 0, \"stream\": 7}}]}");
   Timeline tl;
   timeline::ImportStats stats;
   Status st = run({f}, tl, stats);
@@ -161,7 +164,7 @@ TEST(Registry, DirectorySkipsJsonThatIsNotATrace) {
   EXPECT_EQ(run({only_other.path()}, tl2, stats2).message(),
             "no recognized trace in '" + only_other.path() +
                 "' (understood: kineto: PyTorch profiler Chrome-trace JSON, .json or .json.gz; cupti: chokepoint CUPTI "
-            "trace (trace-<pid>.cptrace, written by `chokepoint run --trace`))");
+                "trace (trace-<pid>.cptrace, written by `chokepoint run --trace`))");
 }
 
 // Issue 13: one trace of a directory that cannot be read (a damaged plain-JSON rank)
@@ -180,7 +183,8 @@ TEST(Registry, ADirectoryTraceThatFailsIsLeftOutNotFatal) {
   EXPECT_EQ(tl.sources.size(), 2u);
   EXPECT_EQ(stats.count("import_failed_files"), 1);
   bool named = false;
-  for (const auto& st : stats.all()) named = named || (st.name == "import_failed_files" && st.description.find("rank1.json") != std::string::npos);
+  for (const auto& st : stats.all())
+    named = named || (st.name == "import_failed_files" && st.description.find("rank1.json") != std::string::npos);
   EXPECT_TRUE(named);
   Timeline one;
   timeline::ImportStats one_stats;
@@ -205,9 +209,10 @@ TEST(Registry, ADirectoryTraceThatFailsIsLeftOutNotFatal) {
 TEST(Registry, OwnOutputsInADirectoryAreNotRanks) {
   TempDir dir;
   dir.copy(kData + "/small_grid.json.gz", "trace.json.gz");
-  dir.file("export.json", "{\"traceEvents\":[\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":1,\"tid\":7,"
-                          "\"ts\":1,\"dur\":2,\"args\":{\"device\":0,\"stream\":7}}\n],\"displayTimeUnit\":\"ns\","
-                          "\"otherData\":{\"generator\":\"chokepoint 0.1.0\",\"base_time_ns\":1}}");
+  dir.file("export.json",
+           "{\"traceEvents\":[\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":1,\"tid\":7,"
+           "\"ts\":1,\"dur\":2,\"args\":{\"device\":0,\"stream\":7}}\n],\"displayTimeUnit\":\"ns\","
+           "\"otherData\":{\"generator\":\"chokepoint 0.1.0\",\"base_time_ns\":1}}");
   dir.file("report.json", "{\n  \"schema\": \"chokepoint.report/1\",\n  \"traceEvents\": []\n}");
   Timeline tl;
   timeline::ImportStats stats;

@@ -48,8 +48,7 @@ bool step_range_number(std::string_view name, int64_t* number) {
   return true;
 }
 
-size_t add_steps_from_ranges(timeline::Timeline& tl, size_t first_row, int32_t source_index,
-                             timeline::StepSource how) {
+size_t add_steps_from_ranges(timeline::Timeline& tl, size_t first_row, int32_t source_index, timeline::StepSource how) {
   const auto& c = tl.cpu_ranges;
   struct Found {
     size_t row;

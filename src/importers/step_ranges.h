@@ -21,7 +21,6 @@ bool step_range_number(std::string_view name, int64_t* number);
 // names an iteration, except ranges inside another such range of the same thread (the
 // outer one is the step). Steps without a number are numbered 1, 2, ... per thread.
 // Returns the number of steps added.
-size_t add_steps_from_ranges(timeline::Timeline& tl, size_t first_row, int32_t source_index,
-                             timeline::StepSource how);
+size_t add_steps_from_ranges(timeline::Timeline& tl, size_t first_row, int32_t source_index, timeline::StepSource how);
 
 }  // namespace chokepoint::importers

@@ -39,7 +39,7 @@ int foreground_terminal_fd() {
 }
 
 Result<Child> Child::spawn(const std::vector<std::string>& argv,
-                          const std::vector<std::pair<std::string, std::string>>& env) {
+                           const std::vector<std::pair<std::string, std::string>>& env) {
   if (argv.empty()) return Status::Error(ErrorCode::kUsage, "no command to run (give it after --)");
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));

@@ -23,7 +23,9 @@ std::string num(std::optional<double> v, const char* spec_unit) {
   return fmt::format(fmt::runtime(spec_unit), *v);
 }
 
-std::string gib(std::optional<double> bytes) { return bytes ? fmt::format("{:.0f}", *bytes / (1024.0 * 1024 * 1024)) : "-"; }
+std::string gib(std::optional<double> bytes) {
+  return bytes ? fmt::format("{:.0f}", *bytes / (1024.0 * 1024 * 1024)) : "-";
+}
 
 std::string per_s(std::optional<double> v) {
   if (!v) return "-";
@@ -101,7 +103,8 @@ std::vector<std::string> gpu_lines(const ViewInput& in, const samples::GpuMeta& 
   if (gen && width) {
     link = fmt::format("Gen{:.0f} x{:.0f}", *gen, *width);
     if (gen_max && width_max) {
-      const double ceil = machine::pcie_gbps_per_direction(static_cast<unsigned>(*gen_max), static_cast<unsigned>(*width_max));
+      const double ceil = machine::pcie_gbps_per_direction(static_cast<unsigned>(*gen_max),
+                                                           static_cast<unsigned>(*width_max));
       link += fmt::format(" (max Gen{:.0f} x{:.0f}, {:.0f} GB/s)", *gen_max, *width_max, ceil);
     }
   }
@@ -117,11 +120,13 @@ std::string host_line(const ViewInput& in) {
   auto v = [&](MetricId m) { return l.get(m, h); };
   auto psi = [&](MetricId pct, MetricId avg10) { return v(pct) ? v(pct) : v(avg10); };
   return fmt::format(
-      "host usr {} sys {} iowait {} steal {} idle {} | runq {}/{} | ctx {}/s | swap in {} out {} pg/s | PSI cpu {} mem {} io {}",
+      "host usr {} sys {} iowait {} steal {} idle {} | runq {}/{} | ctx {}/s | swap in {} out {} pg/s | PSI cpu {} mem "
+      "{} io {}",
       pct(v(MetricId::kHostCpuUserPct)), pct(v(MetricId::kHostCpuSystemPct)), pct(v(MetricId::kHostCpuIowaitPct)),
-      pct(v(MetricId::kHostCpuStealPct)), pct(v(MetricId::kHostCpuIdlePct)), num(v(MetricId::kHostProcsRunning), "{:.0f}"),
-      in.cpus, per_s(v(MetricId::kHostCtxSwitchesPerS)), per_s(v(MetricId::kHostSwapInPagesPerS)),
-      per_s(v(MetricId::kHostSwapOutPagesPerS)), num(psi(MetricId::kHostPsiCpuSomePct, MetricId::kHostPsiCpuSomeAvg10), "{:.0f}%"),
+      pct(v(MetricId::kHostCpuStealPct)), pct(v(MetricId::kHostCpuIdlePct)),
+      num(v(MetricId::kHostProcsRunning), "{:.0f}"), in.cpus, per_s(v(MetricId::kHostCtxSwitchesPerS)),
+      per_s(v(MetricId::kHostSwapInPagesPerS)), per_s(v(MetricId::kHostSwapOutPagesPerS)),
+      num(psi(MetricId::kHostPsiCpuSomePct, MetricId::kHostPsiCpuSomeAvg10), "{:.0f}%"),
       num(psi(MetricId::kHostPsiMemorySomePct, MetricId::kHostPsiMemorySomeAvg10), "{:.0f}%"),
       num(psi(MetricId::kHostPsiIoSomePct, MetricId::kHostPsiIoSomeAvg10), "{:.0f}%"));
 }
@@ -193,7 +198,8 @@ std::vector<std::string> render_panel(const ViewInput& in, int width, int max_li
   if (in.processes != nullptr) {
     lines.push_back(tree_line(in));
     const int left = max_lines - static_cast<int>(lines.size());
-    for (std::string& l : top_process_lines(in, static_cast<size_t>(std::clamp(left, 0, 3)))) lines.push_back(std::move(l));
+    for (std::string& l : top_process_lines(in, static_cast<size_t>(std::clamp(left, 0, 3))))
+      lines.push_back(std::move(l));
   }
   if (static_cast<int>(lines.size()) > max_lines) lines.resize(static_cast<size_t>(std::max(0, max_lines)));
   // The command line, the recording's path and the device and process names are someone
@@ -209,10 +215,10 @@ std::string render_line(const ViewInput& in) {
   for (const auto& g : in.meta->gpus) {
     if (!g.used && in.meta->gpus.size() > 1) continue;
     const Entity e = Entity::gpu(g.index);
-    s += fmt::format(" | GPU{} SM {} tensor {} DRAM {} util {} mem {}GiB {}W", g.index, pct(l.get(MetricId::kGpuSmActive, e)),
-                     pct(l.get(MetricId::kGpuTensorActive, e)), pct(l.get(MetricId::kGpuDramActive, e)),
-                     pct(l.get(MetricId::kGpuUtilization, e)), gib(l.get(MetricId::kGpuMemoryUsedBytes, e)),
-                     num(l.get(MetricId::kGpuPowerW, e), "{:.0f}"));
+    s += fmt::format(" | GPU{} SM {} tensor {} DRAM {} util {} mem {}GiB {}W", g.index,
+                     pct(l.get(MetricId::kGpuSmActive, e)), pct(l.get(MetricId::kGpuTensorActive, e)),
+                     pct(l.get(MetricId::kGpuDramActive, e)), pct(l.get(MetricId::kGpuUtilization, e)),
+                     gib(l.get(MetricId::kGpuMemoryUsedBytes, e)), num(l.get(MetricId::kGpuPowerW, e), "{:.0f}"));
   }
   const Entity h = Entity::host();
   s += fmt::format(" | host usr {} iowait {} steal {} runq {}", pct(l.get(MetricId::kHostCpuUserPct, h)),

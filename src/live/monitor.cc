@@ -21,8 +21,8 @@ namespace chokepoint::live {
 namespace {
 
 // Signal state: handlers only set these.
-volatile sig_atomic_t g_interrupts = 0;       // SIGINT, SIGTERM, SIGHUP received
-volatile sig_atomic_t g_forward = 0;          // the last of them to forward (0: none)
+volatile sig_atomic_t g_interrupts = 0;  // SIGINT, SIGTERM, SIGHUP received
+volatile sig_atomic_t g_forward = 0;     // the last of them to forward (0: none)
 volatile sig_atomic_t g_resized = 0;
 
 void on_stop_signal(int sig, siginfo_t*, void*) {
@@ -35,7 +35,8 @@ void on_winch(int) { g_resized = 1; }
 void on_chld(int) {}  // only to interrupt the sleep
 
 struct SignalScope {
-  struct sigaction old_int {}, old_term {}, old_hup {}, old_winch {}, old_chld {}, old_pipe {};
+  struct sigaction old_int {
+  }, old_term{}, old_hup{}, old_winch{}, old_chld{}, old_pipe{};
   SignalScope() {
     g_interrupts = 0;
     g_forward = 0;
@@ -143,8 +144,15 @@ class MonitorLoop {
  public:
   MonitorLoop(const MonitorOptions& o, const SessionOptions& so, Session& session, std::optional<Child>& child,
               ViewMode view, MonitorResult& res)
-      : o_(o), so_(so), session_(session), child_(child), view_(view), res_(res), panel_(STDERR_FILENO),
-        stacks_(stack_options(), res.dir, o.quiet), t0_(samples::now()) {
+      : o_(o),
+        so_(so),
+        session_(session),
+        child_(child),
+        view_(view),
+        res_(res),
+        panel_(STDERR_FILENO),
+        stacks_(stack_options(), res.dir, o.quiet),
+        t0_(samples::now()) {
     vi_.title = child ? join(o.command) : o.watch_pid ? "pid " + std::to_string(*o.watch_pid) : "all GPUs";
     vi_.dir = res.dir;
     vi_.meta = &session.meta();

@@ -24,13 +24,13 @@ namespace chokepoint::live {
 enum class ViewMode { kAuto, kPanel, kLines, kNone };
 
 struct MonitorOptions {
-  SessionOptions session;                 // out_dir, intervals, gpu
-  std::vector<std::string> command;       // run: the command; empty for watch
-  std::optional<int64_t> watch_pid;       // watch --pid
+  SessionOptions session;            // out_dir, intervals, gpu
+  std::vector<std::string> command;  // run: the command; empty for watch
+  std::optional<int64_t> watch_pid;  // watch --pid
   std::optional<int64_t> duration_ns;
   ViewMode view = ViewMode::kAuto;
   int64_t line_interval_ns = 5'000'000'000;  // plain-line mode: one line this often
-  bool quiet = false;                     // no notes on stderr
+  bool quiet = false;                        // no notes on stderr
   // run --trace: the CUPTI injection library to load into the command (set by the CLI;
   // empty: no tracing). The trace files land in the recording directory.
   std::string tracer_library;
@@ -39,14 +39,14 @@ struct MonitorOptions {
 };
 
 struct MonitorResult {
-  std::string dir;                  // the recording
-  std::optional<int> exit_code;     // the command's (run)
+  std::string dir;               // the recording
+  std::optional<int> exit_code;  // the command's (run)
   int64_t ticks = 0;
   double elapsed_s = 0;
-  double own_cpu_s = 0;             // chokepoint's CPU time while sampling, after the first tick
-  double sampling_s = 0;            // wall time those seconds were spent over
-  double startup_cpu_s = 0;         // loading NVML, the first tick
-  bool interrupted = false;         // stopped by a signal
+  double own_cpu_s = 0;      // chokepoint's CPU time while sampling, after the first tick
+  double sampling_s = 0;     // wall time those seconds were spent over
+  double startup_cpu_s = 0;  // loading NVML, the first tick
+  bool interrupted = false;  // stopped by a signal
 };
 
 // Fails when the recording cannot be created or the command cannot be started; once

@@ -199,7 +199,8 @@ void Session::match_gpus() {
     }
   }
   // A failed match is sticky only while no PID ever matched.
-  const bool any_matched = std::any_of(meta_.gpus.begin(), meta_.gpus.end(), [](const samples::GpuMeta& g) { return !g.pids.empty(); });
+  const bool any_matched = std::any_of(meta_.gpus.begin(), meta_.gpus.end(),
+                                       [](const samples::GpuMeta& g) { return !g.pids.empty(); });
   if (!any_matched && use.pid_match_failed) meta_.gpu_note = use.note;
   if (any_matched) meta_.gpu_note.clear();
 }

@@ -19,28 +19,28 @@
 #include <vector>
 
 #include "base/status.h"
-#include "samples/clock.h"
-#include "samples/metadata.h"
-#include "samples/recording_writer.h"
-#include "samples/series.h"
 #include "sampler/gpu/gpu_sampler.h"
 #include "sampler/nvml/nvml.h"
 #include "sampler/proc/host_sampler.h"
 #include "sampler/proc/proc_fs.h"
 #include "sampler/proc/process_sampler.h"
+#include "samples/clock.h"
+#include "samples/metadata.h"
+#include "samples/recording_writer.h"
+#include "samples/series.h"
 
 namespace chokepoint::live {
 
 struct SessionOptions {
-  std::string out_dir;                  // recording directory (created)
-  bool replace = false;                 // replace a recording already in out_dir (--force)
-  std::vector<std::string> command;     // what `run` launched; empty for `watch`
-  std::vector<int64_t> roots;           // process tree roots; empty: no tree
+  std::string out_dir;               // recording directory (created)
+  bool replace = false;              // replace a recording already in out_dir (--force)
+  std::vector<std::string> command;  // what `run` launched; empty for `watch`
+  std::vector<int64_t> roots;        // process tree roots; empty: no tree
   int64_t interval_ns = 100'000'000;
   int64_t gpu_interval_ns = 200'000'000;
   int64_t gpm_interval_ns = 1'000'000'000;
-  bool gpu = true;                      // false: do not load NVML (--no-gpu)
-  std::string proc_root;                // "" live /proc; tests may point at a fixture
+  bool gpu = true;        // false: do not load NVML (--no-gpu)
+  std::string proc_root;  // "" live /proc; tests may point at a fixture
 };
 
 // The newest valid (or invalid) reading of each series, for the live view.

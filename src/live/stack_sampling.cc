@@ -69,8 +69,10 @@ void StackSampling::poll(const Session& session, int64_t now_realtime_ns, int64_
     note_ = "py-spy exited with " + std::to_string(*code) + (rec_->error().empty() ? "" : ": " + rec_->error());
     if (rec_->permission_denied()) {
       gave_up_ = true;
-      note_ = "py-spy may not read the job's memory (ptrace not permitted: run as the job's user with "
-              "kernel.yama.ptrace_scope <= 1, as root, or give the container CAP_SYS_PTRACE): " + rec_->error();
+      note_ =
+          "py-spy may not read the job's memory (ptrace not permitted: run as the job's user with "
+          "kernel.yama.ptrace_scope <= 1, as root, or give the container CAP_SYS_PTRACE): " +
+          rec_->error();
       say(quiet_, "Python stacks: " + note_ + "; everything else goes on");
       rec_.reset();
       return;

@@ -11,11 +11,11 @@ namespace chokepoint::machine {
 namespace {
 
 struct Published {
-  const char* key;         // lower-case substring of the CUDA device name
+  const char* key;  // lower-case substring of the CUDA device name
   const char* gpu;
   double hbm, fp32, tf32, bf16, fp8;  // TB/s, TFLOP/s (dense); 0 = none
   int pcie_gen;
-  double int8;             // TOP/s (dense); 0 = none
+  double int8;  // TOP/s (dense); 0 = none
 };
 
 // docs/FORMATS.md "Published ceilings" (vendor datasheets, dense, no sparsity). Order matters: the
@@ -73,8 +73,7 @@ std::optional<double> max_of(std::optional<double> a, std::optional<double> b) {
 
 }  // namespace
 
-Ceilings apply_profile(Ceilings c, const Profile& profile, const std::string& gpu_name,
-                       const std::string& path) {
+Ceilings apply_profile(Ceilings c, const Profile& profile, const std::string& gpu_name, const std::string& path) {
   std::vector<const GpuProfile*> gpus;
   for (const auto& g : profile.gpus) {
     if (same_gpu_name(g.name, gpu_name)) gpus.push_back(&g);

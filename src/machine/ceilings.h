@@ -15,33 +15,33 @@ namespace chokepoint::machine {
 // What the ceilings are looked up by: a GPU as a trace, NVML or bench describes it.
 // Fields not known stay -1 / "".
 struct DeviceSpec {
-  std::string name;                      // "NVIDIA H200"
+  std::string name;  // "NVIDIA H200"
   int32_t num_sms = -1;
   int32_t cc_major = -1, cc_minor = -1;
   int64_t memory_bytes = -1;
 };
 
 struct Ceilings {
-  std::string gpu;                       // matched GPU, e.g. "H200 SXM"
-  std::string source;                    // "published:H200 SXM", "profile:<path>", "unknown"
-  std::optional<double> hbm_gbps;        // device memory bandwidth, GB/s (1e9 B/s), DRAM
-                                         // traffic (read + write) like the datasheet figure
-  std::optional<double> d2d_copy_gbps;   // device-to-device copy, bytes counted once (a copy
-                                         // moves each byte twice through DRAM): hbm_gbps / 2
-  std::optional<double> pcie_gbps;       // achievable host<->device per direction, pinned, GB/s
+  std::string gpu;                      // matched GPU, e.g. "H200 SXM"
+  std::string source;                   // "published:H200 SXM", "profile:<path>", "unknown"
+  std::optional<double> hbm_gbps;       // device memory bandwidth, GB/s (1e9 B/s), DRAM
+                                        // traffic (read + write) like the datasheet figure
+  std::optional<double> d2d_copy_gbps;  // device-to-device copy, bytes counted once (a copy
+                                        // moves each byte twice through DRAM): hbm_gbps / 2
+  std::optional<double> pcie_gbps;      // achievable host<->device per direction, pinned, GB/s
   std::optional<double> pcie_theoretical_gbps;
-  std::optional<double> pageable_gbps;   // typical pageable host<->device, GB/s
-  std::optional<double> fp32_tflops;     // non-tensor FP32
-  std::optional<double> tf32_tflops;     // dense tensor-core TF32
-  std::optional<double> bf16_tflops;     // dense tensor-core BF16/FP16
-  std::optional<double> fp8_tflops;      // dense tensor-core FP8
-  std::optional<double> int8_tops;       // dense tensor-core INT8, TOP/s
+  std::optional<double> pageable_gbps;  // typical pageable host<->device, GB/s
+  std::optional<double> fp32_tflops;    // non-tensor FP32
+  std::optional<double> tf32_tflops;    // dense tensor-core TF32
+  std::optional<double> bf16_tflops;    // dense tensor-core BF16/FP16
+  std::optional<double> fp8_tflops;     // dense tensor-core FP8
+  std::optional<double> int8_tops;      // dense tensor-core INT8, TOP/s
   // What a large dense GEMM reaches in each precision (what-ifs rescale matrix work by
   // these): measured by `bench` when a profile exists, else the peak times the share
   // bench measured on the H200 (see kGemmEfficiency).
   std::optional<double> fp32_gemm_tflops, tf32_gemm_tflops, bf16_gemm_tflops, fp8_gemm_tflops;
-  bool has_tensor_cores = false;         // any tensor cores (cc >= 7.0)
-  bool has_tf32 = false;                 // TF32 tensor cores (cc >= 8.0)
+  bool has_tensor_cores = false;  // any tensor cores (cc >= 7.0)
+  bool has_tf32 = false;          // TF32 tensor cores (cc >= 8.0)
   int num_sms = -1;
 };
 
@@ -61,7 +61,6 @@ Ceilings published_ceilings_for(const DeviceSpec& d);
 // d2d_copy_gbps and hbm_gbps (twice it: DRAM traffic), FFMA -> fp32_tflops, GEMM peaks
 // -> tf32/bf16/fp8 TFLOP/s and int8 TOP/s. A figure the profile lacks (waived, failed)
 // keeps the published value. source becomes "profile:<path>" when anything was taken.
-Ceilings apply_profile(Ceilings c, const Profile& profile, const std::string& gpu_name,
-                       const std::string& path);
+Ceilings apply_profile(Ceilings c, const Profile& profile, const std::string& gpu_name, const std::string& path);
 
 }  // namespace chokepoint::machine

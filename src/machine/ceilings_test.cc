@@ -35,9 +35,9 @@ GpuProfile measured_h200(double scale = 1.0) {
   GpuProfile g;
   g.name = "NVIDIA H200";
   g.num_sms = 132;
-  g.results = {ok("h2d_pinned", 53.1 * scale), ok("d2h_pinned", 55.3 * scale), ok("h2d_pageable", 6.5 * scale),
+  g.results = {ok("h2d_pinned", 53.1 * scale),   ok("d2h_pinned", 55.3 * scale), ok("h2d_pageable", 6.5 * scale),
                ok("d2h_pageable", 10.9 * scale), ok("d2d_memcpy", 2124 * scale), ok("ffma_fp32", 60 * scale),
-               ok("gemm_tf32", 400 * scale), ok("gemm_bf16", 790 * scale), ok("gemm_fp16", 800 * scale),
+               ok("gemm_tf32", 400 * scale),     ok("gemm_bf16", 790 * scale),   ok("gemm_fp16", 800 * scale),
                ok("gemm_int8", 1200 * scale)};
   Measurement waived;
   waived.key = "gemm_fp8";
@@ -67,8 +67,8 @@ class ScopedEnv {
 class TempDir {
  public:
   TempDir() {
-    path_ = fs::temp_directory_path() / ("chokepoint_ceilings_" + std::to_string(getpid()) + "_" +
-                                         std::to_string(counter_++));
+    path_ = fs::temp_directory_path() /
+            ("chokepoint_ceilings_" + std::to_string(getpid()) + "_" + std::to_string(counter_++));
     fs::create_directories(path_);
   }
   ~TempDir() {
@@ -113,15 +113,15 @@ TEST(Ceilings, ApplyProfileTakesMeasuredFigures) {
   const Ceilings c = apply_profile(pub, p, "NVIDIA H200", "/x/profile.json");
   EXPECT_EQ(c.source, "profile:/x/profile.json");
   EXPECT_EQ(c.gpu, "H200 SXM");
-  EXPECT_DOUBLE_EQ(*c.pcie_gbps, 55.3);        // the faster pinned direction
+  EXPECT_DOUBLE_EQ(*c.pcie_gbps, 55.3);  // the faster pinned direction
   EXPECT_DOUBLE_EQ(*c.pageable_gbps, 10.9);
   EXPECT_DOUBLE_EQ(*c.d2d_copy_gbps, 2124);
-  EXPECT_DOUBLE_EQ(*c.hbm_gbps, 4248);         // a copy moves each byte twice
+  EXPECT_DOUBLE_EQ(*c.hbm_gbps, 4248);  // a copy moves each byte twice
   EXPECT_DOUBLE_EQ(*c.fp32_tflops, 60);
   EXPECT_DOUBLE_EQ(*c.tf32_tflops, 400);
-  EXPECT_DOUBLE_EQ(*c.bf16_tflops, 790);       // bf16, not the fp16 figure
+  EXPECT_DOUBLE_EQ(*c.bf16_tflops, 790);  // bf16, not the fp16 figure
   EXPECT_DOUBLE_EQ(*c.int8_tops, 1200);
-  EXPECT_DOUBLE_EQ(*c.fp8_tflops, 1979);       // waived in the profile: published kept
+  EXPECT_DOUBLE_EQ(*c.fp8_tflops, 1979);  // waived in the profile: published kept
   EXPECT_DOUBLE_EQ(*c.pcie_theoretical_gbps, 63);
 }
 

@@ -44,15 +44,12 @@ ResultStatus status_from(const std::string& s) {
 bool read_measurement(const Json& j, Measurement* m, std::string* err) {
   std::string status = "ok";
   bool ok = get(j, "key", &m->key, err) && get(j, "description", &m->description, err) &&
-            get(j, "unit", &m->unit, err) && get(j, "status", &status, err) &&
-            get_opt(j, "value", &m->value, err) && get(j, "samples", &m->samples, err) &&
-            get(j, "note", &m->note, err) && get(j, "seconds", &m->seconds, err) &&
-            get_opt(j, "clock_mhz", &m->clock_mhz, err) &&
-            get_opt(j, "reference", &m->reference, err) &&
-            get(j, "reference_source", &m->reference_source, err) &&
-            get_opt(j, "pct_of_reference", &m->pct_of_reference, err) &&
-            get_opt(j, "par_pct", &m->par_pct, err) && get(j, "verdict", &m->verdict, err) &&
-            get(j, "cause", &m->cause, err);
+            get(j, "unit", &m->unit, err) && get(j, "status", &status, err) && get_opt(j, "value", &m->value, err) &&
+            get(j, "samples", &m->samples, err) && get(j, "note", &m->note, err) &&
+            get(j, "seconds", &m->seconds, err) && get_opt(j, "clock_mhz", &m->clock_mhz, err) &&
+            get_opt(j, "reference", &m->reference, err) && get(j, "reference_source", &m->reference_source, err) &&
+            get_opt(j, "pct_of_reference", &m->pct_of_reference, err) && get_opt(j, "par_pct", &m->par_pct, err) &&
+            get(j, "verdict", &m->verdict, err) && get(j, "cause", &m->cause, err);
   m->status = status_from(status);
   // An ok result without a value cannot be used as a ceiling: treat it as failed.
   if (ok && m->status == ResultStatus::kOk && !m->value) {
@@ -65,13 +62,10 @@ bool read_measurement(const Json& j, Measurement* m, std::string* err) {
 
 bool read_gpu(const Json& j, GpuProfile* g, std::string* err) {
   std::vector<int> cc;
-  bool ok = get(j, "index", &g->index, err) && get(j, "name", &g->name, err) &&
-            get(j, "uuid", &g->uuid, err) && get(j, "pci_bus_id", &g->pci_bus_id, err) &&
-            get(j, "cc", &cc, err) && get(j, "sms", &g->num_sms, err) &&
-            get(j, "memory_bytes", &g->memory_bytes, err) &&
-            get(j, "free_memory_bytes", &g->free_memory_bytes, err) &&
-            get(j, "l2_bytes", &g->l2_bytes, err) &&
-            get(j, "sm_clock_max_mhz", &g->sm_clock_max_mhz, err) &&
+  bool ok = get(j, "index", &g->index, err) && get(j, "name", &g->name, err) && get(j, "uuid", &g->uuid, err) &&
+            get(j, "pci_bus_id", &g->pci_bus_id, err) && get(j, "cc", &cc, err) && get(j, "sms", &g->num_sms, err) &&
+            get(j, "memory_bytes", &g->memory_bytes, err) && get(j, "free_memory_bytes", &g->free_memory_bytes, err) &&
+            get(j, "l2_bytes", &g->l2_bytes, err) && get(j, "sm_clock_max_mhz", &g->sm_clock_max_mhz, err) &&
             get(j, "mem_clock_max_mhz", &g->mem_clock_max_mhz, err) &&
             get(j, "mem_bus_width_bits", &g->mem_bus_width_bits, err) && get(j, "ecc", &g->ecc, err) &&
             get(j, "async_engines", &g->async_engines, err) &&

@@ -24,9 +24,9 @@ const char* to_string(ResultStatus s);
 
 // One testcase on one GPU.
 struct Measurement {
-  std::string key;                  // stable id, e.g. "h2d_pinned", "gemm_bf16"
+  std::string key;  // stable id, e.g. "h2d_pinned", "gemm_bf16"
   std::string description;
-  std::string unit;                 // "GB/s", "TFLOP/s", "TOP/s", "us", "err/tol"
+  std::string unit;  // "GB/s", "TFLOP/s", "TOP/s", "us", "err/tol"
   ResultStatus status = ResultStatus::kOk;
   std::optional<double> value;      // median of the runs
   std::vector<double> samples;      // one value per run
@@ -35,47 +35,47 @@ struct Measurement {
   std::optional<double> clock_mhz;  // SM clock right after the measurement (GEMMs)
 
   // Judgement, filled by bench (bench/judge.h); absent in the module's raw output.
-  std::optional<double> reference;  // published or expected figure, same unit
-  std::string reference_source;     // "published:H200 SXM", "expected:..."
+  std::optional<double> reference;         // published or expected figure, same unit
+  std::string reference_source;            // "published:H200 SXM", "expected:..."
   std::optional<double> pct_of_reference;  // higher is better, also for latencies
-  std::optional<double> par_pct;    // below this percentage the verdict is "below par"
-  std::string verdict;              // "ok" | "below par" | "above published" | "info" | "waived" | "failed"
-  std::string cause;                // the likely cause when not ok, else a remark
+  std::optional<double> par_pct;           // below this percentage the verdict is "below par"
+  std::string verdict;                     // "ok" | "below par" | "above published" | "info" | "waived" | "failed"
+  std::string cause;                       // the likely cause when not ok, else a remark
 };
 
 // Roofline ridge point: the arithmetic intensity (FLOP per byte of DRAM traffic) above
 // which a kernel of that precision is compute-bound on this GPU.
 struct RidgePoint {
-  std::string precision;            // "bf16"
+  std::string precision;  // "bf16"
   double tflops = 0;
-  double hbm_gbps = 0;              // DRAM traffic (read + write) per second
+  double hbm_gbps = 0;  // DRAM traffic (read + write) per second
   double flop_per_byte = 0;
   std::optional<double> published_flop_per_byte;
 };
 
 struct GpuProfile {
-  int index = -1;                   // CUDA device ordinal (after CUDA_VISIBLE_DEVICES)
-  std::string name;                 // "NVIDIA H200"
-  std::string uuid;                 // "GPU-xxxxxxxx-..."
-  std::string pci_bus_id;           // "0000:3b:00.0" (sysfs spelling)
+  int index = -1;          // CUDA device ordinal (after CUDA_VISIBLE_DEVICES)
+  std::string name;        // "NVIDIA H200"
+  std::string uuid;        // "GPU-xxxxxxxx-..."
+  std::string pci_bus_id;  // "0000:3b:00.0" (sysfs spelling)
   int cc_major = -1, cc_minor = -1;
   int num_sms = -1;
   int64_t memory_bytes = -1;
-  int64_t free_memory_bytes = -1;   // at the start, before bench allocated anything
+  int64_t free_memory_bytes = -1;  // at the start, before bench allocated anything
   int64_t l2_bytes = -1;
   int sm_clock_max_mhz = -1;
   int mem_clock_max_mhz = -1;
   int mem_bus_width_bits = -1;
-  int ecc = -1;                     // 1 on, 0 off, -1 unknown
-  int async_engines = -1;           // copy engines that can run concurrently
+  int ecc = -1;                                   // 1 on, 0 off, -1 unknown
+  int async_engines = -1;                         // copy engines that can run concurrently
   std::optional<double> sm_clock_under_load_mhz;  // measured during the FFMA kernel
   // PCIe link read from sysfs: under load by the module (links downshift when idle),
   // the maximum by the host side. Raw sysfs text, e.g. "32.0 GT/s PCIe" and "16".
   std::string pcie_speed_under_load, pcie_width_under_load;
   std::string pcie_speed_max, pcie_width_max;
-  int numa_node = -1;               // NUMA node the GPU hangs off, -1 unknown
-  std::string published_gpu;        // published-table entry the GPU matched, "" none
-  std::string error;                // the GPU could not be benchmarked at all
+  int numa_node = -1;         // NUMA node the GPU hangs off, -1 unknown
+  std::string published_gpu;  // published-table entry the GPU matched, "" none
+  std::string error;          // the GPU could not be benchmarked at all
   std::vector<Measurement> results;
   std::vector<RidgePoint> ridge_points;
 
@@ -88,26 +88,26 @@ struct GpuProfile {
 // Facts about the host that explain results (bench/host_facts.h fills them).
 struct HostInfo {
   std::string hostname;
-  int cpus = -1;                    // CPUs this process may run on
+  int cpus = -1;  // CPUs this process may run on
   double loadavg_1m = -1;
-  bool virtual_machine = false;     // cpuinfo "hypervisor" flag
-  std::string cpu_governor;         // cpufreq governor of CPU 0, "" unknown
-  bool iommu = false;               // /sys/class/iommu has entries
+  bool virtual_machine = false;         // cpuinfo "hypervisor" flag
+  std::string cpu_governor;             // cpufreq governor of CPU 0, "" unknown
+  bool iommu = false;                   // /sys/class/iommu has entries
   std::vector<int> process_numa_nodes;  // NUMA nodes of the CPUs this process may use
-  std::vector<std::string> env;     // settings that change results, "NAME=value"
+  std::vector<std::string> env;         // settings that change results, "NAME=value"
 };
 
 struct Profile {
   std::string schema = kProfileSchema;
   std::string tool_version;
-  std::string created_utc;          // ISO 8601
-  std::string mode;                 // "full" | "quick" | "selftest"
-  int cuda_driver = -1;             // cudaDriverGetVersion, e.g. 13000
-  int cuda_runtime = -1;            // the module's (static) runtime
-  int cublaslt = -1;                // cublasLtGetVersion, -1 when cuBLASLt was not found
-  std::string cublaslt_note;        // why cuBLASLt is missing
-  double seconds = 0;               // whole run
-  std::string error;                // the run could not start (no GPU, no driver)
+  std::string created_utc;    // ISO 8601
+  std::string mode;           // "full" | "quick" | "selftest"
+  int cuda_driver = -1;       // cudaDriverGetVersion, e.g. 13000
+  int cuda_runtime = -1;      // the module's (static) runtime
+  int cublaslt = -1;          // cublasLtGetVersion, -1 when cuBLASLt was not found
+  std::string cublaslt_note;  // why cuBLASLt is missing
+  double seconds = 0;         // whole run
+  std::string error;          // the run could not start (no GPU, no driver)
   HostInfo host;
   std::vector<GpuProfile> gpus;
 };

@@ -73,8 +73,9 @@ void add_devices(report::Report& r, const timeline::Timeline& tl, const analyses
     di.memory_bytes = dv.total_memory_bytes;
     if (dv.cc_major >= 0) di.compute_capability = std::to_string(dv.cc_major) + "." + std::to_string(dv.cc_minor);
     di.ceilings = ceilings(static_cast<int>(i) == a.primary_device ? a.ceilings
-                           : i < a.device_ceilings.size()     ? a.device_ceilings[i]
-                                                               : machine::published_ceilings_for(analyses::device_specs(tl)[i]));
+                           : i < a.device_ceilings.size()
+                               ? a.device_ceilings[i]
+                               : machine::published_ceilings_for(analyses::device_specs(tl)[i]));
     r.devices.push_back(di);
   }
 }
@@ -121,7 +122,8 @@ void add_top_kernels(report::Report& r, const timeline::Timeline& tl, const anal
     row.name = std::string(tl.strings.view(k.name));
     row.kernel_class = analyses::kernel_class_name(k.kclass);
     row.precision = analyses::precision_name(k.precision);
-    if (k.tensor_cores != analyses::TensorCores::kUnknown) row.tensor_cores = k.tensor_cores == analyses::TensorCores::kYes;
+    if (k.tensor_cores != analyses::TensorCores::kUnknown)
+      row.tensor_cores = k.tensor_cores == analyses::TensorCores::kYes;
     row.calls = k.calls;
     row.total_ms = static_cast<double>(k.total_ns) / 1e6;
     row.pct_of_busy = 100.0 * static_cast<double>(k.total_ns) / busy_kernels;
@@ -142,13 +144,14 @@ void add_roofline(report::Report& r, const analyses::Analysis& a) {
     row.achieved_gbps = cl.achieved_gbps();
     if (row.achieved_gbps && c.hbm_gbps) row.pct_of_hbm = 100 * *row.achieved_gbps / *c.hbm_gbps;
     if (row.achieved_tflops && a.roofline.mfu_precision != analyses::Precision::kUnknown) {
-      if (const auto peak = analyses::peak_tflops(c, a.roofline.mfu_precision)) row.pct_of_peak = 100 * *row.achieved_tflops / *peak;
+      if (const auto peak = analyses::peak_tflops(c, a.roofline.mfu_precision))
+        row.pct_of_peak = 100 * *row.achieved_tflops / *peak;
     }
     const double mem = cl.ns > 0 ? static_cast<double>(cl.memory_bound_ns) / static_cast<double>(cl.ns) : 0;
     row.bound = cl.kclass == KernelClass::kOther || cl.kclass == KernelClass::kCommunication ? ""
-                : mem >= 0.9                                                              ? "memory"
-                : mem <= 0.1                                                              ? "compute"
-                                                                                          : "mixed";
+                : mem >= 0.9                                                                 ? "memory"
+                : mem <= 0.1                                                                 ? "compute"
+                                                                                             : "mixed";
     r.roofline.push_back(std::move(row));
   }
 }

@@ -8,7 +8,7 @@
 
 namespace chokepoint::pipeline {
 
-report::Report build_report(const timeline::Timeline& tl, const analyses::Analysis& a,
-                            const rules::Diagnosis& d, const timeline::ImportStats& stats);
+report::Report build_report(const timeline::Timeline& tl, const analyses::Analysis& a, const rules::Diagnosis& d,
+                            const timeline::ImportStats& stats);
 
 }  // namespace chokepoint::pipeline

@@ -14,8 +14,8 @@ Status export_chrome_trace(const Inputs& in, std::ostream& out, exporters::Chrom
     const analyses::TimelineIndex ix = analyses::build_index(in.tl);
     steps = analyses::compute_step_windows(in.tl, ix);
   }
-  return exporters::write_chrome_trace(in.tl, in.recording ? &*in.recording : nullptr, steps ? &*steps : nullptr,
-                                       out, stats);
+  return exporters::write_chrome_trace(in.tl, in.recording ? &*in.recording : nullptr, steps ? &*steps : nullptr, out,
+                                       stats);
 }
 
 }  // namespace chokepoint::pipeline

@@ -12,7 +12,6 @@ namespace chokepoint::pipeline {
 
 // Writes the timeline of `in`, its step windows and, for a recording, its sampled
 // counters and process names. A recording without a trace gives counters only.
-Status export_chrome_trace(const Inputs& in, std::ostream& out,
-                           exporters::ChromeTraceStats* stats = nullptr);
+Status export_chrome_trace(const Inputs& in, std::ostream& out, exporters::ChromeTraceStats* stats = nullptr);
 
 }  // namespace chokepoint::pipeline

@@ -85,8 +85,7 @@ bool idle_from_samples(const samples::Recording& rec, const analyses::live::Live
 
 }  // namespace
 
-std::optional<analyses::HostAttribution> attribute_host(const samples::PyStacks& stacks,
-                                                        const samples::Recording* rec,
+std::optional<analyses::HostAttribution> attribute_host(const samples::PyStacks& stacks, const samples::Recording* rec,
                                                         const analyses::live::LiveAnalysis* la,
                                                         const timeline::Timeline* tl, const analyses::Analysis* a) {
   if (stacks.empty()) return std::nullopt;

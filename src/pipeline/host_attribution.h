@@ -17,8 +17,7 @@ namespace chokepoint::pipeline {
 
 // `rec` and `la` are null for a trace alone (its python_function ranges are the stacks);
 // `tl` and `a` null for a recording without a trace.
-std::optional<analyses::HostAttribution> attribute_host(const samples::PyStacks& stacks,
-                                                        const samples::Recording* rec,
+std::optional<analyses::HostAttribution> attribute_host(const samples::PyStacks& stacks, const samples::Recording* rec,
                                                         const analyses::live::LiveAnalysis* la,
                                                         const timeline::Timeline* tl, const analyses::Analysis* a);
 

@@ -17,7 +17,8 @@ namespace fs = std::filesystem;
 bool is_recording_dir(const std::string& path) {
   std::error_code ec;
   if (!fs::is_directory(path, ec)) return false;
-  if (fs::exists(fs::path(path) / samples::kSamplesFile, ec) || fs::exists(fs::path(path) / samples::kSamplesGzFile, ec)) {
+  if (fs::exists(fs::path(path) / samples::kSamplesFile, ec) ||
+      fs::exists(fs::path(path) / samples::kSamplesGzFile, ec)) {
     return true;
   }
   // meta.json alone (a run killed before its first tick): only ours, by its format key.

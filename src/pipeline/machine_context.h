@@ -13,8 +13,8 @@
 namespace chokepoint::pipeline {
 
 struct CeilingsOptions {
-  std::string file;              // --ceilings FILE: a profile of `bench --json` / `bench --save`
-  bool saved_profiles = true;    // consult `bench --save` profiles (and $CHOKEPOINT_PROFILE)
+  std::string file;            // --ceilings FILE: a profile of `bench --json` / `bench --save`
+  bool saved_profiles = true;  // consult `bench --save` profiles (and $CHOKEPOINT_PROFILE)
 };
 
 // Fails only when `file` is named and cannot be read as a profile.

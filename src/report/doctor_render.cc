@@ -70,7 +70,8 @@ void render_check(std::ostringstream& out, const Assessment& c, const RenderOpti
   out << "  " << padded_tag << title << ' ';
   // First line of the observation continues after the title; the rest wraps under it.
   std::ostringstream obs;
-  wrap(obs, c.observed.empty() ? "-" : escape_controls(c.observed), 2 + kTagWidth + kTitleWidth + 1, static_cast<size_t>(o.width));
+  wrap(obs, c.observed.empty() ? "-" : escape_controls(c.observed), 2 + kTagWidth + kTitleWidth + 1,
+       static_cast<size_t>(o.width));
   std::string obs_text = obs.str();
   const size_t first = obs_text.find_first_not_of(' ');
   out << (first == std::string::npos ? "\n" : obs_text.substr(first));
@@ -166,7 +167,8 @@ std::string render_doctor_json(const DoctorReport& r) {
   nv["library"] = n.available ? Json(n.library) : Json(nullptr);
   nv["driver_version"] = json_or_null(n.driver_version.valid, n.driver_version.value);
   nv["nvml_version"] = json_or_null(n.nvml_version.valid, n.nvml_version.value);
-  nv["cuda_driver_version"] = json_or_null(n.cuda_driver_version.valid, nvml::format_cuda_version(n.cuda_driver_version.value));
+  nv["cuda_driver_version"] = json_or_null(n.cuda_driver_version.valid,
+                                           nvml::format_cuda_version(n.cuda_driver_version.value));
   nv["device_count"] = json_or_null(n.device_count.valid, n.device_count.value);
   j["nvml"] = nv;
   Json gpus = Json::array();

@@ -11,10 +11,16 @@ DoctorReport report_without_gpu() {
   r.nvml.available = false;
   r.nvml.error = "NVIDIA driver library not found";
   using rules::Assessment;
-  Assessment driver{"nvidia-driver", "NVIDIA driver", -1, Assessment::Outcome::kSkipped, Severity::kInfo,
-                    "no usable NVIDIA driver", "a driver", "GPU checks skipped."};
-  Assessment swap{"host-swapping", "Swap and memory pressure", -1, Assessment::Outcome::kFinding, Severity::kWarning,
-                  "2.0 GiB of 8.0 GiB swap used", "no swap use", "This host has swapped.",
+  Assessment driver{"nvidia-driver", "NVIDIA driver",           -1,         Assessment::Outcome::kSkipped,
+                    Severity::kInfo, "no usable NVIDIA driver", "a driver", "GPU checks skipped."};
+  Assessment swap{"host-swapping",
+                  "Swap and memory pressure",
+                  -1,
+                  Assessment::Outcome::kFinding,
+                  Severity::kWarning,
+                  "2.0 GiB of 8.0 GiB swap used",
+                  "no swap use",
+                  "This host has swapped.",
                   Assessment::Scope::kHost};
   r.checks = {driver, swap};
   return r;

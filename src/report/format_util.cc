@@ -102,8 +102,7 @@ std::optional<double> gpu_ms_per_step(const Window& w, double pct) {
 }
 
 std::vector<Share> sorted_by_pct(std::vector<Share> shares) {
-  std::stable_sort(shares.begin(), shares.end(),
-                   [](const Share& a, const Share& b) { return a.pct > b.pct; });
+  std::stable_sort(shares.begin(), shares.end(), [](const Share& a, const Share& b) { return a.pct > b.pct; });
   return shares;
 }
 
@@ -133,7 +132,8 @@ std::string humanize(std::string_view key) {
 }
 
 std::string data_lost_text(const DataLoss& l) {
-  return fmt::format("{} of {} {} ({})", format_count(l.lost), format_count(l.total), l.what, format_pct(100 * l.share()));
+  return fmt::format("{} of {} {} ({})", format_count(l.lost), format_count(l.total), l.what,
+                     format_pct(100 * l.share()));
 }
 
 }  // namespace chokepoint::report

@@ -14,7 +14,9 @@ namespace {
 
 // Window title, clipboard write, clear screen, a C1 CSI (UTF-8 and as a raw byte), a
 // newline and a tab.
-const std::string kEvil = "\x1b]0;pwned\x07\x1b]52;c;aGk=\x07\x1b[2J\xc2\x9b" "2J\x9b\n\t|`";
+const std::string kEvil =
+    "\x1b]0;pwned\x07\x1b]52;c;aGk=\x07\x1b[2J\xc2\x9b"
+    "2J\x9b\n\t|`";
 
 void poison(std::string& s) { s += kEvil; }
 

@@ -90,10 +90,8 @@ Json breakdown_json(const Breakdown& b) {
 Json finding_json(const rules::Finding& f) {
   Json evidence = Json::array();
   for (const rules::Evidence& e : f.evidence) {
-    evidence.push_back(Json{{"metric", e.metric},
-                            {"value", num(e.value)},
-                            {"threshold", num(e.threshold)},
-                            {"unit", str_or_null(e.unit)}});
+    evidence.push_back(Json{
+        {"metric", e.metric}, {"value", num(e.value)}, {"threshold", num(e.threshold)}, {"unit", str_or_null(e.unit)}});
   }
   Json j;
   j["id"] = f.id;
@@ -252,7 +250,8 @@ Json report_to_json(const Report& r) {
                       {"unknown_reason", str_or_null(r.verdict.unknown_reason)},
                       {"data_lost", nullptr}};
   if (const auto& l = r.verdict.data_lost) {
-    j["verdict"]["data_lost"] = Json{{"what", l->what}, {"lost", l->lost}, {"total", l->total}, {"share", num(l->share())}};
+    j["verdict"]["data_lost"] = Json{
+        {"what", l->what}, {"lost", l->lost}, {"total", l->total}, {"share", num(l->share())}};
   }
 
   Json findings = Json::array();
@@ -289,10 +288,8 @@ Json report_to_json(const Report& r) {
 
   Json stats = Json::array();
   for (const timeline::ImportStat& s : r.import_stats) {
-    stats.push_back(Json{{"name", s.name},
-                         {"severity", severity_name(s.severity)},
-                         {"description", s.description},
-                         {"count", s.count}});
+    stats.push_back(Json{
+        {"name", s.name}, {"severity", severity_name(s.severity)}, {"description", s.description}, {"count", s.count}});
   }
   j["import_stats"] = std::move(stats);
   j["analysis_seconds"] = num(r.analysis_seconds);
@@ -302,18 +299,29 @@ Json report_to_json(const Report& r) {
     Json spots = Json::array();
     for (const analyses::HotSpot& s : h.spots) {
       if (spots.size() >= 20) break;
-      spots.push_back(Json{{"file", s.frame.file}, {"line", s.frame.line}, {"function", s.frame.function},
-                           {"text", s.text}, {"inner", s.inner}, {"class", std::string(analyses::host_class_name(s.cls))},
-                           {"gpu_idle_s", num(s.idle_s)}, {"on_thread_s", num(s.on_thread_s)},
-                           {"idle_ms_per_step", r.host_steps > 0 ? num(1e3 * s.idle_s / static_cast<double>(r.host_steps)) : Json()}});
+      spots.push_back(Json{
+          {"file", s.frame.file},
+          {"line", s.frame.line},
+          {"function", s.frame.function},
+          {"text", s.text},
+          {"inner", s.inner},
+          {"class", std::string(analyses::host_class_name(s.cls))},
+          {"gpu_idle_s", num(s.idle_s)},
+          {"on_thread_s", num(s.on_thread_s)},
+          {"idle_ms_per_step", r.host_steps > 0 ? num(1e3 * s.idle_s / static_cast<double>(r.host_steps)) : Json()}});
     }
     Json by_class = Json::object();
     for (int c = 0; c < analyses::kNumHostClasses; ++c) {
       by_class[std::string(analyses::host_class_name(static_cast<analyses::HostClass>(c)))] = num(h.idle_by_class[c]);
     }
-    j["host_hotspots"] = Json{{"method", h.method}, {"thread", h.thread}, {"window_s", num(h.window_s)},
-                              {"gpu_idle_s", num(h.gpu_idle_s)}, {"covered_idle_s", num(h.covered_idle_s)},
-                              {"steps", r.host_steps}, {"idle_s_by_class", by_class}, {"spots", spots}};
+    j["host_hotspots"] = Json{{"method", h.method},
+                              {"thread", h.thread},
+                              {"window_s", num(h.window_s)},
+                              {"gpu_idle_s", num(h.gpu_idle_s)},
+                              {"covered_idle_s", num(h.covered_idle_s)},
+                              {"steps", r.host_steps},
+                              {"idle_s_by_class", by_class},
+                              {"spots", spots}};
   } else if (!r.stacks_note.empty()) {
     j["host_hotspots"] = Json{{"note", r.stacks_note}};
   }
@@ -323,8 +331,7 @@ Json report_to_json(const Report& r) {
 Status JsonReporter::write(const Report& r, std::ostream& out, const RenderOptions&) const {
   // Kernel and file names come from the trace and may hold invalid UTF-8; replace those
   // bytes instead of letting dump() throw.
-  out << report_to_json(r).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
-      << '\n';
+  out << report_to_json(r).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
   if (!out) return Status::Error("writing the JSON report failed");
   return Status::Ok();
 }

@@ -61,8 +61,7 @@ bool names_operation(std::string_view word, char next) {
     return false;
   }
   if (word == "operator" || word == "lambda" || (word[0] >= '0' && word[0] <= '9')) return false;
-  static constexpr std::array<std::string_view, 6> kSuffixes = {"Op",    "Ops",   "_kernel",
-                                                                "_cuda", "_impl", "Impl"};
+  static constexpr std::array<std::string_view, 6> kSuffixes = {"Op", "Ops", "_kernel", "_cuda", "_impl", "Impl"};
   return word.find("unctor") != std::string_view::npos || next == '(' ||
          std::any_of(kSuffixes.begin(), kSuffixes.end(),
                      [&](std::string_view suffix) { return word.ends_with(suffix); });
@@ -115,8 +114,8 @@ std::string collapse_templates(std::string_view s) {
 // "cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_nn>" -> the first template argument.
 // These wrappers are the same for every CUTLASS kernel; the argument names what runs.
 std::string unwrap_generic_kernel(const std::string& s) {
-  static constexpr std::array<std::string_view, 3> kWrappers = {
-      "cutlass::Kernel<", "cutlass::Kernel2<", "cutlass::device_kernel<"};
+  static constexpr std::array<std::string_view, 3> kWrappers = {"cutlass::Kernel<", "cutlass::Kernel2<",
+                                                                "cutlass::device_kernel<"};
   for (std::string_view w : kWrappers) {
     if (!s.starts_with(w)) continue;
     // The wrapper's list must run to the end of the name; its first argument ends at the
@@ -151,8 +150,7 @@ std::string cut(const std::string& s, size_t max_width) {
     if (depth == 0 && len == 1 && s[i] == '<') tail = i;
     return true;
   });
-  if (tail != std::string::npos && s.ends_with('>') &&
-      kMinHead + kEllipsis.size() + (s.size() - tail) <= max_width) {
+  if (tail != std::string::npos && s.ends_with('>') && kMinHead + kEllipsis.size() + (s.size() - tail) <= max_width) {
     const size_t head = max_width - kEllipsis.size() - (s.size() - tail);
     return s.substr(0, head) + std::string(kEllipsis) + s.substr(tail);
   }

@@ -12,8 +12,7 @@ constexpr const char* kAtenAdd =
 
 TEST(KernelName, ShortNamesPassThrough) {
   EXPECT_EQ(shorten_kernel_name("ampere_sgemm_128x64_nn", 40), "ampere_sgemm_128x64_nn");
-  EXPECT_EQ(shorten_kernel_name("Memcpy HtoD (Pageable -> Device)", 40),
-            "Memcpy HtoD (Pageable -> Device)");
+  EXPECT_EQ(shorten_kernel_name("Memcpy HtoD (Pageable -> Device)", 40), "Memcpy HtoD (Pageable -> Device)");
 }
 
 TEST(KernelName, SignatureLosesReturnTypeAndParameters) {
@@ -23,8 +22,7 @@ TEST(KernelName, SignatureLosesReturnTypeAndParameters) {
 }
 
 TEST(KernelName, TemplatesCollapseToTheirOperationThenNamespacesGo) {
-  EXPECT_EQ(shorten_kernel_name(kAtenAdd, 60),
-            "at::native::vectorized_elementwise_kernel<CUDAFunctor_add>");
+  EXPECT_EQ(shorten_kernel_name(kAtenAdd, 60), "at::native::vectorized_elementwise_kernel<CUDAFunctor_add>");
   EXPECT_EQ(shorten_kernel_name(kAtenAdd, 50), "vectorized_elementwise_kernel<CUDAFunctor_add>");
   EXPECT_EQ(shorten_kernel_name(kAtenAdd, 40), "vectorized_elementwi...<CUDAFunctor_add>");
 }
@@ -63,8 +61,7 @@ TEST(KernelName, OperationIsTheFirstFunctorOpOrKernelNamed) {
 }
 
 TEST(KernelName, ParenthesesAreNotTemplates) {
-  EXPECT_EQ(shorten_kernel_name("Memcpy HtoD (Pageable -> Device)", 29),
-            "Memcpy HtoD (Pageable -> D...");
+  EXPECT_EQ(shorten_kernel_name("Memcpy HtoD (Pageable -> Device)", 29), "Memcpy HtoD (Pageable -> D...");
   EXPECT_EQ(shorten_kernel_name("f<int, g<float>>(x<y>)::h<z>", 24), "f<...>(x<y>)::h<...>");
 }
 

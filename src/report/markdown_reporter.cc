@@ -32,8 +32,7 @@ std::string escape(std::string_view text, bool in_table = false) {
       out += "\\|";
     } else if (c == '\n') {
       out += in_table ? " " : "  \n";  // a hard line break; a cell is one line
-    } else if (!in_code &&
-               (c == '<' || c == '*' || c == '_' || c == '\\' || c == '[' || c == ']')) {
+    } else if (!in_code && (c == '<' || c == '*' || c == '_' || c == '\\' || c == '[' || c == ']')) {
       out += c == '<' ? std::string("&lt;") : std::string("\\") + c;
     } else {
       out += c;
@@ -83,8 +82,7 @@ const char* stat_badge(Severity s) {
 
 void header(const Report& r, std::ostream& out) {
   out << "# chokepoint report\n\n";
-  out << fmt::format("**Bound by: {}** — confidence {:.2f}\n\n", category_label(r.verdict.bound),
-                     r.verdict.confidence);
+  out << fmt::format("**Bound by: {}** — confidence {:.2f}\n\n", category_label(r.verdict.bound), r.verdict.confidence);
   if (!r.verdict.summary.empty()) out << "> " << escape(r.verdict.summary) << "\n\n";
   if (r.verdict.data_lost && r.verdict.bound != rules::Category::kUnknown) {
     out << "Confidence lowered by the data lost: " << escape(data_lost_text(*r.verdict.data_lost)) << ".\n\n";
@@ -108,8 +106,8 @@ void header(const Report& r, std::ostream& out) {
   out << fmt::format("- **Steps:** {}", w.steps);
   if (!w.step_source.empty()) out << " (" << escape(w.step_source) << ")";
   if (w.steps > 0) {
-    out << " · step time mean " << format_ms(w.step_time_ms.mean) << ", p50 "
-        << format_ms(w.step_time_ms.p50) << ", p95 " << format_ms(w.step_time_ms.p95);
+    out << " · step time mean " << format_ms(w.step_time_ms.mean) << ", p50 " << format_ms(w.step_time_ms.p50)
+        << ", p95 " << format_ms(w.step_time_ms.p95);
   }
   out << "\n\n";
 }
@@ -126,8 +124,8 @@ void breakdown(const Report& r, std::ostream& out) {
   }
   const int decimals = column_decimals(max_ms);
   auto row = [&](const std::string& label, double pct, std::optional<double> ms) {
-    out << "| " << label << " | " << format_pct(pct) << " | "
-        << (ms ? format_decimal(*ms, decimals) : std::string()) << " |\n";
+    out << "| " << label << " | " << format_pct(pct) << " | " << (ms ? format_decimal(*ms, decimals) : std::string())
+        << " |\n";
   };
   row("**GPU busy**", b.gpu_busy_pct, busy_ms);
   row("**GPU idle**", b.gpu_idle_pct, idle_ms);
@@ -157,8 +155,9 @@ std::string md_stat(const std::optional<LiveStat>& s, const char* unit) {
 void live(const Report& r, std::ostream& out) {
   const LiveSummary& l = *r.live;
   out << "## What the samples show\n\n";
-  out << fmt::format("- **Recording:** {} · {} · {} ticks at {} ms{}\n", code(l.recording), format_seconds(l.duration_s),
-                     l.ticks, format_number(l.interval_ms), l.complete ? "" : " · incomplete");
+  out << fmt::format("- **Recording:** {} · {} · {} ticks at {} ms{}\n", code(l.recording),
+                     format_seconds(l.duration_s), l.ticks, format_number(l.interval_ms),
+                     l.complete ? "" : " · incomplete");
   if (!l.command.empty()) {
     std::string cmd;
     for (const std::string& a : l.command) cmd += (cmd.empty() ? "" : " ") + a;
@@ -188,8 +187,8 @@ void live(const Report& r, std::ostream& out) {
   if (!l.top_processes.empty()) {
     out << "| PID | process | role | CPU (100 = one core) |\n|---:|---|---|---:|\n";
     for (const LiveProcess& p : l.top_processes) {
-      out << "| " << p.pid << " | " << escape(p.comm, true) << " | " << escape(p.role, true) << " | " << md_stat(p.cpu_pct, "%")
-          << " |\n";
+      out << "| " << p.pid << " | " << escape(p.comm, true) << " | " << escape(p.role, true) << " | "
+          << md_stat(p.cpu_pct, "%") << " |\n";
     }
     out << '\n';
   }
@@ -209,8 +208,8 @@ void finding(size_t rank, const rules::Finding& f, std::ostream& out, bool live_
   if (!f.evidence.empty()) {
     out << "| Evidence | Value | Threshold |\n|---|---:|---:|\n";
     for (const rules::Evidence& e : f.evidence) {
-      out << "| " << escape(humanize(e.metric), true) << " | " << escape(format_value(e.value, e.unit), true)
-          << " | " << (e.threshold ? escape(format_value(*e.threshold, e.unit), true) : "") << " |\n";
+      out << "| " << escape(humanize(e.metric), true) << " | " << escape(format_value(e.value, e.unit), true) << " | "
+          << (e.threshold ? escape(format_value(*e.threshold, e.unit), true) : "") << " |\n";
     }
     out << '\n';
   }
@@ -274,10 +273,10 @@ void top_kernels(const Report& r, std::ostream& out) {
   for (size_t i = 0; i < r.top_kernels.size(); ++i) {
     const KernelRow& k = r.top_kernels[i];
     const char* tc = !k.tensor_cores ? "" : *k.tensor_cores ? "yes" : "no";
-    out << "| " << i + 1 << " | " << code(shorten_kernel_name(k.name, kKernelNameWidth), true)
-        << " | " << escape(k.kernel_class, true) << " | " << escape(k.precision, true) << " | "
-        << tc << " | " << format_count(k.calls) << " | " << format_decimal(k.total_ms, decimals)
-        << " | " << format_pct(k.pct_of_busy) << " |\n";
+    out << "| " << i + 1 << " | " << code(shorten_kernel_name(k.name, kKernelNameWidth), true) << " | "
+        << escape(k.kernel_class, true) << " | " << escape(k.precision, true) << " | " << tc << " | "
+        << format_count(k.calls) << " | " << format_decimal(k.total_ms, decimals) << " | " << format_pct(k.pct_of_busy)
+        << " |\n";
   }
   out << '\n';
 }
@@ -286,9 +285,8 @@ void import_stats(const Report& r, std::ostream& out) {
   if (r.import_stats.empty()) return;
   out << "## Import warnings\n\n";
   for (const timeline::ImportStat& s : r.import_stats) {
-    out << "- " << stat_badge(s.severity) << ' ' << code(s.name) << " ("
-        << severity_name(s.severity) << ", x" << format_count(s.count)
-        << "): " << escape(s.description) << '\n';
+    out << "- " << stat_badge(s.severity) << ' ' << code(s.name) << " (" << severity_name(s.severity) << ", x"
+        << format_count(s.count) << "): " << escape(s.description) << '\n';
   }
   out << '\n';
 }
@@ -332,8 +330,7 @@ Status MarkdownReporter::write(const Report& r, std::ostream& out, const RenderO
   for (size_t i = 0; i < r.findings.size(); ++i) finding(i + 1, r.findings[i], out, r.live.has_value());
   top_kernels(r, out);
   import_stats(r, out);
-  out << "_chokepoint " << r.tool_version << " · analysis took "
-      << format_seconds(r.analysis_seconds) << "_\n";
+  out << "_chokepoint " << r.tool_version << " · analysis took " << format_seconds(r.analysis_seconds) << "_\n";
   if (!out) return Status::Error("writing the Markdown report failed");
   return Status::Ok();
 }

@@ -15,9 +15,7 @@ std::string render(const Report& r) {
   return out.str();
 }
 
-bool contains(const std::string& text, std::string_view part) {
-  return text.find(part) != std::string::npos;
-}
+bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 
 TEST(MarkdownReporter, HasHeadingsVerdictAndTables) {
   const std::string md = render(testing::input_bound_report());
@@ -26,8 +24,7 @@ TEST(MarkdownReporter, HasHeadingsVerdictAndTables) {
   EXPECT_TRUE(contains(md, "| | % of step | ms / step |\n|---|---:|---:|\n")) << md;
   EXPECT_TRUE(contains(md, "| **GPU idle** | 75.9% | 313.0 |")) << md;
   EXPECT_TRUE(contains(md, "| idle: launch overhead | 7.9% | 32.6 |")) << md;
-  EXPECT_TRUE(contains(md, "| # | Kernel | Class | Precision | Tensor cores | Calls | Total ms |"))
-      << md;
+  EXPECT_TRUE(contains(md, "| # | Kernel | Class | Precision | Tensor cores | Calls | Total ms |")) << md;
   EXPECT_TRUE(contains(md, "| Evidence | Value | Threshold |\n|---|---:|---:|\n")) << md;
 }
 

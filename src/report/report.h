@@ -20,27 +20,27 @@ inline constexpr const char* kSchema = "chokepoint.report/1";
 
 struct InputInfo {
   std::string path;
-  std::string format;       // "kineto"
-  uint64_t bytes = 0;       // size on disk
-  int64_t events = 0;       // events imported into the model
+  std::string format;  // "kineto"
+  uint64_t bytes = 0;  // size on disk
+  int64_t events = 0;  // events imported into the model
 };
 
 // The ceilings the analyses divided by, and where they came from.
 struct Ceilings {
-  std::string source;       // "published:NVIDIA H200" | "profile:<file>" | "unknown"
-  std::optional<double> hbm_gbps;          // device memory bandwidth, GB/s
-  std::optional<double> pcie_gbps;         // host<->device per direction, achievable, GB/s
-  std::optional<double> fp32_tflops;       // non-tensor FP32
-  std::optional<double> tf32_tflops;       // tensor cores
-  std::optional<double> bf16_tflops;       // tensor cores (and FP16)
-  std::optional<double> fp8_tflops;        // tensor cores
+  std::string source;                 // "published:NVIDIA H200" | "profile:<file>" | "unknown"
+  std::optional<double> hbm_gbps;     // device memory bandwidth, GB/s
+  std::optional<double> pcie_gbps;    // host<->device per direction, achievable, GB/s
+  std::optional<double> fp32_tflops;  // non-tensor FP32
+  std::optional<double> tf32_tflops;  // tensor cores
+  std::optional<double> bf16_tflops;  // tensor cores (and FP16)
+  std::optional<double> fp8_tflops;   // tensor cores
 };
 
 struct DeviceInfo {
-  std::string name;                 // "NVIDIA H200" or "" when the trace has none
+  std::string name;  // "NVIDIA H200" or "" when the trace has none
   int32_t num_sms = -1;
   int64_t memory_bytes = -1;
-  std::string compute_capability;   // "9.0"
+  std::string compute_capability;  // "9.0"
   Ceilings ceilings;
 };
 
@@ -50,9 +50,9 @@ struct Distribution {
 
 struct Window {
   int64_t steps = 0;
-  std::string step_source;          // "ProfilerStep#N annotations" | "whole trace (no step annotations)"
+  std::string step_source;  // "ProfilerStep#N annotations" | "whole trace (no step annotations)"
   Distribution step_time_ms;
-  double analyzed_ms = 0;           // total time of the analyzed windows
+  double analyzed_ms = 0;  // total time of the analyzed windows
   std::vector<int64_t> step_numbers;
 };
 
@@ -64,51 +64,51 @@ struct Share {
 };
 
 struct Breakdown {
-  double gpu_busy_pct = 0;               // union of GPU ops over the analyzed windows
+  double gpu_busy_pct = 0;  // union of GPU ops over the analyzed windows
   double gpu_idle_pct = 0;
-  std::vector<Share> idle_by_cause;      // % of step time: input, launch_overhead, sync, ...
-  std::vector<Share> busy_by_class;      // % of step time: gemm, conv, elementwise, memcpy ...
-  std::vector<Share> category_costs;     // % of step time per bottleneck category (the verdict's basis)
+  std::vector<Share> idle_by_cause;   // % of step time: input, launch_overhead, sync, ...
+  std::vector<Share> busy_by_class;   // % of step time: gemm, conv, elementwise, memcpy ...
+  std::vector<Share> category_costs;  // % of step time per bottleneck category (the verdict's basis)
 };
 
 struct KernelRow {
-  std::string name;                      // shortened for display by reporters if needed
-  std::string kernel_class;              // "gemm", "elementwise", ...
-  std::string precision;                 // "fp32", "tf32", "bf16", ... or ""
+  std::string name;          // shortened for display by reporters if needed
+  std::string kernel_class;  // "gemm", "elementwise", ...
+  std::string precision;     // "fp32", "tf32", "bf16", ... or ""
   std::optional<bool> tensor_cores;
   int64_t calls = 0;
-  double total_ms = 0;                   // over the analyzed windows
+  double total_ms = 0;  // over the analyzed windows
   double pct_of_busy = 0;
 };
 
 struct Verdict {
   rules::Category bound = rules::Category::kUnknown;
-  double confidence = 0;                 // 0..1 (rules/diagnose.h says what it means)
-  std::string summary;                   // one sentence
-  std::string unknown_reason;            // why the bound is unknown, when it is
-  std::optional<DataLoss> data_lost;     // the largest share of input lost (rules/diagnose.h)
+  double confidence = 0;              // 0..1 (rules/diagnose.h says what it means)
+  std::string summary;                // one sentence
+  std::string unknown_reason;         // why the bound is unknown, when it is
+  std::optional<DataLoss> data_lost;  // the largest share of input lost (rules/diagnose.h)
 };
 
 // One kernel class on this machine's roofline: what it achieved against the ceilings.
 struct RooflineClass {
-  std::string kernel_class;              // "gemm", "elementwise", ...
+  std::string kernel_class;  // "gemm", "elementwise", ...
   int64_t kernels = 0;
   double ms_per_step = 0;
   double pct_of_step = 0;
-  std::optional<double> achieved_tflops; // where the ops recorded shapes
-  std::optional<double> pct_of_peak;     // of the peak of the precision it ran in
+  std::optional<double> achieved_tflops;  // where the ops recorded shapes
+  std::optional<double> pct_of_peak;      // of the peak of the precision it ran in
   std::optional<double> achieved_gbps;
   std::optional<double> pct_of_hbm;
-  std::string bound;                     // "compute", "memory", "mixed", "" unknown
+  std::string bound;  // "compute", "memory", "mixed", "" unknown
 };
 
 // How well the recorded steps replay, and what the what-ifs start from.
 struct Replay {
   int64_t steps = 0;
-  double recorded_step_ms = 0;           // as recorded (the profiler's cost included)
-  double replayed_step_ms = 0;           // replayed as recorded: the replay's own error
-  double plain_step_ms = 0;              // replayed without the recorder's cost
-  std::string recorder;                  // whose cost was taken out, "" none known
+  double recorded_step_ms = 0;  // as recorded (the profiler's cost included)
+  double replayed_step_ms = 0;  // replayed as recorded: the replay's own error
+  double plain_step_ms = 0;     // replayed without the recorder's cost
+  std::string recorder;         // whose cost was taken out, "" none known
 };
 
 // What a live recording (`run` / `watch`) saw, for reports built from samples. Means and
@@ -134,8 +134,8 @@ struct LiveGpu {
 struct LiveProcess {
   int64_t pid = 0;
   std::string comm;
-  std::string role;                       // "launched", "dataloader_worker", ...
-  std::optional<LiveStat> cpu_pct;        // 100 = one core
+  std::string role;                 // "launched", "dataloader_worker", ...
+  std::optional<LiveStat> cpu_pct;  // 100 = one core
   std::optional<double> threads_running_mean;
   int64_t threads_seen = 0;
 };
@@ -147,42 +147,42 @@ struct LiveHost {
 };
 
 struct LiveSummary {
-  std::string recording;                  // directory
-  std::vector<std::string> command;       // empty for watch
+  std::string recording;             // directory
+  std::vector<std::string> command;  // empty for watch
   std::optional<int> exit_code;
-  bool complete = true;                   // false: chokepoint did not finish the recording
+  bool complete = true;  // false: chokepoint did not finish the recording
   double duration_s = 0;
   int64_t ticks = 0;
   double interval_ms = 0;
-  std::string gpu_note;                   // how GPUs were matched, when not by PID
-  std::string gpu_unavailable;            // why there are no GPU metrics
+  std::string gpu_note;         // how GPUs were matched, when not by PID
+  std::string gpu_unavailable;  // why there are no GPU metrics
   std::vector<LiveGpu> gpus;
   LiveHost host;
   int64_t processes_seen = 0;
   double tree_cpu_pct_mean = 0;
-  std::vector<LiveProcess> top_processes; // busiest first
+  std::vector<LiveProcess> top_processes;  // busiest first
 };
 
 struct Report {
   std::string tool_version;
   std::vector<InputInfo> inputs;
-  std::vector<DeviceInfo> devices;       // devices[0] is the "device" of the JSON contract
+  std::vector<DeviceInfo> devices;  // devices[0] is the "device" of the JSON contract
   Window window;
   Breakdown breakdown;
   Verdict verdict;
-  std::vector<rules::Finding> findings;  // ranked: the headline remedy's first
+  std::vector<rules::Finding> findings;       // ranked: the headline remedy's first
   std::vector<rules::RemedyAdvice> remedies;  // ranked: the headline first
   // Every remedy the trace was replayed with, whether a finding asked for it or not (a
   // what-if that gains nothing is worth knowing too), largest gain first.
   std::vector<rules::RemedyAdvice> what_ifs;
   std::vector<KernelRow> top_kernels;
-  std::vector<RooflineClass> roofline;   // per kernel class, most time first
-  std::optional<double> mfu_pct;         // model FLOPs utilization (recorded GEMM FLOPs)
+  std::vector<RooflineClass> roofline;  // per kernel class, most time first
+  std::optional<double> mfu_pct;        // model FLOPs utilization (recorded GEMM FLOPs)
   std::string mfu_precision;
   std::optional<Replay> replay;
   std::vector<timeline::ImportStat> import_stats;  // non-zero ones
-  double analysis_seconds = 0;           // wall time of import + analysis
-  std::optional<LiveSummary> live;       // set for reports built from live samples
+  double analysis_seconds = 0;                     // wall time of import + analysis
+  std::optional<LiveSummary> live;                 // set for reports built from live samples
   // Host hot spots from the job's Python stacks (run with py-spy), and why there are none.
   std::optional<analyses::HostAttribution> host;
   int64_t host_steps = 0;

@@ -33,21 +33,15 @@ inline Report input_bound_report() {
   Breakdown& b = r.breakdown;
   b.gpu_busy_pct = 24.1;
   b.gpu_idle_pct = 75.9;
-  b.idle_by_cause = {{"input", 63.04567, 259.7},
-                     {"launch_overhead", 7.9, 32.6},
-                     {"sync", 3.1, 12.8},
-                     {"unattributed", 1.85, 7.6}};
-  b.busy_by_class = {{"gemm", 14.2, 58.5},
-                     {"elementwise", 6.3, 26.0},
-                     {"memcpy", 2.4, 9.9},
-                     {"reduction", 1.2, 4.9}};
+  b.idle_by_cause = {
+      {"input", 63.04567, 259.7}, {"launch_overhead", 7.9, 32.6}, {"sync", 3.1, 12.8}, {"unattributed", 1.85, 7.6}};
+  b.busy_by_class = {{"gemm", 14.2, 58.5}, {"elementwise", 6.3, 26.0}, {"memcpy", 2.4, 9.9}, {"reduction", 1.2, 4.9}};
   b.category_costs = {{"input", 63.0, 259.7}, {"compute", 14.2, 58.5}, {"host", 7.9, 32.6},
                       {"memory", 6.3, 26.0},  {"sync", 3.1, 12.8},     {"transfer", 2.4, 9.9}};
 
   r.verdict.bound = Category::kInput;
   r.verdict.confidence = 0.93;
-  r.verdict.summary =
-      "The GPU sits idle 63% of every step waiting for the DataLoader to hand over the next batch.";
+  r.verdict.summary = "The GPU sits idle 63% of every step waiting for the DataLoader to hand over the next batch.";
 
   rules::Finding stall;
   stall.id = "input-pipeline-stall";
@@ -91,10 +85,9 @@ inline Report input_bound_report() {
   sync.detail =
       "3 cudaStreamSynchronize calls per step wait 12.8 ms in total for queued "
       "kernels such as std::vector<float> | copies.";
-  sync.evidence = {
-      {"sync_wait_per_step", 12.8, 5.0, "ms"},
-      {"syncs_per_step", 3, 1.0, ""},
-      {"achieved_copy_rate", std::numeric_limits<double>::quiet_NaN(), std::nullopt, "GB/s"}};
+  sync.evidence = {{"sync_wait_per_step", 12.8, 5.0, "ms"},
+                   {"syncs_per_step", 3, 1.0, ""},
+                   {"achieved_copy_rate", std::numeric_limits<double>::quiet_NaN(), std::nullopt, "GB/s"}};
   sync.recommendation =
       "Keep the loss on the GPU: accumulate `running_loss += loss.detach()` "
       "and call `.item()` once per logging interval.";
@@ -118,8 +111,7 @@ inline Report input_bound_report() {
   r.import_stats = {
       {"kineto_truncated", Severity::kWarning,
        "The trace ended inside an event; the events after the cut were dropped.", 1},
-      {"kineto_unknown_category", Severity::kInfo,
-       "Events of an unknown category were skipped.", 37},
+      {"kineto_unknown_category", Severity::kInfo, "Events of an unknown category were skipped.", 37},
   };
   r.analysis_seconds = 1.4231;
   return r;

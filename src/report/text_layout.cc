@@ -7,8 +7,8 @@ namespace chokepoint::report {
 
 size_t display_width(std::string_view s) {
   // Count every byte that does not continue a multi-byte sequence (10xxxxxx).
-  return static_cast<size_t>(std::count_if(
-      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  return static_cast<size_t>(
+      std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 std::string pad_right(std::string_view s, size_t width) {
@@ -51,15 +51,13 @@ std::vector<std::string> wrap(std::string_view text, size_t first_width, size_t 
   return lines;
 }
 
-std::vector<std::string> wrap_items(const std::vector<std::string>& items, size_t first_width,
-                                    size_t width) {
+std::vector<std::string> wrap_items(const std::vector<std::string>& items, size_t first_width, size_t width) {
   constexpr std::string_view kSeparator = " · ";
   std::vector<std::string> lines;
   std::string line;
   for (const std::string& item : items) {
     const size_t limit = lines.empty() ? first_width : width;
-    if (!line.empty() &&
-        display_width(line) + display_width(kSeparator) + display_width(item) > limit) {
+    if (!line.empty() && display_width(line) + display_width(kSeparator) + display_width(item) > limit) {
       lines.push_back(std::move(line));
       line.clear();
     }

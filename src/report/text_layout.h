@@ -23,8 +23,7 @@ std::string pad_left(std::string_view s, size_t width);
 std::vector<std::string> wrap(std::string_view text, size_t first_width, size_t width);
 
 // Like wrap(), for a list shown as "a · b · c": lines break only between items.
-std::vector<std::string> wrap_items(const std::vector<std::string>& items, size_t first_width,
-                                    size_t width);
+std::vector<std::string> wrap_items(const std::vector<std::string>& items, size_t first_width, size_t width);
 
 // A horizontal bar of `width` cells, `pct` (0..100) of them filled.
 std::string bar(double pct, size_t width);

@@ -115,8 +115,7 @@ class TextWriter {
   void emit(const std::string& prefix, const std::vector<std::string>& lines, size_t indent,
             std::optional<Tone> tone = std::nullopt) {
     for (size_t i = 0; i < lines.size(); ++i) {
-      out_ << (i == 0 ? prefix : std::string(indent, ' '))
-           << (tone ? style_(*tone, lines[i]) : lines[i]) << '\n';
+      out_ << (i == 0 ? prefix : std::string(indent, ' ')) << (tone ? style_(*tone, lines[i]) : lines[i]) << '\n';
     }
   }
 
@@ -128,8 +127,8 @@ class TextWriter {
 
   // `text` wrapped after `prefix` (which may carry escape codes, so its width comes from
   // `prefix_plain`), continuation lines indented by `indent`.
-  void wrapped(const std::string& prefix, std::string_view prefix_plain, std::string_view text,
-               size_t indent, std::optional<Tone> tone = std::nullopt) {
+  void wrapped(const std::string& prefix, std::string_view prefix_plain, std::string_view text, size_t indent,
+               std::optional<Tone> tone = std::nullopt) {
     emit(prefix, wrap(safe(text), room(display_width(prefix_plain)), room(indent)), indent, tone);
   }
 
@@ -138,8 +137,8 @@ class TextWriter {
     const std::string prefix = "  " + pad_right(label, kFieldLabelWidth - 2);
     std::vector<std::string> shown;
     for (const std::string& item : items) shown.push_back(safe(item));
-    emit(style_(Tone::kDim, prefix),
-         wrap_items(shown, room(kFieldLabelWidth), room(kFieldLabelWidth)), kFieldLabelWidth);
+    emit(style_(Tone::kDim, prefix), wrap_items(shown, room(kFieldLabelWidth), room(kFieldLabelWidth)),
+         kFieldLabelWidth);
   }
 
   void live_header() {
@@ -174,17 +173,20 @@ class TextWriter {
     }
     const analyses::HostAttribution& h = *r_.host;
     out_ << style_(Tone::kBold, "Where the GPU waits (Python stacks)") << '\n';
-    field("idle", {fmt::format("GPU idle {} of {} ({})", format_pct(h.window_s > 0 ? 100 * h.gpu_idle_s / h.window_s : 0),
-                               format_seconds(h.window_s), h.method == "trace" ? "trace" : "sampled utilization"),
-                   fmt::format("stacks of {} cover {}", h.thread,
-                               format_pct(h.gpu_idle_s > 0 ? 100 * h.covered_idle_s / h.gpu_idle_s : 0))});
+    field("idle",
+          {fmt::format("GPU idle {} of {} ({})", format_pct(h.window_s > 0 ? 100 * h.gpu_idle_s / h.window_s : 0),
+                       format_seconds(h.window_s), h.method == "trace" ? "trace" : "sampled utilization"),
+           fmt::format("stacks of {} cover {}", h.thread,
+                       format_pct(h.gpu_idle_s > 0 ? 100 * h.covered_idle_s / h.gpu_idle_s : 0))});
     int n = 0;
     for (const analyses::HotSpot& s : h.spots) {
       if (s.idle_s <= 0 || ++n > 6) break;
       std::string file = s.frame.file.empty() ? "(library code only)" : s.frame.file;
-      if (const auto slash = file.rfind('/'); slash != std::string::npos && !s.frame.file.empty()) file = file.substr(slash + 1);
-      const std::string per = r_.host_steps > 0 ? format_ms(1e3 * s.idle_s / static_cast<double>(r_.host_steps)) + "/step"
-                                                : format_pct(h.gpu_idle_s > 0 ? 100 * s.idle_s / h.gpu_idle_s : 0) + " of idle";
+      if (const auto slash = file.rfind('/'); slash != std::string::npos && !s.frame.file.empty())
+        file = file.substr(slash + 1);
+      const std::string per = r_.host_steps > 0
+                                  ? format_ms(1e3 * s.idle_s / static_cast<double>(r_.host_steps)) + "/step"
+                                  : format_pct(h.gpu_idle_s > 0 ? 100 * s.idle_s / h.gpu_idle_s : 0) + " of idle";
       std::vector<std::string> items = {fmt::format("{}:{} {}()", file, s.frame.line, s.frame.function),
                                         std::string(analyses::host_class_name(s.cls)), per};
       if (!s.text.empty()) items.push_back("`" + s.text + "`");
@@ -207,10 +209,10 @@ class TextWriter {
                          format_bytes(static_cast<int64_t>(s->p95)));
     };
     for (const LiveGpu& g : l.gpus) {
-      field(fmt::format("GPU{}", g.index), {fmt::format("active {}", format_seconds(g.active_s)),
-                                             "util " + m(g.util_pct, "%"), "SM " + m(g.sm_active_pct, "%"),
-                                             "tensor " + m(g.tensor_active_pct, "%"), "DRAM " + m(g.dram_active_pct, "%"),
-                                             "occupancy " + m(g.sm_occupancy_pct, "%")});
+      field(fmt::format("GPU{}", g.index),
+            {fmt::format("active {}", format_seconds(g.active_s)), "util " + m(g.util_pct, "%"),
+             "SM " + m(g.sm_active_pct, "%"), "tensor " + m(g.tensor_active_pct, "%"),
+             "DRAM " + m(g.dram_active_pct, "%"), "occupancy " + m(g.sm_occupancy_pct, "%")});
       std::vector<std::string> more = {"PCIe rx " + rate(g.pcie_rx_bytes_per_s), "tx " + rate(g.pcie_tx_bytes_per_s)};
       if (g.memory_used_max_bytes && g.memory_total_bytes) {
         more.push_back(fmt::format("memory peak {} of {}", format_bytes(static_cast<int64_t>(*g.memory_used_max_bytes)),
@@ -221,20 +223,23 @@ class TextWriter {
                                    g.power_limit_w ? " of " + format_number(*g.power_limit_w) + " W" : ""));
       }
       if (g.sm_clock_mhz) more.push_back(fmt::format("SM clock {} MHz", format_number(g.sm_clock_mhz->mean)));
-      for (const auto& [name, share] : g.clock_reasons) more.push_back(fmt::format("{} {}", name, format_pct(100 * share)));
+      for (const auto& [name, share] : g.clock_reasons)
+        more.push_back(fmt::format("{} {}", name, format_pct(100 * share)));
       field("", more);
     }
     const LiveHost& h = l.host;
-    field("host", {fmt::format("{} CPUs", h.cpus), "user " + m(h.user_pct, "%"), "system " + m(h.system_pct, "%"),
-                   "iowait " + m(h.iowait_pct, "%"), "steal " + m(h.steal_pct, "%"), "run queue " + m(h.procs_running, ""),
-                   "swap in/out " + m(h.swap_in_pages_per_s, "") + " / " + m(h.swap_out_pages_per_s, "") + " pages/s",
-                   "PSI cpu " + m(h.psi_cpu_some, "%"), "PSI io " + m(h.psi_io_some, "%")});
+    field("host",
+          {fmt::format("{} CPUs", h.cpus), "user " + m(h.user_pct, "%"), "system " + m(h.system_pct, "%"),
+           "iowait " + m(h.iowait_pct, "%"), "steal " + m(h.steal_pct, "%"), "run queue " + m(h.procs_running, ""),
+           "swap in/out " + m(h.swap_in_pages_per_s, "") + " / " + m(h.swap_out_pages_per_s, "") + " pages/s",
+           "PSI cpu " + m(h.psi_cpu_some, "%"), "PSI io " + m(h.psi_io_some, "%")});
     if (l.processes_seen > 0) {
       field("processes", {fmt::format("{} seen", l.processes_seen),
                           fmt::format("tree CPU {} of one core (sum of means)", format_pct(l.tree_cpu_pct_mean))});
       for (const LiveProcess& p : l.top_processes) {
         std::vector<std::string> items = {fmt::format("{} {}", p.pid, p.comm), p.role, "CPU " + m(p.cpu_pct, "%")};
-        if (p.threads_running_mean) items.push_back(fmt::format("{} threads running", format_number(*p.threads_running_mean)));
+        if (p.threads_running_mean)
+          items.push_back(fmt::format("{} threads running", format_number(*p.threads_running_mean)));
         field("", items);
       }
     }
@@ -265,24 +270,22 @@ class TextWriter {
     }
     if (r_.devices.empty()) field("device", {"unknown (the input names no GPU)"});
     const Window& w = r_.window;
-    field("steps",
-          {std::to_string(w.steps) + (w.step_source.empty() ? "" : " (" + w.step_source + ")")});
+    field("steps", {std::to_string(w.steps) + (w.step_source.empty() ? "" : " (" + w.step_source + ")")});
     if (w.steps > 0) {
-      field("step time",
-            {"mean " + format_ms(w.step_time_ms.mean), "p50 " + format_ms(w.step_time_ms.p50),
-             "p95 " + format_ms(w.step_time_ms.p95)});
+      field("step time", {"mean " + format_ms(w.step_time_ms.mean), "p50 " + format_ms(w.step_time_ms.p50),
+                          "p95 " + format_ms(w.step_time_ms.p95)});
     }
     out_ << '\n';
   }
 
   void verdict() {
     const Verdict& v = r_.verdict;
-    const std::string line =
-        fmt::format("Bound by: {} — confidence {:.2f}", category_label(v.bound), v.confidence);
+    const std::string line = fmt::format("Bound by: {} — confidence {:.2f}", category_label(v.bound), v.confidence);
     wrapped("", "", line, 2, Tone::kBold);
     if (!v.summary.empty()) wrapped("  ", "  ", v.summary, 2);
     if (v.data_lost && v.bound != rules::Category::kUnknown) {
-      wrapped("  ", "  ", fmt::format("confidence lowered by the data lost: {}", data_lost_text(*v.data_lost)), 2, Tone::kYellow);
+      wrapped("  ", "  ", fmt::format("confidence lowered by the data lost: {}", data_lost_text(*v.data_lost)), 2,
+              Tone::kYellow);
     }
     out_ << '\n';
   }
@@ -343,7 +346,8 @@ class TextWriter {
   std::vector<std::string> unpaying_what_ifs() const {
     std::vector<std::string> idle;
     for (const auto& w : r_.what_ifs) {
-      const bool listed = std::any_of(r_.remedies.begin(), r_.remedies.end(), [&](const auto& a) { return a.id == w.id; });
+      const bool listed = std::any_of(r_.remedies.begin(), r_.remedies.end(),
+                                      [&](const auto& a) { return a.id == w.id; });
       if (!listed && w.estimated_speedup && *w.estimated_speedup < 1.05) {
         idle.push_back(fmt::format("{} {}", safe(w.id), format_speedup(*w.estimated_speedup)));
       }
@@ -366,8 +370,9 @@ class TextWriter {
     if (r_.roofline.empty()) return;
     constexpr size_t kLabelW = 15, kMsW = 9, kPctW = 8, kTfW = 16, kGbW = 17, kBoundW = 9;
     out_ << style_(Tone::kBold, pad_right("Roofline by kernel class", kLabelW + 2))
-         << style_(Tone::kDim, pad_left("ms/step", kMsW) + pad_left("% step", kPctW) + pad_left("TFLOP/s (peak)", kTfW) +
-                                   pad_left("GB/s (HBM)", kGbW) + pad_left("bound", kBoundW))
+         << style_(Tone::kDim, pad_left("ms/step", kMsW) + pad_left("% step", kPctW) +
+                                   pad_left("TFLOP/s (peak)", kTfW) + pad_left("GB/s (HBM)", kGbW) +
+                                   pad_left("bound", kBoundW))
          << '\n';
     for (const RooflineClass& c : r_.roofline) {
       if (c.pct_of_step < kMinSharePct) continue;
@@ -382,8 +387,9 @@ class TextWriter {
            << pad_left(c.bound.empty() ? "-" : safe(c.bound), kBoundW) << '\n';
     }
     if (r_.mfu_pct) {
-      out_ << "  " << style_(Tone::kDim, fmt::format("MFU {} of the {} peak (recorded GEMM FLOPs over the analyzed time)",
-                                                    format_pct(*r_.mfu_pct), safe(r_.mfu_precision)))
+      out_ << "  "
+           << style_(Tone::kDim, fmt::format("MFU {} of the {} peak (recorded GEMM FLOPs over the analyzed time)",
+                                             format_pct(*r_.mfu_pct), safe(r_.mfu_precision)))
            << '\n';
     }
     out_ << '\n';
@@ -419,10 +425,9 @@ class TextWriter {
       const size_t indent = title.empty() ? 2 : 4;
       for (const Row& row : rows) {
         const std::string label = row.label.substr(0, kMaxLabelW);
-        out_ << std::string(indent, ' ') << pad_right(label, label_w + 4 - indent)
-             << bar(row.pct, bar_w) << pad_left(format_pct(row.pct), kPctW)
-             << pad_left(row.ms_per_step ? format_decimal(*row.ms_per_step, ms_decimals) : "", kMsW)
-             << '\n';
+        out_ << std::string(indent, ' ') << pad_right(label, label_w + 4 - indent) << bar(row.pct, bar_w)
+             << pad_left(format_pct(row.pct), kPctW)
+             << pad_left(row.ms_per_step ? format_decimal(*row.ms_per_step, ms_decimals) : "", kMsW) << '\n';
       }
     }
     category_costs();
@@ -438,8 +443,7 @@ class TextWriter {
     if (items.empty()) return;
     const std::string label = "cost by category";
     const size_t indent = 2 + label.size() + 2;
-    emit("  " + style_(Tone::kDim, label) + "  ", wrap_items(items, room(indent), room(indent)),
-         indent);
+    emit("  " + style_(Tone::kDim, label) + "  ", wrap_items(items, room(indent), room(indent)), indent);
   }
 
   void finding(size_t rank, const rules::Finding& f) {
@@ -448,8 +452,8 @@ class TextWriter {
     const std::string lead = fmt::format("{:>2}. ", rank);
     const std::string id = safe(f.id);
     const std::string plain = lead + tag + " " + id + (f.title.empty() ? "" : " — ");
-    const std::string styled = lead + style_(severity_tone(f.severity), tag) + " " +
-                               style_(Tone::kBold, id) + (f.title.empty() ? "" : " — ");
+    const std::string styled = lead + style_(severity_tone(f.severity), tag) + " " + style_(Tone::kBold, id) +
+                               (f.title.empty() ? "" : " — ");
     wrapped(styled, plain, f.title, kFindingIndent.size());
 
     const std::string indent(kFindingIndent);
@@ -480,9 +484,7 @@ class TextWriter {
       out_ << '\n';
     }
     if (f.evidence.size() > shown) {
-      out_ << indent << "  "
-           << style_(Tone::kDim,
-                     fmt::format("+{} more in --format json", f.evidence.size() - shown))
+      out_ << indent << "  " << style_(Tone::kDim, fmt::format("+{} more in --format json", f.evidence.size() - shown))
            << '\n';
     }
 
@@ -498,8 +500,7 @@ class TextWriter {
       out_ << style_(Tone::kBold, "Findings") << ": none (no rule fired on this input)\n\n";
       return;
     }
-    out_ << style_(Tone::kBold,
-                   fmt::format("Findings ({}, those of the best remedy first)", r_.findings.size()))
+    out_ << style_(Tone::kBold, fmt::format("Findings ({}, those of the best remedy first)", r_.findings.size()))
          << "\n\n";
     for (size_t i = 0; i < r_.findings.size(); ++i) finding(i + 1, r_.findings[i]);
   }
@@ -508,21 +509,18 @@ class TextWriter {
     if (r_.top_kernels.empty()) return;
     // Rank, name, then class, precision and tensor cores (dropped when the terminal is
     // too narrow to leave the name kMinNameW columns), calls, total ms, % of busy.
-    constexpr size_t kRankW = 5, kClassW = 14, kPrecW = 6, kTcW = 4, kCallsW = 7, kTotalW = 10,
-                     kPctW = 8, kMinNameW = 24;
+    constexpr size_t kRankW = 5, kClassW = 14, kPrecW = 6, kTcW = 4, kCallsW = 7, kTotalW = 10, kPctW = 8,
+                     kMinNameW = 24;
     constexpr size_t kKindW = kClassW + kPrecW + kTcW;
     constexpr size_t kNumbersW = kCallsW + kTotalW + kPctW;
     const bool with_kind = width_ >= kRankW + 1 + kMinNameW + kKindW + kNumbersW;
     const size_t fixed = kRankW + 1 + (with_kind ? kKindW : 0) + kNumbersW;
     const size_t name_w = width_ - fixed;  // width_ >= kMinWidth keeps this >= 16
 
-    std::string columns =
-        with_kind ? pad_right("class", kClassW) + pad_right("prec", kPrecW) + pad_right("TC", kTcW)
-                  : std::string();
-    columns +=
-        pad_left("calls", kCallsW) + pad_left("total ms", kTotalW) + pad_left("% busy", kPctW);
-    out_ << style_(Tone::kBold, pad_right("Top kernels", kRankW + name_w + 1))
-         << style_(Tone::kDim, columns) << '\n';
+    std::string columns = with_kind ? pad_right("class", kClassW) + pad_right("prec", kPrecW) + pad_right("TC", kTcW)
+                                    : std::string();
+    columns += pad_left("calls", kCallsW) + pad_left("total ms", kTotalW) + pad_left("% busy", kPctW);
+    out_ << style_(Tone::kBold, pad_right("Top kernels", kRankW + name_w + 1)) << style_(Tone::kDim, columns) << '\n';
     double max_ms = 0;
     for (const KernelRow& k : r_.top_kernels) max_ms = std::max(max_ms, k.total_ms);
     const int ms_decimals = column_decimals(max_ms);
@@ -535,8 +533,7 @@ class TextWriter {
         out_ << pad_right(k.kernel_class.empty() ? "-" : safe(k.kernel_class), kClassW)
              << pad_right(k.precision.empty() ? "-" : safe(k.precision), kPrecW) << pad_right(tc, kTcW);
       }
-      out_ << pad_left(format_count(k.calls), kCallsW)
-           << pad_left(format_decimal(k.total_ms, ms_decimals), kTotalW)
+      out_ << pad_left(format_count(k.calls), kCallsW) << pad_left(format_decimal(k.total_ms, ms_decimals), kTotalW)
            << pad_left(format_pct(k.pct_of_busy), kPctW) << '\n';
     }
     out_ << '\n';
@@ -548,8 +545,7 @@ class TextWriter {
     for (const timeline::ImportStat& s : r_.import_stats) {
       const std::string sev(severity_name(s.severity));
       const std::string rest = " " + safe(s.name) + " x" + format_count(s.count) + ": ";
-      wrapped("  " + style_(stat_tone(s.severity), sev) + rest, "  " + sev + rest, s.description,
-              4);
+      wrapped("  " + style_(stat_tone(s.severity), sev) + rest, "  " + sev + rest, s.description, 4);
     }
     out_ << '\n';
   }

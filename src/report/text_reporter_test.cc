@@ -16,9 +16,7 @@ std::string render(const Report& r, bool color = false, int width = 100) {
   return out.str();
 }
 
-bool contains(const std::string& text, std::string_view part) {
-  return text.find(part) != std::string::npos;
-}
+bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 
 TEST(TextReporter, LeadsWithTheVerdict) {
   const std::string text = render(testing::input_bound_report());
@@ -44,8 +42,7 @@ TEST(TextReporter, RanksFindingsWithSpeedupEvidenceAndFix) {
   EXPECT_TRUE(contains(text, "-> est. 2.7x with dataloader-workers · 63.0% of step time")) << text;
   EXPECT_TRUE(contains(text, "-> speedup not estimated · 3.1% of step time")) << text;
   // Metrics padded to the longest, values right-aligned, thresholds in the same unit.
-  EXPECT_TRUE(contains(text, "      gpu idle waiting for input     63.0%   threshold 10.0%\n"))
-      << text;
+  EXPECT_TRUE(contains(text, "      gpu idle waiting for input     63.0%   threshold 10.0%\n")) << text;
   EXPECT_TRUE(contains(text, "      dataloader wait per step    259.7 ms\n")) << text;
   EXPECT_TRUE(contains(text, "      sync wait per step  12.8 ms   threshold 5 ms\n")) << text;
   EXPECT_TRUE(contains(text, "      achieved copy rate      n/a\n")) << text;  // the NaN
@@ -89,8 +86,7 @@ TEST(TextReporter, EveryLineFitsTheWidth) {
     std::istringstream lines(render(testing::input_bound_report(), false, width));
     std::string line;
     while (std::getline(lines, line)) {
-      EXPECT_LE(display_width(line), static_cast<size_t>(width))
-          << "width " << width << ": " << line;
+      EXPECT_LE(display_width(line), static_cast<size_t>(width)) << "width " << width << ": " << line;
     }
   }
 }

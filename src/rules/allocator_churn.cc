@@ -28,8 +28,8 @@ std::optional<Finding> allocator_churn(const TraceEvidence& c) {
 
   Finding f = new_finding("allocator-churn", Category::kHost, share, speedup);
   f.remedies = {"no-empty-cache"};
-  f.title = fmt::format("{:.0f} cudaMalloc/cudaFree calls per step after warm-up ({:.2f} ms per step)",
-                        per_step, api_ms);
+  f.title = fmt::format("{:.0f} cudaMalloc/cudaFree calls per step after warm-up ({:.2f} ms per step)", per_step,
+                        api_ms);
   f.detail = fmt::format(
       "The caching allocator should make steady-state steps allocation-free. Here each step "
       "after the first calls cudaMalloc {:.0f} and cudaFree {:.0f} times; cudaFree waits for the "
@@ -37,8 +37,7 @@ std::optional<Finding> allocator_churn(const TraceEvidence& c) {
       static_cast<double>(api.steady_allocs) / static_cast<double>(api.steady_windows),
       static_cast<double>(api.steady_frees) / static_cast<double>(api.steady_windows), c.a.ms_per_step(idle));
   f.evidence = {evidence("allocator_calls_per_step", per_step, "", kMinCallsPerStep),
-                evidence("allocator_ms_per_step", api_ms, "ms"),
-                evidence("gpu_idle_from_allocator_pct", share, "%")};
+                evidence("allocator_ms_per_step", api_ms, "ms"), evidence("gpu_idle_from_allocator_pct", share, "%")};
   f.recommendation =
       "Remove torch.cuda.empty_cache() (and gc-driven frees) from the training loop; keep shapes "
       "stable (pad or bucket variable-length batches, pre-allocate at the maximum sequence length); "

@@ -17,8 +17,7 @@ constexpr double kMinHeadlineGain = 1.05;
 
 // One finding from what a rule's evaluators found: the trace's (exact attribution) leads,
 // the samples that agree add their evidence, the machine's its assessment.
-Finding merge(std::optional<Finding> t, std::optional<Finding> s, std::optional<Finding> m,
-              std::optional<Finding> k) {
+Finding merge(std::optional<Finding> t, std::optional<Finding> s, std::optional<Finding> m, std::optional<Finding> k) {
   Finding f;
   if (!t && !s && !m && k) {
     f = std::move(*k);
@@ -114,7 +113,8 @@ std::vector<RemedyAdvice> remedies_of(const std::vector<Finding>& findings, cons
   }
   // Largest gain first; the headline is the best remedy that keeps the training as it is,
   // unless only a training change gains enough.
-  std::stable_sort(out.begin(), out.end(), [](const RemedyAdvice& a, const RemedyAdvice& b) { return gain(a) > gain(b); });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const RemedyAdvice& a, const RemedyAdvice& b) { return gain(a) > gain(b); });
   auto pick = [&](bool training_too) {
     return std::find_if(out.begin(), out.end(), [&](const RemedyAdvice& r) {
       return (training_too || !r.changes_training) && r.estimate_from != "upper bound" && gain(r) >= kMinHeadlineGain;
@@ -199,8 +199,7 @@ void refine_host_verdict(const EvidenceSet& ev, bool trace, const std::vector<Fi
   }
   // The same when the Python stacks show the launching thread loading data in the gaps.
   if (trace && v.bound == Category::kHost && ev.stacks != nullptr && ev.stacks->decisive() &&
-      ev.trace->tl.cpu_ranges.size() == 0 &&
-      ev.stacks->attr.idle_share(analyses::HostClass::kData) >= 0.5) {
+      ev.trace->tl.cpu_ranges.size() == 0 && ev.stacks->attr.idle_share(analyses::HostClass::kData) >= 0.5) {
     v.bound = Category::kInput;
     v.lead += " (the Python stacks show the launching thread loading data while the GPU waits)";
   }
@@ -217,7 +216,8 @@ void estimate_and_rank_findings(Diagnosis& d) {
     }
     if (best) {
       f.estimated_speedup = best;
-      if (f.severity != Severity::kInfo || *best >= kMinHeadlineGain) f.severity = severity_for(f.time_share_pct, *best);
+      if (f.severity != Severity::kInfo || *best >= kMinHeadlineGain)
+        f.severity = severity_for(f.time_share_pct, *best);
     }
   }
   auto rank = [&](const Finding& f) {
@@ -261,7 +261,8 @@ std::string summary_of(const Diagnosis& d, const std::string& lead, bool untrust
                      *head->estimated_speedup, head->id == "bigger-batch" ? " in samples per second" : "");
   } else if (!d.remedies.empty() && gain(d.remedies.front()) >= kMinHeadlineGain) {
     s += fmt::format("; {} ({}) would give up to {:.2f}x if all of that work left the critical path.",
-                     lower_first(d.remedies.front().title), d.remedies.front().id, *d.remedies.front().estimated_speedup);
+                     lower_first(d.remedies.front().title), d.remedies.front().id,
+                     *d.remedies.front().estimated_speedup);
   } else if (d.bound == Category::kCompute || d.bound == Category::kMemory) {
     s += "; no remedy outside the kernels themselves is estimated to gain 1.05x or more.";
   } else {

@@ -25,18 +25,18 @@ namespace chokepoint::rules {
 
 struct CategoryCost {
   Category category;
-  TimeNs ns = 0;          // over all analyzed windows
-  double pct = 0;         // of the analyzed time
+  TimeNs ns = 0;   // over all analyzed windows
+  double pct = 0;  // of the analyzed time
 };
 
 struct Diagnosis {
-  std::vector<Finding> findings;        // ranked: the findings of the best remedy first
-  std::vector<RemedyAdvice> remedies;   // ranked: the headline first
-  std::vector<CategoryCost> costs;      // every category with a cost: the verdict's first, then largest first
+  std::vector<Finding> findings;       // ranked: the findings of the best remedy first
+  std::vector<RemedyAdvice> remedies;  // ranked: the headline first
+  std::vector<CategoryCost> costs;     // every category with a cost: the verdict's first, then largest first
   Category bound = Category::kUnknown;
   double confidence = 0;
-  std::string summary;                  // one sentence
-  std::string unknown_reason;           // why bound is unknown, when it is
+  std::string summary;         // one sentence
+  std::string unknown_reason;  // why bound is unknown, when it is
   // The kind of input lost in the largest share (base/data_loss.h), when any was: the
   // confidence is lowered by that share, and from kUntrustedLossShare on there is no verdict.
   std::optional<DataLoss> data_lost;

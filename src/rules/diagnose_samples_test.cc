@@ -20,7 +20,9 @@ TEST(DiagnoseSamples, StarvedByTheLoaderIsInput) {
   b.host_fact("cpus", "16");
   b.gpu(0);
   // Every 5th tick from 5 at 90%, the others at 20% while the worker is saturated.
-  b.series(MetricId::kGpuUtilization, kGpu, [](int i) { return std::optional<double>(i < 5 ? 0 : i % 5 == 0 ? 90 : 20); });
+  b.series(MetricId::kGpuUtilization, kGpu, [](int i) {
+    return std::optional<double>(i < 5 ? 0 : i % 5 == 0 ? 90 : 20);
+  });
   b.process(kPid, ProcessRole::kLaunched);
   b.process(kPid + 1, ProcessRole::kDataLoaderWorker);
   b.series(MetricId::kProcCpuPct, Entity::process(kPid), every(50));
@@ -31,7 +33,7 @@ TEST(DiagnoseSamples, StarvedByTheLoaderIsInput) {
   EXPECT_EQ(d.bound, Category::kInput);
   // The active window: ticks 5..55, from the first to the last at least half the usual 90%.
   const double busy = (11 * 90.0 + 40 * 20.0) / 51;  // 35%
-  const double stalled = 100.0 * 40 / 51;             // 78% of the ticks: explains all idle time
+  const double stalled = 100.0 * 40 / 51;            // 78% of the ticks: explains all idle time
   ASSERT_EQ(d.costs.front().category, Category::kInput);
   EXPECT_NEAR(d.costs.front().pct, std::min(100 - busy, stalled), 1e-9);
   EXPECT_NEAR(cost(d, Category::kCompute)->pct, busy, 1e-9);
@@ -127,7 +129,8 @@ TEST(DiagnoseSamples, HostFindingsAreContextWhenTheGpuIsBusy) {
   }
   const Diagnosis d = run_diagnosis(b.rec());
   EXPECT_EQ(d.bound, Category::kCompute);
-  const auto it = std::find_if(d.findings.begin(), d.findings.end(), [](const Finding& f) { return f.id == "gil-contention"; });
+  const auto it = std::find_if(d.findings.begin(), d.findings.end(),
+                               [](const Finding& f) { return f.id == "gil-contention"; });
   ASSERT_NE(it, d.findings.end());
   EXPECT_EQ(it->severity, Severity::kInfo);
   EXPECT_TRUE(contains(it->detail, "GPU was busy 95%"));

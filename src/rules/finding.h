@@ -11,10 +11,8 @@
 namespace chokepoint::rules {
 
 // Bottleneck categories (docs/ARCHITECTURE.md "Report contract").
-enum class Category { kInput, kHost, kSync, kTransfer, kCompute, kMemory, kCommunication, kIo,
-                      kIdle, kUnknown };
+enum class Category { kInput, kHost, kSync, kTransfer, kCompute, kMemory, kCommunication, kIo, kIdle, kUnknown };
 const char* category_name(Category c);  // "input", "host", ...
-
 
 // One number that supports a finding. `threshold` is the value the rule compares against
 // (absent when the number is context only). `unit` is for humans ("%", "ms", "GB/s").
@@ -26,17 +24,17 @@ struct Evidence {
 };
 
 struct Finding {
-  std::string id;                 // catalogue id, e.g. "input-pipeline-stall"
+  std::string id;  // catalogue id, e.g. "input-pipeline-stall"
   Category category = Category::kUnknown;
   Severity severity = Severity::kInfo;
-  std::string title;              // one line
-  std::string detail;             // a few sentences: what was seen, in numbers
+  std::string title;   // one line
+  std::string detail;  // a few sentences: what was seen, in numbers
   std::vector<Evidence> evidence;
-  std::string recommendation;     // the concrete change (PyTorch setting or code)
+  std::string recommendation;               // the concrete change (PyTorch setting or code)
   std::optional<double> estimated_speedup;  // whole-step speedup if fixed (>= 1), from a what-if
-  double time_share_pct = 0;      // share of step time this finding accounts for
-  std::vector<std::string> remedies;  // remedy ids (rules/remedies.h) that remove it, best first
-  std::vector<std::string> sources;   // evidence it rests on: "trace", "samples", "machine"
+  double time_share_pct = 0;                // share of step time this finding accounts for
+  std::vector<std::string> remedies;        // remedy ids (rules/remedies.h) that remove it, best first
+  std::vector<std::string> sources;         // evidence it rests on: "trace", "samples", "machine"
 };
 
 }  // namespace chokepoint::rules

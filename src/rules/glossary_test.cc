@@ -34,8 +34,7 @@ TEST(Glossary, EveryRemedyHasAnEntry) {
 
 TEST(Glossary, EveryVerdictCategoryHasAnEntry) {
   for (auto c : {Category::kInput, Category::kHost, Category::kSync, Category::kTransfer, Category::kCompute,
-                 Category::kMemory, Category::kCommunication, Category::kIo, Category::kIdle,
-                 Category::kUnknown}) {
+                 Category::kMemory, Category::kCommunication, Category::kIo, Category::kIdle, Category::kUnknown}) {
     const auto* e = find_glossary_entry(category_name(c));
     ASSERT_NE(e, nullptr) << "no glossary entry for verdict " << category_name(c);
     EXPECT_EQ(e->kind, "verdict");

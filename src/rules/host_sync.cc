@@ -16,9 +16,12 @@ constexpr double kMinGain = 1.05;
 
 // What the user wrote, from the ATen op that made the synchronizing call.
 std::string culprit(const analyses::SyncSite& s) {
-  if (s.op == "aten::_local_scalar_dense" || s.op == "aten::item") return ".item() (or float()/int()/bool() on a CUDA tensor, or Python `if` on one)";
-  if (s.op == "aten::nonzero" || s.op == "aten::masked_select" || s.op == "aten::unique") return s.op + " (data-dependent output size)";
-  if (s.op == "aten::copy_" || s.op == "aten::to" || s.op == "aten::_to_copy") return ".cpu() / .to(\"cpu\") / .numpy()";
+  if (s.op == "aten::_local_scalar_dense" || s.op == "aten::item")
+    return ".item() (or float()/int()/bool() on a CUDA tensor, or Python `if` on one)";
+  if (s.op == "aten::nonzero" || s.op == "aten::masked_select" || s.op == "aten::unique")
+    return s.op + " (data-dependent output size)";
+  if (s.op == "aten::copy_" || s.op == "aten::to" || s.op == "aten::_to_copy")
+    return ".cpu() / .to(\"cpu\") / .numpy()";
   if (s.op.empty()) return s.api + " called directly (torch.cuda.synchronize() or an extension)";
   return s.op;
 }
@@ -40,8 +43,8 @@ std::optional<Finding> host_sync(const TraceEvidence& c) {
 
   Finding f = new_finding("host-sync", Category::kSync, share, speedup);
   f.remedies = {"defer-syncs"};
-  f.title = fmt::format("{:.0f} synchronizations per step drain the GPU queue ({:.0f}% of the step idle)",
-                        per_step, share);
+  f.title = fmt::format("{:.0f} synchronizations per step drain the GPU queue ({:.0f}% of the step idle)", per_step,
+                        share);
   f.detail = fmt::format(
       "Each step the host blocks {:.0f} times waiting for the GPU ({:.2f} ms per step), so the "
       "GPU runs dry and then waits while the host prepares and launches the next work. Most of "
@@ -53,8 +56,7 @@ std::optional<Finding> host_sync(const TraceEvidence& c) {
         "would still be the limit, so {:.1f} ms per step is counted as host work instead.",
         c.a.ms_per_step(t.host_critical), c.a.ms_per_step(t.sync_relabelled));
   }
-  f.evidence = {evidence("gpu_idle_after_sync_pct", share, "%", kMinSharePct),
-                evidence("syncs_per_step", per_step, ""),
+  f.evidence = {evidence("gpu_idle_after_sync_pct", share, "%", kMinSharePct), evidence("syncs_per_step", per_step, ""),
                 evidence("blocked_ms_per_step", c.a.ms_per_step(api.sync_blocked_ns), "ms"),
                 evidence("host_critical_ms_per_step", c.a.ms_per_step(t.host_critical), "ms")};
   f.recommendation =

@@ -46,8 +46,8 @@ std::optional<Finding> stall_on(const SampleEvidence& c, const analyses::live::G
 
   Finding f = new_finding("input-pipeline-stall", Category::kInput, 100 * share, speedup);
   f.remedies = {"dataloader-workers"};
-  f.title = fmt::format("{} starved in {:.0f}% of its active time while the {} was CPU-saturated",
-                        live::gpu_label(g), 100 * share, by_workers ? "DataLoader" : "main process");
+  f.title = fmt::format("{} starved in {:.0f}% of its active time while the {} was CPU-saturated", live::gpu_label(g),
+                        100 * share, by_workers ? "DataLoader" : "main process");
   f.detail = fmt::format(
       "In {} of {} sampled ticks of the {:.1f} s active window the GPU was busy only {:.0f}% on average "
       "while {} used >= {:.0f}% of a core{}.",
@@ -64,15 +64,18 @@ std::optional<Finding> stall_on(const SampleEvidence& c, const analyses::live::G
   if (n.fed > 0) f.evidence.push_back(evidence("gpu_busy_when_fed_pct", fed_pct, "%"));
   f.recommendation =
       workers > 0 && by_workers
-          ? fmt::format("The DataLoader workers ({}) are CPU-bound: raise num_workers to {} (pin_memory=True, "
-                        "persistent_workers=True, prefetch_factor=4), or make each batch cheaper: decode/augment "
-                        "on the GPU (NVIDIA DALI, torchvision.transforms.v2 on CUDA tensors) or pre-process the "
-                        "dataset once.", workers, suggest)
-          : fmt::format("Load batches in worker processes, ahead of the GPU: DataLoader(..., num_workers={}, "
-                        "pin_memory=True, persistent_workers=True) and .to(device, non_blocking=True). If a "
-                        "trace shows the main process busy in the training loop instead, cut framework "
-                        "overhead: CUDA Graphs or torch.compile(mode=\"reduce-overhead\"), bigger batches.",
-                        suggest);
+          ? fmt::format(
+                "The DataLoader workers ({}) are CPU-bound: raise num_workers to {} (pin_memory=True, "
+                "persistent_workers=True, prefetch_factor=4), or make each batch cheaper: decode/augment "
+                "on the GPU (NVIDIA DALI, torchvision.transforms.v2 on CUDA tensors) or pre-process the "
+                "dataset once.",
+                workers, suggest)
+          : fmt::format(
+                "Load batches in worker processes, ahead of the GPU: DataLoader(..., num_workers={}, "
+                "pin_memory=True, persistent_workers=True) and .to(device, non_blocking=True). If a "
+                "trace shows the main process busy in the training loop instead, cut framework "
+                "overhead: CUDA Graphs or torch.compile(mode=\"reduce-overhead\"), bigger batches.",
+                suggest);
   return f;
 }
 }  // namespace
@@ -97,8 +100,8 @@ std::optional<Finding> input_pipeline_stall(const TraceEvidence& c) {
 
   Finding f = new_finding("input-pipeline-stall", Category::kInput, share, std::nullopt);
   f.remedies = {"dataloader-workers"};
-  f.title = fmt::format("GPU waits {:.1f} ms per step for the DataLoader ({:.0f}% of the step)",
-                        c.a.ms_per_step(idle), share);
+  f.title = fmt::format("GPU waits {:.1f} ms per step for the DataLoader ({:.0f}% of the step)", c.a.ms_per_step(idle),
+                        share);
   f.detail = fmt::format(
       "The thread that launches GPU work spends {:.1f} ms per step inside DataLoader.__next__; "
       "the GPU is idle for {:.1f} ms of that. The rest of the step takes {:.1f} ms, so batches "

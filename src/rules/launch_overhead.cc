@@ -23,7 +23,8 @@ std::optional<Finding> launch_overhead(const TraceEvidence& c) {
   const double per_step = c.a.per_step(api.kernels);
   const double short_pct = 100.0 * static_cast<double>(api.short_kernels) / static_cast<double>(api.kernels);
   const double api_us = api.launches + api.graph_launches > 0
-                            ? static_cast<double>(api.launch_api_ns) / 1e3 / static_cast<double>(api.launches + api.graph_launches)
+                            ? static_cast<double>(api.launch_api_ns) / 1e3 /
+                                  static_cast<double>(api.launches + api.graph_launches)
                             : 0.0;
 
   Finding f = new_finding("launch-overhead", Category::kHost, share, std::nullopt);
@@ -67,8 +68,10 @@ std::optional<Finding> launch_overhead_samples(const SampleEvidence& c) {
     const double sm = k.sm_ticks > 0 ? k.sm / static_cast<double>(k.sm_ticks) : 0;
     Finding f = new_finding("launch-overhead", Category::kHost, 100 * share, all.speedup_without(StarveCause::kLaunch));
     f.remedies = {"cuda-graphs", "bigger-batch"};
-    f.title = fmt::format("{}: kernels run {:.0f}% of the time but fill {:.1f}% of the SMs while the main process is "
-                          "CPU-bound: launch overhead", live::gpu_label(*g), busy, sm);
+    f.title = fmt::format(
+        "{}: kernels run {:.0f}% of the time but fill {:.1f}% of the SMs while the main process is "
+        "CPU-bound: launch overhead",
+        live::gpu_label(*g), busy, sm);
     f.detail = fmt::format(
         "In {} of {} sampled ticks of the {:.1f} s active window the main process used >= {:.0f}% of a core while "
         "kernels ran {:.0f}% of the time (nvidia-smi utilization) and the SMs were {:.1f}% active (GPM): a stream "

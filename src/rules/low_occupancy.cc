@@ -35,11 +35,11 @@ std::optional<Finding> low_occupancy(const TraceEvidence& c) {
       "over all SMs they would take {:.2f} ms per step instead of {:.2f} ms (an upper bound: "
       "memory bandwidth may cap them first).",
       c.a.per_step(k.small_grid_calls),
-      top ? fmt::format(" (e.g. {} with {} blocks)", std::string(c.tl.strings.view(top->name)).substr(0, 60), top->min_blocks)
+      top ? fmt::format(" (e.g. {} with {} blocks)", std::string(c.tl.strings.view(top->name)).substr(0, 60),
+                        top->min_blocks)
           : std::string(),
       c.a.ms_per_step(k.small_grid_ideal_ns), c.a.ms_per_step(k.small_grid_ns));
-  f.evidence = {evidence("sub_wave_kernel_pct", share, "%", kMinSharePct),
-                evidence("num_sms", k.num_sms, ""),
+  f.evidence = {evidence("sub_wave_kernel_pct", share, "%", kMinSharePct), evidence("num_sms", k.num_sms, ""),
                 evidence("sub_wave_ms_per_step", c.a.ms_per_step(k.small_grid_ns), "ms")};
   if (top) f.evidence.push_back(evidence("top_kernel_blocks", static_cast<double>(top->min_blocks), "", k.num_sms));
   f.recommendation = fmt::format(

@@ -22,14 +22,14 @@ struct Assessment {
   enum class Outcome { kPass, kFinding, kSkipped };
   // What it concerns, in doctor's display order: the driver, one GPU, the host.
   enum class Scope { kSystem, kGpu, kHost };
-  std::string id;         // the rule's id
-  std::string title;      // "PCIe link"
-  int gpu = -1;           // NVML index of the GPU it concerns (scope kGpu), else -1
+  std::string id;     // the rule's id
+  std::string title;  // "PCIe link"
+  int gpu = -1;       // NVML index of the GPU it concerns (scope kGpu), else -1
   Outcome outcome = Outcome::kSkipped;
   Severity severity = Severity::kInfo;  // of a finding
-  std::string observed;   // what this machine shows, or why it could not be judged
-  std::string expected;   // what a healthy setup shows
-  std::string advice;     // why it matters and what to do; may be empty when all is well
+  std::string observed;                 // what this machine shows, or why it could not be judged
+  std::string expected;                 // what a healthy setup shows
+  std::string advice;                   // why it matters and what to do; may be empty when all is well
   Scope scope = Scope::kSystem;
 };
 

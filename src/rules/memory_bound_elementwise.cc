@@ -24,20 +24,21 @@ std::optional<Finding> memory_bound_elementwise(const TraceEvidence& c) {
 
   Finding f = new_finding("memory-bound-elementwise", Category::kMemory, share, speedup);
   f.remedies = {"torch-compile"};
-  f.title = fmt::format("Unfused elementwise/normalization kernels take {:.0f}% of the step ({:.0f} per step)",
-                        share, per_step);
+  f.title = fmt::format("Unfused elementwise/normalization kernels take {:.0f}% of the step ({:.0f} per step)", share,
+                        per_step);
   std::string bw;
   if (fu.achieved_gbps) {
-    bw = fmt::format(" They move data at {:.0f} GB/s{}: memory bandwidth, not arithmetic, sets their speed.",
-                     *fu.achieved_gbps, hbm ? fmt::format(" ({:.0f}% of the {:.0f} GB/s HBM ceiling)",
-                                                          100 * *fu.achieved_gbps / *hbm, *hbm) : std::string());
+    bw = fmt::format(
+        " They move data at {:.0f} GB/s{}: memory bandwidth, not arithmetic, sets their speed.", *fu.achieved_gbps,
+        hbm ? fmt::format(" ({:.0f}% of the {:.0f} GB/s HBM ceiling)", 100 * *fu.achieved_gbps / *hbm, *hbm)
+            : std::string());
   }
   f.detail = fmt::format(
       "{:.0f} chains per step of back-to-back fusible kernels ({:.0f} kernels, {:.2f} ms per step) "
       "each re-read and re-write their tensors; fused, each chain would cost about its longest "
       "kernel ({:.2f} ms per step in all).{}",
-      c.a.per_step(fu.chains), c.a.per_step(fu.chain_kernels),
-      c.a.ms_per_step(fu.chain_ns), c.a.ms_per_step(fu.chain_fused_ns), bw);
+      c.a.per_step(fu.chains), c.a.per_step(fu.chain_kernels), c.a.ms_per_step(fu.chain_ns),
+      c.a.ms_per_step(fu.chain_fused_ns), bw);
   f.evidence = {evidence("fusible_kernel_pct", share, "%", kMinSharePct),
                 evidence("chained_ms_per_step", c.a.ms_per_step(fu.chain_ns), "ms"),
                 evidence("fused_estimate_ms_per_step", c.a.ms_per_step(fu.chain_fused_ns), "ms")};

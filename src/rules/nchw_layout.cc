@@ -19,11 +19,10 @@ std::optional<Finding> nchw_layout(const TraceEvidence& c) {
   Finding f = new_finding("nchw-layout", Category::kMemory, share, e->speedup);
   f.remedies = {"channels-last"};
   f.title = "Convolutions run on NCHW tensors: layout transposes and NCHW batch-norm kernels cost the step";
-  f.detail = fmt::format("In channels_last {} (replayed: {:.2f} -> {:.2f} ms per step).", e->change,
-                         e->step_ms_before, e->step_ms_after);
+  f.detail = fmt::format("In channels_last {} (replayed: {:.2f} -> {:.2f} ms per step).", e->change, e->step_ms_before,
+                         e->step_ms_after);
   f.evidence = {evidence("channels_last_gain", e->speedup, "x", kMinGain),
-                evidence("step_ms_before", e->step_ms_before, "ms"),
-                evidence("step_ms_after", e->step_ms_after, "ms")};
+                evidence("step_ms_before", e->step_ms_before, "ms"), evidence("step_ms_after", e->step_ms_after, "ms")};
   f.recommendation =
       "model = model.to(memory_format=torch.channels_last); x = x.to(memory_format=torch.channels_last) each step.";
   return f;

@@ -40,21 +40,22 @@ std::optional<Finding> no_tensor_cores(const TraceEvidence& c) {
   f.detail = fmt::format(
       "{:.1f} ms per step of GEMM/conv kernels take FP32 inputs and run on the FP32 SIMT units "
       "(e.g. {}), which peak at {} TFLOP/s on this GPU against {} TFLOP/s for {} on tensor cores.",
-      c.a.ms_per_step(slow), top.substr(0, 80),
-      ceil.fp32_tflops ? fmt::format("{:.0f}", *ceil.fp32_tflops) : "?",
+      c.a.ms_per_step(slow), top.substr(0, 80), ceil.fp32_tflops ? fmt::format("{:.0f}", *ceil.fp32_tflops) : "?",
       target ? fmt::format("{:.0f}", *target) : "?", ceil.has_tf32 ? "TF32" : "FP16");
-  f.evidence = {evidence("fp32_simt_matrix_pct", share, "%", kMinSharePct),
-                evidence("fp32_simt_matrix_ms_per_step", c.a.ms_per_step(slow), "ms"),
-                evidence("tensor_core_matrix_pct_of_matrix",
-                         k.matrix_ns > 0 ? 100.0 * static_cast<double>(k.matrix_tc_ns) / static_cast<double>(k.matrix_ns) : 0, "%")};
+  f.evidence = {
+      evidence("fp32_simt_matrix_pct", share, "%", kMinSharePct),
+      evidence("fp32_simt_matrix_ms_per_step", c.a.ms_per_step(slow), "ms"),
+      evidence("tensor_core_matrix_pct_of_matrix",
+               k.matrix_ns > 0 ? 100.0 * static_cast<double>(k.matrix_tc_ns) / static_cast<double>(k.matrix_ns) : 0,
+               "%")};
   if (ceil.fp32_tflops) f.evidence.push_back(evidence("fp32_peak_tflops", *ceil.fp32_tflops, "TFLOP/s"));
   if (target) f.evidence.push_back(evidence("tensor_core_peak_tflops", *target, "TFLOP/s"));
   f.recommendation = ceil.has_tf32
-      ? "Enable TF32 tensor cores: torch.set_float32_matmul_precision(\"high\") (and "
-        "torch.backends.cudnn.allow_tf32 = True), or better, mixed precision: with "
-        "torch.autocast(\"cuda\", dtype=torch.bfloat16). Keep GEMM dimensions multiples of 8."
-      : "Use mixed precision: with torch.autocast(\"cuda\", dtype=torch.float16) and a "
-        "torch.amp.GradScaler; keep GEMM dimensions multiples of 8.";
+                         ? "Enable TF32 tensor cores: torch.set_float32_matmul_precision(\"high\") (and "
+                           "torch.backends.cudnn.allow_tf32 = True), or better, mixed precision: with "
+                           "torch.autocast(\"cuda\", dtype=torch.bfloat16). Keep GEMM dimensions multiples of 8."
+                         : "Use mixed precision: with torch.autocast(\"cuda\", dtype=torch.float16) and a "
+                           "torch.amp.GradScaler; keep GEMM dimensions multiples of 8.";
   return f;
 }
 
@@ -88,7 +89,8 @@ std::optional<Finding> no_tensor_cores_samples(const SampleEvidence& c) {
         "DRAM {:.0f}%: compute that is not matrix work on tensor cores. FP32 matmuls and convolutions without "
         "TF32 look like this. A trace (`chokepoint run --trace`) gives the kernels and the gain.",
         g->active_s(), sm, tensor, dram);
-    f.evidence = {evidence("sm_active_pct", sm, "%", kBusySmPct), evidence("tensor_active_pct", tensor, "%", kIdleTensorPct),
+    f.evidence = {evidence("sm_active_pct", sm, "%", kBusySmPct),
+                  evidence("tensor_active_pct", tensor, "%", kIdleTensorPct),
                   evidence("dram_active_pct", dram, "%", kDramHeavyPct)};
     f.recommendation =
         "torch.set_float32_matmul_precision(\"high\") (TF32), or better torch.autocast(\"cuda\", "

@@ -18,26 +18,27 @@ std::optional<Finding> pageable_memcpy(const TraceEvidence& c) {
   const double share = c.a.pct(tr.pageable_ns);
   if (tr.pageable_count == 0 || share < kMinSharePct) return std::nullopt;
   const auto& t = c.a.total();
-  const double achieved = tr.pageable_ns > 0 ? static_cast<double>(tr.pageable_bytes) / static_cast<double>(tr.pageable_ns) : 0;
+  const double achieved = tr.pageable_ns > 0
+                              ? static_cast<double>(tr.pageable_bytes) / static_cast<double>(tr.pageable_ns)
+                              : 0;
   // Pinned copies of the same bytes at the link's achievable rate.
   const bool known = c.a.ceilings.pcie_gbps.has_value();
   const TimeNs saved = known ? tr.pageable_ns - tr.pageable_at_pinned_ns : 0;
   const double speedup = analyses::projected_speedup(t.duration, saved, 0);
 
-  Finding f = new_finding("pageable-memcpy", Category::kTransfer, share, known ? std::optional<double>(speedup) : std::nullopt);
+  Finding f = new_finding("pageable-memcpy", Category::kTransfer, share,
+                          known ? std::optional<double>(speedup) : std::nullopt);
   f.remedies = {"pinned-copies"};
   f.title = fmt::format("{:.0f}% of the step copies pageable host memory at {:.1f} GB/s", share, achieved);
   f.detail = fmt::format(
       "{:.0f} copies per step move {:.1f} MB from/to pageable memory in {:.2f} ms per step. "
       "Pageable copies are staged by the driver and block the calling thread; pinned memory "
       "reaches {} here.",
-      c.a.per_step(tr.pageable_count),
-      c.a.per_step(static_cast<double>(tr.pageable_bytes)) / 1e6,
+      c.a.per_step(tr.pageable_count), c.a.per_step(static_cast<double>(tr.pageable_bytes)) / 1e6,
       c.a.ms_per_step(tr.pageable_ns),
       known ? fmt::format("~{:.0f} GB/s ({})", *c.a.ceilings.pcie_gbps, c.a.ceilings.source)
             : std::string("an unknown rate (no ceiling for this GPU)"));
-  f.evidence = {evidence("pageable_copy_pct", share, "%", kMinSharePct),
-                evidence("pageable_gbps", achieved, "GB/s"),
+  f.evidence = {evidence("pageable_copy_pct", share, "%", kMinSharePct), evidence("pageable_gbps", achieved, "GB/s"),
                 evidence("pageable_mb_per_step", c.a.per_step(static_cast<double>(tr.pageable_bytes)) / 1e6, "MB")};
   if (known) f.evidence.push_back(evidence("pinned_ceiling_gbps", *c.a.ceilings.pcie_gbps, "GB/s"));
   f.recommendation =
@@ -66,7 +67,8 @@ std::optional<Finding> pageable_memcpy_samples(const SampleEvidence& c) {
     const double link = g->link_gen_max && g->link_width_max
                             ? live::pcie_gbps_per_direction(*g->link_gen_max, *g->link_width_max)
                             : 0;
-    Finding f = new_finding("pageable-memcpy", Category::kTransfer, 100 * share, all.speedup_without(StarveCause::kTransfer));
+    Finding f = new_finding("pageable-memcpy", Category::kTransfer, 100 * share,
+                            all.speedup_without(StarveCause::kTransfer));
     f.remedies = {"pinned-copies"};
     f.title = fmt::format("{}: copies at {:.1f} GB/s paced by a CPU-bound main process: pageable memory",
                           live::gpu_label(*g), gbps);

@@ -70,8 +70,7 @@ Severity severity_for(double time_share_pct, double speedup) {
   return Severity::kInfo;
 }
 
-Finding new_finding(std::string id, Category category, double time_share_pct,
-                    std::optional<double> estimated_speedup) {
+Finding new_finding(std::string id, Category category, double time_share_pct, std::optional<double> estimated_speedup) {
   Finding f;
   f.id = std::move(id);
   f.category = category;

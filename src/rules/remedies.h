@@ -15,8 +15,8 @@ namespace chokepoint::rules {
 
 struct RemedyInfo {
   std::string_view id;
-  std::string_view title;          // "Capture the step in CUDA Graphs"
-  std::string_view change;         // the code or setting to change
+  std::string_view title;                           // "Capture the step in CUDA Graphs"
+  std::string_view change;                          // the code or setting to change
   std::optional<analyses::whatif::Remedy> what_if;  // its replay, when there is one
   // Changes what is trained (the batch size): listed, but never the headline while a
   // remedy that keeps the training as it is gains 1.05x or more.
@@ -35,10 +35,10 @@ struct RemedyAdvice {
   std::string id;
   std::string title;
   std::string change;
-  std::optional<double> estimated_speedup;  // whole step (bigger-batch: samples/s)
-  std::string estimate_from;      // "trace what-if", "samples", "" when not estimated
+  std::optional<double> estimated_speedup;       // whole step (bigger-batch: samples/s)
+  std::string estimate_from;                     // "trace what-if", "samples", "" when not estimated
   double step_ms_before = 0, step_ms_after = 0;  // trace what-ifs: per step, without the recorder
-  std::string what_changes;       // what the replay changed, in numbers
+  std::string what_changes;                      // what the replay changed, in numbers
   std::vector<std::string> assumptions;
   std::vector<std::string> findings;  // ids of the findings it removes
   bool changes_training = false;

@@ -46,7 +46,7 @@ struct StackEvidence {
   // GIL waiting per process (analyses/stacks/gil.h); null when not measured (no thread
   // CPU samples: a trace's stacks alone).
   const std::vector<analyses::GilProcess>* gil = nullptr;
-  double run_s = 0;   // the recording's length, for shares
+  double run_s = 0;  // the recording's length, for shares
   // The stacks account for the idle time well enough to decide between input, sync and
   // host work: they cover most of it, and there is idle time worth deciding about.
   bool decisive() const {
@@ -126,10 +126,8 @@ std::optional<Finding> gil_contention_stacks(const StackEvidence& c);
 Severity severity_for(double time_share_pct, double speedup);
 // A finding with id, category, share, estimate and the severity they imply; the rule
 // then fills title, detail, evidence, recommendation and remedies.
-Finding new_finding(std::string id, Category category, double time_share_pct,
-                    std::optional<double> estimated_speedup);
-Evidence evidence(std::string metric, double value, std::string unit,
-                   std::optional<double> threshold = std::nullopt);
+Finding new_finding(std::string id, Category category, double time_share_pct, std::optional<double> estimated_speedup);
+Evidence evidence(std::string metric, double value, std::string unit, std::optional<double> threshold = std::nullopt);
 // The estimated whole-step speedup of a remedy's what-if on this trace, if it applied.
 std::optional<double> what_if(const TraceEvidence& c, analyses::whatif::Remedy r);
 

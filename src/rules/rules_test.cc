@@ -109,7 +109,7 @@ TEST(Rules, AllocatorChurn) {
   Diagnosed r(b);
   const Finding* f = find(r.d, "allocator-churn");
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(r.a.api.steady_windows, 1);   // the first step warms the cache up
+  EXPECT_EQ(r.a.api.steady_windows, 1);  // the first step warms the cache up
   EXPECT_EQ(r.a.api.steady_allocs, 1);
   EXPECT_EQ(r.a.api.steady_frees, 1);
   // no-empty-cache's replay: the second step's cudaFree/cudaMalloc cost nothing and wait
@@ -160,8 +160,8 @@ TEST(Rules, NoTensorCores) {
   TimelineBuilder b;
   b.step(1, 0, 20);
   b.op_with_inputs("aten::mm", 0, 10, 7, {{"float", {8192, 4096}}, {"float", {4096, 4096}}});
-  b.kernel("sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize256x128x8_stage3_warpsize4x2x1_ffma_aligna4", 1, 5,
-           900, 1024, "cudaLaunchKernel", 3, 7);
+  b.kernel("sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize256x128x8_stage3_warpsize4x2x1_ffma_aligna4", 1, 5, 900, 1024,
+           "cudaLaunchKernel", 3, 7);
   Diagnosed r(b);
   const Finding* f = find(r.d, "no-tensor-cores");
   ASSERT_NE(f, nullptr);

@@ -36,18 +36,19 @@ std::optional<Finding> transfer_bound(const TraceEvidence& c) {
   f.detail = fmt::format(
       "{:.1f} MB per step cross the link at {:.1f} GB/s{}; {:.2f} ms per step of copying is not "
       "overlapped by any kernel.",
-      c.a.per_step(static_cast<double>(tr.host_device_bytes)) / 1e6,
-      achieved, ceil ? fmt::format(" ({:.0f}% of the {:.0f} GB/s ceiling)", 100 * achieved / *ceil, *ceil) : std::string(),
+      c.a.per_step(static_cast<double>(tr.host_device_bytes)) / 1e6, achieved,
+      ceil ? fmt::format(" ({:.0f}% of the {:.0f} GB/s ceiling)", 100 * achieved / *ceil, *ceil) : std::string(),
       c.a.ms_per_step(tr.host_device_exposed_ns));
-  f.evidence = {evidence("exposed_copy_pct", share, "%", kMinExposedPct),
-                evidence("copy_gbps", achieved, "GB/s", ceil ? std::optional<double>(kSaturatedFraction * *ceil) : std::nullopt),
-                evidence("copy_ms_per_step", c.a.ms_per_step(tr.host_device_ns), "ms")};
+  f.evidence = {
+      evidence("exposed_copy_pct", share, "%", kMinExposedPct),
+      evidence("copy_gbps", achieved, "GB/s", ceil ? std::optional<double>(kSaturatedFraction * *ceil) : std::nullopt),
+      evidence("copy_ms_per_step", c.a.ms_per_step(tr.host_device_ns), "ms")};
   f.recommendation = saturated
-      ? "The link is saturated: move fewer bytes (send uint8/fp16 and convert on the GPU, keep "
-        "reused tensors resident on the GPU, avoid round trips to the host), and overlap what "
-        "remains with compute (prefetch the next batch on a side stream with non_blocking=True)."
-      : "Overlap copies with compute: pinned memory + .to(device, non_blocking=True), prefetch the "
-        "next batch on a side CUDA stream while this one computes, and keep reused data on the GPU.";
+                         ? "The link is saturated: move fewer bytes (send uint8/fp16 and convert on the GPU, keep "
+                           "reused tensors resident on the GPU, avoid round trips to the host), and overlap what "
+                           "remains with compute (prefetch the next batch on a side stream with non_blocking=True)."
+                         : "Overlap copies with compute: pinned memory + .to(device, non_blocking=True), prefetch the "
+                           "next batch on a side CUDA stream while this one computes, and keep reused data on the GPU.";
   return f;
 }
 

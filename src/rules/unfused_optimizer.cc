@@ -25,8 +25,7 @@ std::optional<Finding> unfused_optimizer(const TraceEvidence& c) {
       "fused optimizer ({}) takes the step from {:.2f} to {:.2f} ms.",
       e->change, e->step_ms_before, e->step_ms_after);
   f.evidence = {evidence("fused_step_gain", e->speedup, "x", kMinGain),
-                evidence("step_ms_before", e->step_ms_before, "ms"),
-                evidence("step_ms_after", e->step_ms_after, "ms")};
+                evidence("step_ms_before", e->step_ms_before, "ms"), evidence("step_ms_after", e->step_ms_after, "ms")};
   f.recommendation = "torch.optim.AdamW(model.parameters(), lr=..., fused=True) (also Adam, SGD, Adagrad).";
   return f;
 }

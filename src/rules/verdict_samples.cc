@@ -127,7 +127,9 @@ struct GpuActivity {
 GpuActivity gpu_activity(const std::vector<const GpuLive*>& gpus, const LiveAnalysis& la, double busy) {
   GpuActivity a;
   a.busy = busy;
-  const auto stat_mean = [](const std::optional<analyses::live::Stat>& s) { return s ? std::optional<double>(s->mean) : std::nullopt; };
+  const auto stat_mean = [](const std::optional<analyses::live::Stat>& s) {
+    return s ? std::optional<double>(s->mean) : std::nullopt;
+  };
   a.sm = mean_over(gpus, [&](const GpuLive& g) { return stat_mean(g.sm_active); });
   a.tensor = mean_over(gpus, [&](const GpuLive& g) { return stat_mean(g.tensor_active); });
   a.dram = mean_over(gpus, [&](const GpuLive& g) { return stat_mean(g.dram_active); });
@@ -149,7 +151,8 @@ void gpu_costs(Verdict& d, const GpuActivity& a, Category busy_cat, const Findin
   if (starved) {
     d.bound = host_top ? host_top->category : la.processes.empty() ? Category::kUnknown : Category::kIdle;
     if (host_top) add_cost(d.costs, host_top->category, explained, window_ns);
-    add_cost(d.costs, host_top || !la.processes.empty() ? Category::kIdle : Category::kUnknown, idle - explained, window_ns);
+    add_cost(d.costs, host_top || !la.processes.empty() ? Category::kIdle : Category::kUnknown, idle - explained,
+             window_ns);
     add_cost(d.costs, busy_cat, busy, window_ns);
   } else {
     d.bound = busy_cat;

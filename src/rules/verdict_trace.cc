@@ -53,8 +53,8 @@ Category busy_category(KernelClass c) {
 
 // Categories that name why the GPU was idle (the others name what kept it busy).
 bool from_idle(Category c) {
-  return c == Category::kInput || c == Category::kHost || c == Category::kSync ||
-         c == Category::kIdle || c == Category::kUnknown;
+  return c == Category::kInput || c == Category::kHost || c == Category::kSync || c == Category::kIdle ||
+         c == Category::kUnknown;
 }
 
 bool truncated(const TraceEvidence& t) {
@@ -134,13 +134,30 @@ Verdict trace_verdict(const TraceEvidence& t) {
   if (truncated(t)) v.confidence *= kTruncatedFactor;
   const double pct = v.costs.front().pct;
   switch (v.bound) {
-    case Category::kInput: v.lead = fmt::format("The GPU waits for input data {:.0f}% of each {:.2f} ms step", pct, step_ms); break;
-    case Category::kHost: v.lead = fmt::format("The CPU cannot feed the GPU: it is idle {:.0f}% of each {:.2f} ms step waiting for host work and launches", pct, step_ms); break;
-    case Category::kSync: v.lead = fmt::format("Host-device synchronizations leave the GPU idle {:.0f}% of each {:.2f} ms step", pct, step_ms); break;
-    case Category::kTransfer: v.lead = fmt::format("Host<->device copies take {:.0f}% of each {:.2f} ms step", pct, step_ms); break;
-    case Category::kCompute: v.lead = fmt::format("The GPU is busy computing {:.0f}% of each {:.2f} ms step", pct, step_ms); break;
-    case Category::kMemory: v.lead = fmt::format("Memory-bound kernels take {:.0f}% of each {:.2f} ms step", pct, step_ms); break;
-    case Category::kCommunication: v.lead = fmt::format("Collectives take {:.0f}% of each {:.2f} ms step", pct, step_ms); break;
+    case Category::kInput:
+      v.lead = fmt::format("The GPU waits for input data {:.0f}% of each {:.2f} ms step", pct, step_ms);
+      break;
+    case Category::kHost:
+      v.lead = fmt::format(
+          "The CPU cannot feed the GPU: it is idle {:.0f}% of each {:.2f} ms step waiting for host work and launches",
+          pct, step_ms);
+      break;
+    case Category::kSync:
+      v.lead = fmt::format("Host-device synchronizations leave the GPU idle {:.0f}% of each {:.2f} ms step", pct,
+                           step_ms);
+      break;
+    case Category::kTransfer:
+      v.lead = fmt::format("Host<->device copies take {:.0f}% of each {:.2f} ms step", pct, step_ms);
+      break;
+    case Category::kCompute:
+      v.lead = fmt::format("The GPU is busy computing {:.0f}% of each {:.2f} ms step", pct, step_ms);
+      break;
+    case Category::kMemory:
+      v.lead = fmt::format("Memory-bound kernels take {:.0f}% of each {:.2f} ms step", pct, step_ms);
+      break;
+    case Category::kCommunication:
+      v.lead = fmt::format("Collectives take {:.0f}% of each {:.2f} ms step", pct, step_ms);
+      break;
     case Category::kIdle:
     case Category::kUnknown:
     case Category::kIo:

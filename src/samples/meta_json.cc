@@ -77,8 +77,8 @@ void put_opt(json& j, const char* key, const std::optional<T>& v) {
 }
 
 json gpu_to_json(const GpuMeta& g) {
-  json j = {{"index", g.index}, {"name", g.name}, {"uuid", g.uuid}, {"bus_id", g.bus_id},
-            {"pids", g.pids},   {"used", g.used}};
+  json j = {{"index", g.index},   {"name", g.name}, {"uuid", g.uuid},
+            {"bus_id", g.bus_id}, {"pids", g.pids}, {"used", g.used}};
   put_opt(j, "sm_count", g.sm_count);
   put_opt(j, "max_link_gen", g.max_link_gen);
   put_opt(j, "max_link_width", g.max_link_width);
@@ -141,7 +141,8 @@ bool process_from_json(const json& j, ProcessMeta* out, std::vector<std::string>
     for (const auto& [key, name] : it->items()) {
       int64_t tid = 0;
       const auto [ptr, ec] = std::from_chars(key.data(), key.data() + key.size(), tid);
-      if (ec == std::errc() && ptr == key.data() + key.size() && name.is_string()) p.thread_names[tid] = name.get<std::string>();
+      if (ec == std::errc() && ptr == key.data() + key.size() && name.is_string())
+        p.thread_names[tid] = name.get<std::string>();
     }
   }
   get_if(j, "first_seen_ns", &p.first_seen_ns, bad);
@@ -167,8 +168,13 @@ json run_meta_to_json(const RunMeta& meta) {
   put_opt(j, "exit_code", meta.exit_code);
   if (!meta.stacks.tool.empty() || !meta.stacks.note.empty()) {
     const StacksMeta& s = meta.stacks;
-    j["stacks"] = {{"tool", s.tool}, {"file", s.file}, {"sources_file", s.sources_file}, {"origin_ns", s.origin_ns},
-                   {"pid", s.pid}, {"rate_hz", s.rate_hz}, {"note", s.note}};
+    j["stacks"] = {{"tool", s.tool},
+                   {"file", s.file},
+                   {"sources_file", s.sources_file},
+                   {"origin_ns", s.origin_ns},
+                   {"pid", s.pid},
+                   {"rate_hz", s.rate_hz},
+                   {"note", s.note}};
   }
   j["gpus"] = json::array();
   for (const GpuMeta& g : meta.gpus) j["gpus"].push_back(gpu_to_json(g));

@@ -30,7 +30,7 @@ struct ProcessMeta {
   std::string comm;
   std::vector<std::string> cmdline;  // argv; empty for kernel threads or when unreadable
   ProcessRole role = ProcessRole::kChild;
-  std::optional<int> rank;  // torchrun ranks: RANK from the environment when readable
+  std::optional<int> rank;    // torchrun ranks: RANK from the environment when readable
   int64_t first_seen_ns = 0;  // CLOCK_REALTIME
   int64_t last_seen_ns = 0;
   bool exited = false;  // seen to go away during the run
@@ -49,10 +49,10 @@ struct GpuMeta {
   std::optional<unsigned> sm_count;
   std::optional<unsigned> max_link_gen;
   std::optional<unsigned> max_link_width;
-  std::optional<int> numa_node;    // NVML; absent when the firmware gives none
+  std::optional<int> numa_node;      // NVML; absent when the firmware gives none
   std::vector<unsigned> local_cpus;  // CPUs close to the GPU (NVML CPU affinity); empty: unknown
-  std::vector<int64_t> pids;  // PIDs of the tree NVML saw on this GPU
-  bool used = false;          // judged as used by the workload (see gpu_note)
+  std::vector<int64_t> pids;         // PIDs of the tree NVML saw on this GPU
+  bool used = false;                 // judged as used by the workload (see gpu_note)
 };
 
 // Python stack sampling of the run (sampler/pyspy/): what made the stack file, and where
@@ -64,7 +64,7 @@ struct StacksMeta {
   int64_t origin_ns = 0;     // CLOCK_REALTIME of the file's ts 0
   int64_t pid = 0;           // the process it attached to (with its subprocesses)
   double rate_hz = 0;
-  std::string note;          // why there are no stacks, or what went wrong
+  std::string note;  // why there are no stacks, or what went wrong
 };
 
 struct RunMeta {

@@ -54,7 +54,7 @@ enum class MetricId : uint16_t {
   kHostPsiMemoryFullAvg10,
   kHostPsiIoSomeAvg10,
   kHostPsiIoFullAvg10,
-  kHostPsiCpuSomePct,     // share of each interval (from PSI totals): no 10 s smoothing
+  kHostPsiCpuSomePct,  // share of each interval (from PSI totals): no 10 s smoothing
   kHostPsiMemorySomePct,
   kHostPsiMemoryFullPct,
   kHostPsiIoSomePct,

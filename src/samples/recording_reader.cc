@@ -5,9 +5,9 @@
 
 #include <cstring>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
@@ -303,7 +303,8 @@ void add_sample_losses(Recording& rec, const SamplesState& st, StatCounter& stat
   add_loss(rec.losses, "ticks out of time order", st.ticks_skipped, st.tick_lines);
   for (const SeriesRef& ref : st.series) {
     if (!ref.gpu_util) continue;
-    add_loss(rec.losses, "GPU utilization reads that failed after the GPU had answered", ref.failed_after, ref.reads_after);
+    add_loss(rec.losses, "GPU utilization reads that failed after the GPU had answered", ref.failed_after,
+             ref.reads_after);
     if (ref.failed_after > 0) {
       stats.add(StatId::kGpuReadsFailed, static_cast<uint64_t>(ref.failed_after));
     }

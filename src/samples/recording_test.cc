@@ -138,8 +138,8 @@ TEST(Recording, ReplaceRemovesTheOldRunsFilesAndNotWhatTheyLinkTo) {
   std::ofstream(fs::path(dir) / kStackLogFile) << "old py-spy log";
   std::ofstream(fs::path(dir) / kSourcesFile) << "{}";
   std::ofstream(fs::path(dir) / "notes.txt") << "not ours";
-  EXPECT_EQ(existing_recording_files(dir), (std::vector<std::string>{"meta.json", "pyspy.log", "samples.jsonl",
-                                                                     "sources.json", "trace-77.cptrace"}));
+  EXPECT_EQ(existing_recording_files(dir),
+            (std::vector<std::string>{"meta.json", "pyspy.log", "samples.jsonl", "sources.json", "trace-77.cptrace"}));
   auto w = RecordingWriter::create(dir, start_meta(), /*replace=*/true);
   ASSERT_TRUE(w.ok()) << w.status().message();
   ASSERT_TRUE(w.value()->append(tick(1'700'000'000'100'000'000, 1)).ok());
@@ -201,11 +201,12 @@ TEST(Recording, CrashLosesOnlyTheCutLineAndRebuildsProcesses) {
 TEST(Recording, CountsDamagedAndForeignLines) {
   const std::string dir = fresh_dir("damaged");
   fs::create_directories(dir);
-  std::ofstream(fs::path(dir) / kSamplesFile) << "{\"k\":\"series\",\"id\":0,\"metric\":\"gpu.sm_active\",\"entity\":\"gpu:0\"}\n"
-                                               << "{\"k\":\"series\",\"id\":1,\"metric\":\"gpu.future_metric\",\"entity\":\"gpu:0\"}\n"
-                                               << "not json at all\n"
-                                               << "{\"k\":\"tick\",\"t\":5,\"v\":[[0,1.5],[1,7],[9,1]]}\n"
-                                               << "{\"k\":\"annotation\",\"text\":\"later versions\"}\n";
+  std::ofstream(fs::path(dir) / kSamplesFile)
+      << "{\"k\":\"series\",\"id\":0,\"metric\":\"gpu.sm_active\",\"entity\":\"gpu:0\"}\n"
+      << "{\"k\":\"series\",\"id\":1,\"metric\":\"gpu.future_metric\",\"entity\":\"gpu:0\"}\n"
+      << "not json at all\n"
+      << "{\"k\":\"tick\",\"t\":5,\"v\":[[0,1.5],[1,7],[9,1]]}\n"
+      << "{\"k\":\"annotation\",\"text\":\"later versions\"}\n";
   auto r = read_recording(dir);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->ticks, 1u);
@@ -222,12 +223,13 @@ TEST(Recording, FieldsOfTheWrongTypeAndTicksGoingBackAreCountedNotThrown) {
   const std::string dir = fresh_dir("types");
   fs::create_directories(dir);
   // Found by fuzz/recording_fuzzer: a string id made the reader throw.
-  std::ofstream(fs::path(dir) / kSamplesFile) << "{\"k\":\"series\",\"id\":\"0\",\"metric\":1,\"entity\":[]}\n"
-                                               << "{\"k\":\"series\",\"id\":0,\"metric\":\"gpu.sm_active\",\"entity\":\"gpu:0\"}\n"
-                                               << "{\"k\":\"tick\",\"t\":10,\"v\":[[0,1]]}\n"
-                                               << "{\"k\":\"tick\",\"t\":9,\"v\":[[0,2]]}\n"
-                                               << "{\"k\":\"tick\",\"t\":11,\"v\":[[0,3]]}\n"
-                                               << "{\"k\":\"exit\",\"pid\":\"x\",\"t\":1}\n";
+  std::ofstream(fs::path(dir) / kSamplesFile)
+      << "{\"k\":\"series\",\"id\":\"0\",\"metric\":1,\"entity\":[]}\n"
+      << "{\"k\":\"series\",\"id\":0,\"metric\":\"gpu.sm_active\",\"entity\":\"gpu:0\"}\n"
+      << "{\"k\":\"tick\",\"t\":10,\"v\":[[0,1]]}\n"
+      << "{\"k\":\"tick\",\"t\":9,\"v\":[[0,2]]}\n"
+      << "{\"k\":\"tick\",\"t\":11,\"v\":[[0,3]]}\n"
+      << "{\"k\":\"exit\",\"pid\":\"x\",\"t\":1}\n";
   auto r = read_recording(dir);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->ticks, 2u);
@@ -310,10 +312,11 @@ TEST(Recording, OneWrongFieldOfMetaIsNamedAndTheRestKept) {
   std::ofstream(fs::path(dir) / kMetaFile)
       << R"({"format":"chokepoint.recording","format_version":1,"interval_ns":"fast","pid":42,
             "gpus":[{"index":0,"name":"NVIDIA H200","used":"yes"}],"end_ns":100})";
-  std::ofstream(fs::path(dir) / kSamplesFile) << "{\"k\":\"series\",\"id\":0,\"metric\":\"host.procs_running\",\"entity\":\"host\"}\n"
-                                               << "{\"k\":\"tick\",\"t\":10,\"v\":[[0,1]]}\n"
-                                               << "{\"k\":\"tick\",\"t\":60,\"v\":[[0,1]]}\n"
-                                               << "{\"k\":\"tick\",\"t\":110,\"v\":[[0,1]]}\n";
+  std::ofstream(fs::path(dir) / kSamplesFile)
+      << "{\"k\":\"series\",\"id\":0,\"metric\":\"host.procs_running\",\"entity\":\"host\"}\n"
+      << "{\"k\":\"tick\",\"t\":10,\"v\":[[0,1]]}\n"
+      << "{\"k\":\"tick\",\"t\":60,\"v\":[[0,1]]}\n"
+      << "{\"k\":\"tick\",\"t\":110,\"v\":[[0,1]]}\n";
   auto r = read_recording(dir);
   ASSERT_TRUE(r.ok());
   ASSERT_NE(r->stat("meta_fields_unreadable"), nullptr);
@@ -330,9 +333,8 @@ TEST(Recording, OneWrongFieldOfMetaIsNamedAndTheRestKept) {
 // was cast unchecked. Such a field, or one of the wrong type, is left unset, never 0.
 TEST(Recording, NumbersThatDoNotFitAreLeftUnset) {
   ProcessMeta p;
-  ASSERT_TRUE(process_from_json(nlohmann::json::parse(
-                                    R"({"pid": 42, "rank": 1.8e25, "cpus_allowed": [0, 1.8e25]})"),
-                                &p));
+  ASSERT_TRUE(
+      process_from_json(nlohmann::json::parse(R"({"pid": 42, "rank": 1.8e25, "cpus_allowed": [0, 1.8e25]})"), &p));
   EXPECT_EQ(p.pid, 42);
   EXPECT_FALSE(p.rank.has_value());
   EXPECT_FALSE(p.cpus_allowed.has_value());
@@ -345,9 +347,10 @@ TEST(Recording, NumbersThatDoNotFitAreLeftUnset) {
 TEST(Recording, ReadsGzippedSamples) {
   const std::string dir = fresh_dir("gz");
   fs::create_directories(dir);
-  const std::string text = "{\"k\":\"series\",\"id\":0,\"metric\":\"gpu.sm_active\",\"entity\":\"gpu:0\"}\n"
-                           "{\"k\":\"tick\",\"t\":5,\"v\":[[0,1.5]]}\n"
-                           "{\"k\":\"tick\",\"t\":6,\"v\":[[0,2.5]]}\n";
+  const std::string text =
+      "{\"k\":\"series\",\"id\":0,\"metric\":\"gpu.sm_active\",\"entity\":\"gpu:0\"}\n"
+      "{\"k\":\"tick\",\"t\":5,\"v\":[[0,1.5]]}\n"
+      "{\"k\":\"tick\",\"t\":6,\"v\":[[0,2.5]]}\n";
   ASSERT_EQ(std::system(("printf '%s' '" + text + "' | gzip -c > " + dir + "/" + kSamplesGzFile).c_str()), 0);
   auto r = read_recording(dir);
   ASSERT_TRUE(r.ok());

@@ -153,8 +153,8 @@ const std::string& RecordingWriter::encode(const Tick& tick) {
   buffer_.clear();
   // Declarations first: a reader meets every series id before its first use.
   for (const Sample& s : tick.samples) {
-    const auto [it, inserted] =
-        series_ids_.try_emplace(Key{s.metric, s.entity}, static_cast<uint32_t>(series_ids_.size()));
+    const auto [it, inserted] = series_ids_.try_emplace(Key{s.metric, s.entity},
+                                                        static_cast<uint32_t>(series_ids_.size()));
     if (!inserted) continue;
     buffer_ += "{\"k\":\"series\",\"id\":";
     append_int(buffer_, it->second);

@@ -27,24 +27,24 @@ struct PyFrame {
 
 struct PyThread {
   int64_t pid = 0;
-  int64_t tid = 0;       // the OS thread id (the /proc/PID/task/TID of the recording), 0 unknown
-  std::string name;      // Python's thread name: "MainThread", "Thread-1 (worker)"
+  int64_t tid = 0;   // the OS thread id (the /proc/PID/task/TID of the recording), 0 unknown
+  std::string name;  // Python's thread name: "MainThread", "Thread-1 (worker)"
 };
 
 struct PyStackSegment {
-  int32_t thread = 0;    // index into threads
-  int32_t stack = 0;     // index into stacks
+  int32_t thread = 0;  // index into threads
+  int32_t stack = 0;   // index into stacks
   int64_t start_ns = 0, end_ns = 0;
 };
 
 struct PyStacks {
-  std::string source;                      // "py-spy 0.4.3", "kineto python_function"
+  std::string source;  // "py-spy 0.4.3", "kineto python_function"
   std::vector<PyFrame> frames;
   std::vector<std::vector<int32_t>> stacks;  // frame ids, innermost first
   std::vector<PyThread> threads;
-  std::vector<PyStackSegment> segments;    // sorted by thread, then start
-  double rate_hz = 0;                      // sampling rate, 0 when not sampled
-  bool idle_included = false;              // stacks of threads waiting (off CPU) are kept
+  std::vector<PyStackSegment> segments;  // sorted by thread, then start
+  double rate_hz = 0;                    // sampling rate, 0 when not sampled
+  bool idle_included = false;            // stacks of threads waiting (off CPU) are kept
   // The text of source lines, "file:line" -> the line (stripped), where it could be read
   // when the run ended (a finding quotes the line that calls .item()).
   std::map<std::string, std::string> source_lines;

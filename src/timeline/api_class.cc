@@ -26,8 +26,7 @@ std::string_view strip_suffix(std::string_view n) {
 ApiClass classify_api(std::string_view raw) {
   std::string_view n = strip_suffix(raw);
   if (contains(n, "GraphLaunch")) return ApiClass::kGraphLaunch;
-  if (contains(n, "LaunchKernel") || contains(n, "LaunchCooperativeKernel") ||
-      n == "cudaLaunch") {
+  if (contains(n, "LaunchKernel") || contains(n, "LaunchCooperativeKernel") || n == "cudaLaunch") {
     return ApiClass::kLaunch;
   }
   if (contains(n, "Synchronize")) return ApiClass::kSync;  // Device/Stream/Event/Ctx
@@ -39,8 +38,7 @@ ApiClass classify_api(std::string_view raw) {
   // Stream-ordered allocation (cudaMallocAsync/cudaFreeAsync) neither blocks nor syncs.
   if (contains(n, "Async")) return ApiClass::kOther;
   if (starts_with(n, "cudaFree") || starts_with(n, "cuMemFree")) return ApiClass::kFree;
-  if (starts_with(n, "cudaMalloc") || starts_with(n, "cuMemAlloc") ||
-      n == "cudaHostAlloc" || n == "cuMemHostAlloc") {
+  if (starts_with(n, "cudaMalloc") || starts_with(n, "cuMemAlloc") || n == "cudaHostAlloc" || n == "cuMemHostAlloc") {
     return ApiClass::kAlloc;
   }
   return ApiClass::kOther;

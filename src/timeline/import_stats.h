@@ -14,7 +14,7 @@
 namespace chokepoint::timeline {
 
 struct ImportStat {
-  std::string name;         // stable id, e.g. "kineto_truncated"
+  std::string name;  // stable id, e.g. "kineto_truncated"
   Severity severity;
   std::string description;  // one sentence for humans
   int64_t count = 0;

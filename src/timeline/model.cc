@@ -11,8 +11,7 @@ void sort_by_time(Table& t) {
   const size_t n = t.size();
   bool sorted = true;
   for (size_t i = 1; i < n && sorted; ++i) {
-    sorted = t.start[i - 1] < t.start[i] ||
-             (t.start[i - 1] == t.start[i] && t.end[i - 1] <= t.end[i]);
+    sorted = t.start[i - 1] < t.start[i] || (t.start[i - 1] == t.start[i] && t.end[i - 1] <= t.end[i]);
   }
   if (sorted) return;
   std::vector<uint32_t> order(n);
@@ -48,8 +47,7 @@ void Timeline::finalize() {
 }
 
 size_t Timeline::event_count() const {
-  return gpu_ops.size() + cpu_ranges.size() + runtime_calls.size() + sync_events.size() +
-         gpu_annotations.size();
+  return gpu_ops.size() + cpu_ranges.size() + runtime_calls.size() + sync_events.size() + gpu_annotations.size();
 }
 
 size_t Timeline::memory_bytes() const {
@@ -57,8 +55,8 @@ size_t Timeline::memory_bytes() const {
   size_t b = strings.memory_bytes();
   b += table_bytes(self.gpu_ops) + table_bytes(self.cpu_ranges) + table_bytes(self.runtime_calls) +
        table_bytes(self.sync_events) + table_bytes(self.gpu_annotations) + table_bytes(self.steps);
-  b += op_inputs.op_begin.capacity() * 4 + op_inputs.type.capacity() * 4 +
-       op_inputs.dim_begin.capacity() * 4 + op_inputs.dims.capacity() * 8;
+  b += op_inputs.op_begin.capacity() * 4 + op_inputs.type.capacity() * 4 + op_inputs.dim_begin.capacity() * 4 +
+       op_inputs.dims.capacity() * 8;
   return b;
 }
 

@@ -63,29 +63,43 @@ enum class StepSource : uint8_t { kProfilerStep, kNvtx, kInferred };
 // gpu_memset, pid = device, tid = stream.
 struct GpuOps {
   std::vector<GpuOpKind> kind;
-  std::vector<int16_t> device;        // index into Timeline::devices
-  std::vector<int32_t> stream;        // CUDA stream id
-  std::vector<TimeNs> start;          // ns
-  std::vector<TimeNs> end;            // ns, >= start
-  std::vector<StringId> name;         // kernel name (demangled) or "Memcpy HtoD (Pageable -> Device)"
-  std::vector<int64_t> correlation;   // CUPTI correlation id: links to RuntimeCalls::correlation
-  std::vector<int64_t> external_id;   // Kineto External id: links to CpuRanges::external_id
+  std::vector<int16_t> device;                // index into Timeline::devices
+  std::vector<int32_t> stream;                // CUDA stream id
+  std::vector<TimeNs> start;                  // ns
+  std::vector<TimeNs> end;                    // ns, >= start
+  std::vector<StringId> name;                 // kernel name (demangled) or "Memcpy HtoD (Pageable -> Device)"
+  std::vector<int64_t> correlation;           // CUPTI correlation id: links to RuntimeCalls::correlation
+  std::vector<int64_t> external_id;           // Kineto External id: links to CpuRanges::external_id
   std::vector<std::array<int32_t, 3>> grid;   // kernels: grid dims; zeros otherwise
   std::vector<std::array<int32_t, 3>> block;  // kernels: block dims; zeros otherwise
-  std::vector<int16_t> registers;     // kernels: registers per thread, -1 unknown
-  std::vector<int32_t> shared_mem;    // kernels: shared memory per block in bytes, -1 unknown
-  std::vector<float> occupancy_pct;   // kernels: est. achieved occupancy % (0..100), NaN unknown
-  std::vector<int64_t> bytes;         // memcpy/memset: bytes moved/set; 0 for kernels
-  std::vector<CopyKind> copy_kind;    // memcpy: direction
-  std::vector<MemKind> src_kind;      // memcpy: source memory; memset: kUnknown
-  std::vector<MemKind> dst_kind;      // memcpy/memset: destination memory
+  std::vector<int16_t> registers;             // kernels: registers per thread, -1 unknown
+  std::vector<int32_t> shared_mem;            // kernels: shared memory per block in bytes, -1 unknown
+  std::vector<float> occupancy_pct;           // kernels: est. achieved occupancy % (0..100), NaN unknown
+  std::vector<int64_t> bytes;                 // memcpy/memset: bytes moved/set; 0 for kernels
+  std::vector<CopyKind> copy_kind;            // memcpy: direction
+  std::vector<MemKind> src_kind;              // memcpy: source memory; memset: kUnknown
+  std::vector<MemKind> dst_kind;              // memcpy/memset: destination memory
 
   size_t size() const { return start.size(); }
   template <typename F>
   void for_each_column(F&& f) {
-    f(kind); f(device); f(stream); f(start); f(end); f(name); f(correlation); f(external_id);
-    f(grid); f(block); f(registers); f(shared_mem); f(occupancy_pct); f(bytes); f(copy_kind);
-    f(src_kind); f(dst_kind);
+    f(kind);
+    f(device);
+    f(stream);
+    f(start);
+    f(end);
+    f(name);
+    f(correlation);
+    f(external_id);
+    f(grid);
+    f(block);
+    f(registers);
+    f(shared_mem);
+    f(occupancy_pct);
+    f(bytes);
+    f(copy_kind);
+    f(src_kind);
+    f(dst_kind);
   }
 };
 
@@ -98,15 +112,22 @@ struct CpuRanges {
   std::vector<StringId> name;
   std::vector<TimeNs> start;
   std::vector<TimeNs> end;
-  std::vector<int64_t> external_id;   // -1 unknown
-  std::vector<int64_t> sequence;      // autograd "Sequence number", -1 unknown
-  std::vector<uint32_t> inputs;       // index into OpInputs::op_begin, kNoInputs if none
+  std::vector<int64_t> external_id;  // -1 unknown
+  std::vector<int64_t> sequence;     // autograd "Sequence number", -1 unknown
+  std::vector<uint32_t> inputs;      // index into OpInputs::op_begin, kNoInputs if none
 
   static constexpr uint32_t kNoInputs = 0xffffffffu;
   size_t size() const { return start.size(); }
   template <typename F>
   void for_each_column(F&& f) {
-    f(pid); f(tid); f(category); f(name); f(start); f(end); f(external_id); f(sequence);
+    f(pid);
+    f(tid);
+    f(category);
+    f(name);
+    f(start);
+    f(end);
+    f(external_id);
+    f(sequence);
     f(inputs);
   }
 };
@@ -129,9 +150,7 @@ struct OpInputs {
     uint32_t k = op_begin[op] + j;
     return dim_begin[k + 1] - dim_begin[k];
   }
-  int64_t dim(uint32_t op, uint32_t j, uint32_t d) const {
-    return dims[dim_begin[op_begin[op] + j] + d];
-  }
+  int64_t dim(uint32_t op, uint32_t j, uint32_t d) const { return dims[dim_begin[op_begin[op] + j] + d]; }
   // Starts a new op; returns its index. Then call add_input() for each input.
   uint32_t begin_op() { return static_cast<uint32_t>(op_begin.size() - 1); }
   void add_input(StringId t, const int64_t* d, uint32_t rank) {
@@ -147,17 +166,25 @@ struct RuntimeCalls {
   std::vector<int32_t> pid;
   std::vector<int32_t> tid;
   std::vector<ApiKind> api;
-  std::vector<StringId> name;         // "cudaLaunchKernel", "cuLaunchKernelEx", ...
+  std::vector<StringId> name;  // "cudaLaunchKernel", "cuLaunchKernelEx", ...
   std::vector<TimeNs> start;
   std::vector<TimeNs> end;
-  std::vector<int64_t> correlation;   // links to GpuOps::correlation, -1 unknown
-  std::vector<int64_t> external_id;   // links to CpuRanges::external_id, -1 unknown
-  std::vector<int32_t> cbid;          // CUPTI callback id, -1 unknown
+  std::vector<int64_t> correlation;  // links to GpuOps::correlation, -1 unknown
+  std::vector<int64_t> external_id;  // links to CpuRanges::external_id, -1 unknown
+  std::vector<int32_t> cbid;         // CUPTI callback id, -1 unknown
 
   size_t size() const { return start.size(); }
   template <typename F>
   void for_each_column(F&& f) {
-    f(pid); f(tid); f(api); f(name); f(start); f(end); f(correlation); f(external_id); f(cbid);
+    f(pid);
+    f(tid);
+    f(api);
+    f(name);
+    f(start);
+    f(end);
+    f(correlation);
+    f(external_id);
+    f(cbid);
   }
 };
 
@@ -166,17 +193,24 @@ struct RuntimeCalls {
 struct SyncEvents {
   std::vector<int32_t> pid;
   std::vector<int32_t> tid;
-  std::vector<int16_t> device;        // -1 unknown
-  std::vector<int32_t> stream;        // -1 unknown
+  std::vector<int16_t> device;  // -1 unknown
+  std::vector<int32_t> stream;  // -1 unknown
   std::vector<SyncKind> kind;
   std::vector<TimeNs> start;
   std::vector<TimeNs> end;
-  std::vector<int64_t> correlation;   // links to the RuntimeCalls row that blocked
+  std::vector<int64_t> correlation;  // links to the RuntimeCalls row that blocked
 
   size_t size() const { return start.size(); }
   template <typename F>
   void for_each_column(F&& f) {
-    f(pid); f(tid); f(device); f(stream); f(kind); f(start); f(end); f(correlation);
+    f(pid);
+    f(tid);
+    f(device);
+    f(stream);
+    f(kind);
+    f(start);
+    f(end);
+    f(correlation);
   }
 };
 
@@ -190,7 +224,13 @@ struct GpuAnnotations {
 
   size_t size() const { return start.size(); }
   template <typename F>
-  void for_each_column(F&& f) { f(device); f(stream); f(name); f(start); f(end); }
+  void for_each_column(F&& f) {
+    f(device);
+    f(stream);
+    f(name);
+    f(start);
+    f(end);
+  }
 };
 
 // Iterations of the workload as the CPU saw them (ProfilerStep#N spans, NVTX step ranges,
@@ -200,13 +240,21 @@ struct Steps {
   std::vector<int32_t> source_index;  // index into Timeline::sources
   std::vector<int32_t> pid;
   std::vector<int32_t> tid;
-  std::vector<TimeNs> start;          // CPU span
+  std::vector<TimeNs> start;  // CPU span
   std::vector<TimeNs> end;
   std::vector<StepSource> how;
 
   size_t size() const { return start.size(); }
   template <typename F>
-  void for_each_column(F&& f) { f(number); f(source_index); f(pid); f(tid); f(start); f(end); f(how); }
+  void for_each_column(F&& f) {
+    f(number);
+    f(source_index);
+    f(pid);
+    f(tid);
+    f(start);
+    f(end);
+    f(how);
+  }
 };
 
 // ---------------------------------------------------------------------------------------
@@ -214,9 +262,9 @@ struct Steps {
 
 // A GPU seen in the inputs. Kineto: deviceProperties[]. Fields not recorded stay -1/"".
 struct Device {
-  int32_t source_index = 0;           // input the device came from
-  int32_t local_id = -1;              // device id inside that input (Kineto pid of GPU rows)
-  std::string name;                   // "NVIDIA H200"
+  int32_t source_index = 0;  // input the device came from
+  int32_t local_id = -1;     // device id inside that input (Kineto pid of GPU rows)
+  std::string name;          // "NVIDIA H200"
   int64_t total_memory_bytes = -1;
   int32_t cc_major = -1, cc_minor = -1;
   int32_t num_sms = -1;
@@ -228,11 +276,11 @@ struct Device {
 // One imported file.
 struct Source {
   std::string path;
-  std::string format;                 // "kineto"
-  TimeNs base_time_ns = 0;            // Kineto baseTimeNanoseconds
-  int32_t rank = -1;                  // distributedInfo.rank when present
+  std::string format;       // "kineto"
+  TimeNs base_time_ns = 0;  // Kineto baseTimeNanoseconds
+  int32_t rank = -1;        // distributedInfo.rank when present
   int32_t world_size = -1;
-  std::string backend;                // distributedInfo.backend
+  std::string backend;  // distributedInfo.backend
 };
 
 // Names of processes and threads (Kineto M events).

@@ -37,12 +37,12 @@ enum class TraceStatus : uint32_t {
 struct FileHeader {
   char magic[8];
   uint32_t version;
-  uint32_t record_size;     // 64
+  uint32_t record_size;  // 64
   int64_t pid;
-  int64_t realtime_ns;      // CLOCK_REALTIME ...
-  int64_t cupti_ns;         // ... and cuptiGetTimestamp(), read together
-  uint32_t status;          // TraceStatus
-  uint32_t cupti_version;   // cuptiGetVersion()
+  int64_t realtime_ns;     // CLOCK_REALTIME ...
+  int64_t cupti_ns;        // ... and cuptiGetTimestamp(), read together
+  uint32_t status;         // TraceStatus
+  uint32_t cupti_version;  // cuptiGetVersion()
   uint8_t reserved[16];
 };
 static_assert(sizeof(FileHeader) == 64);
@@ -75,15 +75,15 @@ inline constexpr uint8_t kMarkerInstant = 3;
 inline constexpr uint8_t kFlagAsync = 0x1;
 
 struct Record {
-  uint8_t kind;         // RecordKind
-  uint8_t device;       // CUDA device ordinal (kernel, memcpy, memset)
-  uint8_t flags;        // memcpy: kFlagAsync
-  uint8_t sub;          // memcpy: copy kind; sync: type
-  uint32_t name;        // string id: kernel or API function name; 0 none. kString: its id
-  uint64_t start;       // ns (kString: byte length)
-  uint64_t end;         // ns
-  uint32_t correlation; // CUPTI correlation id (links an API call to its GPU work)
-  uint32_t stream;      // stream id; API calls: thread id
+  uint8_t kind;          // RecordKind
+  uint8_t device;        // CUDA device ordinal (kernel, memcpy, memset)
+  uint8_t flags;         // memcpy: kFlagAsync
+  uint8_t sub;           // memcpy: copy kind; sync: type
+  uint32_t name;         // string id: kernel or API function name; 0 none. kString: its id
+  uint64_t start;        // ns (kString: byte length)
+  uint64_t end;          // ns
+  uint32_t correlation;  // CUPTI correlation id (links an API call to its GPU work)
+  uint32_t stream;       // stream id; API calls: thread id
   union {
     struct {
       int32_t grid[3];
@@ -94,19 +94,19 @@ struct Record {
     } kernel;
     struct {
       uint64_t bytes;
-      uint8_t src_kind;      // memset: the memory kind set
+      uint8_t src_kind;  // memset: the memory kind set
       uint8_t dst_kind;
       uint8_t pad[22];
     } copy;
     struct {
       uint32_t pid;
-      int32_t cbid;          // CUPTI callback id
-      uint32_t result;       // the call's return value
+      int32_t cbid;     // CUPTI callback id
+      uint32_t result;  // the call's return value
       uint8_t pad[20];
     } api;
     struct {
       uint32_t pid;
-      uint32_t domain;       // string id of the NVTX domain, 0 the default domain
+      uint32_t domain;  // string id of the NVTX domain, 0 the default domain
       uint8_t pad[24];
     } marker;
     uint8_t raw[32];

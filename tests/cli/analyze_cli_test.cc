@@ -219,7 +219,8 @@ void expect_no_controls(const std::string& out) {
       cp = (cp << 6) | (d & 0x3F);
     }
     EXPECT_FALSE((cp < 0x20 && cp != '\n') || (cp >= 0x7F && cp <= 0x9F))
-        << "control U+" << std::hex << cp << " at byte " << std::dec << i << " in:\n" << out.substr(i > 80 ? i - 80 : 0, 160);
+        << "control U+" << std::hex << cp << " at byte " << std::dec << i << " in:\n"
+        << out.substr(i > 80 ? i - 80 : 0, 160);
     i += n;
   }
 }
@@ -248,7 +249,10 @@ TEST(AnalyzeCli, HostileNamesNeverReachTheTerminalRaw) {
 TEST(AnalyzeCli, HostileFileNameIsEscapedToo) {
   const std::string dir = ::testing::TempDir() + "/hostile_" + std::to_string(getpid());
   std::filesystem::create_directories(dir);
-  const std::string name = "\x1b]0;pwned\x07\x1b[2J\xc2\x9b" "2J\x9b" "trace.json";
+  const std::string name =
+      "\x1b]0;pwned\x07\x1b[2J\xc2\x9b"
+      "2J\x9b"
+      "trace.json";
   std::filesystem::copy_file(kHostile, dir + "/" + name, std::filesystem::copy_options::overwrite_existing);
   for (const char* format : {"text", "md"}) {
     Output o = run("analyze --format " + std::string(format) + " '" + dir + "/" + name + "'", "NO_COLOR=1");
@@ -401,9 +405,9 @@ TEST(AnalyzeCli, PlainAndGzippedCopiesOfOneTraceAreReadOnce) {
     if (s.at("name") == "import_duplicate_files") {
       said = true;
       EXPECT_EQ(s.at("count"), 1);
-      EXPECT_NE(s.at("description").get<std::string>().find("read " + dir + "/trace.json, not " + dir +
-                                                            "/trace.json.gz"),
-                std::string::npos)
+      EXPECT_NE(
+          s.at("description").get<std::string>().find("read " + dir + "/trace.json, not " + dir + "/trace.json.gz"),
+          std::string::npos)
           << s.dump();
     }
   }

@@ -44,9 +44,11 @@ std::string temp_dir(const std::string& name) {
 
 // No NVML unless the test names one: CI has no driver, and a developer's GPU must not
 // change the results.
-Output run(const std::string& dir, const std::string& args, const std::string& env = "CHOKEPOINT_NVML_LIB=/nonexistent/libnvidia-ml.so.1") {
+Output run(const std::string& dir, const std::string& args,
+           const std::string& env = "CHOKEPOINT_NVML_LIB=/nonexistent/libnvidia-ml.so.1") {
   const std::string so = dir + "/stdout", se = dir + "/stderr";
-  const std::string cmd = "NO_COLOR=1 CHOKEPOINT_PROFILE=none " + env + " " + kExe + " " + args + " >" + so + " 2>" + se + " </dev/null";
+  const std::string cmd = "NO_COLOR=1 CHOKEPOINT_PROFILE=none " + env + " " + kExe + " " + args + " >" + so + " 2>" +
+                          se + " </dev/null";
   const int status = std::system(cmd.c_str());
   Output o;
   o.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -72,7 +74,8 @@ std::string finding_ids(const nlohmann::json& r) {
 
 TEST(RunCli, ExitCodeOfTheCommandAndItsOutputPassThrough) {
   const std::string d = temp_dir("exit3");
-  Output o = run(d, "run --view none -o " + d + "/rec -- python3 -c \"print('hello from the child'); import sys; sys.exit(3)\"");
+  Output o = run(
+      d, "run --view none -o " + d + "/rec -- python3 -c \"print('hello from the child'); import sys; sys.exit(3)\"");
   EXPECT_EQ(o.rc, 3) << o.err;
   EXPECT_EQ(o.out, "hello from the child\n") << "the child's stdout is its own";
   EXPECT_NE(o.err.find("exited with 3"), std::string::npos) << o.err;
@@ -144,7 +147,8 @@ TEST(RunCli, ForceNeverFollowsPlantedLinks) {
 TEST(RunCli, ReportMustNotReplaceTheRecording) {
   const std::string d = temp_dir("report_in_rec");
   for (const char* name : {"samples.jsonl", "meta.json"}) {
-    Output o = run(d, "run --view none -q -o " + d + "/rec --report " + d + "/rec/" + name + " -f json -- echo started");
+    Output o = run(d,
+                   "run --view none -q -o " + d + "/rec --report " + d + "/rec/" + name + " -f json -- echo started");
     EXPECT_EQ(o.rc, 2) << o.err;
     EXPECT_EQ(o.out, "") << "refused before the command starts";
     EXPECT_NE(o.err.find("refusing to write the report to " + d + "/rec/" + name), std::string::npos) << o.err;
@@ -191,7 +195,8 @@ constexpr const char* kOneBusyProgram =
 TEST(RunCli, SpinningPythonThreadsGiveGilContention) {
   const std::string d = temp_dir("gil");
   { std::ofstream(d + "/gil.py") << kGilProgram; }
-  Output o = run(d, "run --view none -q -o " + d + "/rec --report " + d + "/r.json -f json -- python3 " + d + "/gil.py");
+  Output o = run(d,
+                 "run --view none -q -o " + d + "/rec --report " + d + "/r.json -f json -- python3 " + d + "/gil.py");
   ASSERT_EQ(o.rc, 0) << o.err;
   const auto r = report_json(d + "/r.json");
   EXPECT_TRUE(has_finding(r, "gil-contention")) << finding_ids(r) << "\n" << r.dump(1);
@@ -205,7 +210,8 @@ TEST(RunCli, SpinningPythonThreadsGiveGilContention) {
 TEST(RunCli, OneBusyProcessIsNotGilContention) {
   const std::string d = temp_dir("busy");
   { std::ofstream(d + "/busy.py") << kOneBusyProgram; }
-  Output o = run(d, "run --view none -q -o " + d + "/rec --report " + d + "/r.json -f json -- python3 " + d + "/busy.py");
+  Output o = run(d,
+                 "run --view none -q -o " + d + "/rec --report " + d + "/r.json -f json -- python3 " + d + "/busy.py");
   ASSERT_EQ(o.rc, 0) << o.err;
   const auto r = report_json(d + "/r.json");
   EXPECT_FALSE(has_finding(r, "gil-contention")) << finding_ids(r);
@@ -235,7 +241,8 @@ TEST(RunCli, NoPySpyStillGivesTheReport) {
   { std::ofstream(d + "/sleep.py") << kSleepProgram; }
   // PATH without py-spy (python3 stays reachable through its absolute path).
   const std::string py = "$(python3 -c 'import sys; print(sys.executable)')";
-  Output o = run(d, "run --view none -o " + d + "/rec --report " + d + "/r.json -f json -- " + py + " " + d + "/sleep.py",
+  Output o = run(d,
+                 "run --view none -o " + d + "/rec --report " + d + "/r.json -f json -- " + py + " " + d + "/sleep.py",
                  "CHOKEPOINT_NVML_LIB=/nonexistent/libnvidia-ml.so.1 PATH=/nonexistent");
   ASSERT_EQ(o.rc, 0) << o.err;
   const auto r = report_json(d + "/r.json");
@@ -247,11 +254,12 @@ TEST(RunCli, NoPySpyStillGivesTheReport) {
 TEST(RunCli, PtraceDeniedIsOneLineAndTheRunGoesOn) {
   const std::string d = temp_dir("denied");
   { std::ofstream(d + "/sleep.py") << kSleepProgram; }
-  const std::string spy = fake_pyspy(d, "py-spy",
+  const std::string spy = fake_pyspy(
+      d, "py-spy",
       "[ \"$1\" = --version ] && { echo 'py-spy 0.4.3'; exit 0; }\n"
       "echo 'Error: Failed to copy PyInterpreterState from process: Permission denied (os error 13)' >&2\nexit 1\n");
-  Output o = run(d, "run --view none --py-spy " + spy + " -o " + d + "/rec --report " + d + "/r.json -f json -- python3 " +
-                        d + "/sleep.py");
+  Output o = run(d, "run --view none --py-spy " + spy + " -o " + d + "/rec --report " + d +
+                        "/r.json -f json -- python3 " + d + "/sleep.py");
   ASSERT_EQ(o.rc, 0) << o.err;
   EXPECT_NE(o.err.find("Python stacks: py-spy may not read the job's memory (ptrace not permitted"), std::string::npos)
       << o.err;
@@ -266,14 +274,18 @@ TEST(RunCli, StacksAndTheJobsSourceLinesAreRecorded) {
   const std::string d = temp_dir("stacks");
   { std::ofstream(d + "/sleep.py") << kSleepProgram; }
   // Writes what py-spy would: the job's main thread on line 2 of sleep.py for 100 ms.
-  const std::string spy = fake_pyspy(d, "py-spy",
+  const std::string spy = fake_pyspy(
+      d, "py-spy",
       "[ \"$1\" = --version ] && { echo 'py-spy 0.4.3'; exit 0; }\n"
       "while [ $# -gt 0 ]; do case $1 in --output) out=$2; shift;; --pid) pid=$2; shift;; esac; shift; done\n"
       "printf '[{\"args\":{\"filename\":\"\",\"line\":0},\"name\":\"thread (%s): MainThread\",\"ph\":\"B\","
-      "\"pid\":%s,\"tid\":1,\"ts\":0},{\"args\":{\"filename\":\"" + d + "/sleep.py\",\"line\":2},"
-      "\"name\":\"<module>\",\"ph\":\"B\",\"pid\":%s,\"tid\":1,\"ts\":0},{\"args\":{\"filename\":\"" + d +
-      "/sleep.py\",\"line\":2},\"name\":\"<module>\",\"ph\":\"E\",\"pid\":%s,\"tid\":1,\"ts\":100000}]' "
-      "$pid $pid $pid $pid > \"$out\"\n");
+      "\"pid\":%s,\"tid\":1,\"ts\":0},{\"args\":{\"filename\":\"" +
+          d +
+          "/sleep.py\",\"line\":2},"
+          "\"name\":\"<module>\",\"ph\":\"B\",\"pid\":%s,\"tid\":1,\"ts\":0},{\"args\":{\"filename\":\"" +
+          d +
+          "/sleep.py\",\"line\":2},\"name\":\"<module>\",\"ph\":\"E\",\"pid\":%s,\"tid\":1,\"ts\":100000}]' "
+          "$pid $pid $pid $pid > \"$out\"\n");
   Output o = run(d, "run --view none -q --py-spy " + spy + " -o " + d + "/rec -- python3 " + d + "/sleep.py");
   ASSERT_EQ(o.rc, 0) << o.err;
   const auto meta = report_json(d + "/rec/meta.json");
@@ -329,8 +341,8 @@ bool gone_within(pid_t pid, int ms) {
 // Issue 13: --duration stopped the direct child only; a shell's background job lived on.
 TEST(RunCli, DurationStopsTheCommandsChildrenToo) {
   const std::string d = temp_dir("grandchild");
-  Output o = run(d, "run --view none -q --duration 1s -o " + d + "/rec -- sh -c 'sleep 100 & echo $! > " + d +
-                        "/gc.pid; wait'");
+  Output o = run(
+      d, "run --view none -q --duration 1s -o " + d + "/rec -- sh -c 'sleep 100 & echo $! > " + d + "/gc.pid; wait'");
   EXPECT_EQ(o.rc, 128 + SIGTERM) << o.err;
   const pid_t grandchild = std::atoi(slurp(d + "/gc.pid").c_str());
   ASSERT_GT(grandchild, 0);
@@ -343,8 +355,10 @@ TEST(RunCli, DurationStopsTheCommandsChildrenToo) {
 TEST(RunCli, DurationKillsAGrandchildThatIgnoresSigterm) {
   const std::string d = temp_dir("grandchild_term");
   const auto t0 = std::chrono::steady_clock::now();
-  Output o = run(d, "run --view none -q --duration 1s -o " + d + "/rec -- sh -c '(trap \"\" TERM; exec sleep 100) & "
-                        "echo $! > " + d + "/gc.pid; wait'");
+  Output o = run(d, "run --view none -q --duration 1s -o " + d +
+                        "/rec -- sh -c '(trap \"\" TERM; exec sleep 100) & "
+                        "echo $! > " +
+                        d + "/gc.pid; wait'");
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(o.rc, 128 + SIGTERM) << o.err;
   const pid_t grandchild = std::atoi(slurp(d + "/gc.pid").c_str());
@@ -512,7 +526,8 @@ TEST(WatchCli, WatchesAPidUntilItExits) {
     execlp("sleep", "sleep", "3", static_cast<char*>(nullptr));
     _exit(99);
   }
-  Output o = run(d, "watch --view none --pid " + std::to_string(child) + " -o " + d + "/rec --report " + d + "/r.json -f json");
+  Output o = run(
+      d, "watch --view none --pid " + std::to_string(child) + " -o " + d + "/rec --report " + d + "/r.json -f json");
   int status = 0;
   waitpid(child, &status, 0);
   EXPECT_EQ(o.rc, 0) << o.err;

@@ -70,12 +70,20 @@ TEST(DoctorCli, HealthyH200InAVm) {
   EXPECT_EQ(j.at("nvml").at("driver_version"), "580.159.04");
   EXPECT_EQ(j.at("nvml").at("cuda_driver_version"), "13.0");
   EXPECT_EQ(j.at("gpus").at(0).at("pci_bus_id"), "00000000:00:04.0");
-  const std::map<std::string, std::string> expected = {
-      {"nvidia-driver", "ok"},          {"cuda-compat", "skip"},        {"pcie-link-degraded@gpu0", "ok"},
-      {"persistence-mode@gpu0", "ok"},  {"clock-throttled@gpu0", "ok"},          {"memory-errors@gpu0", "ok"},
-      {"gpu-shared@gpu0", "ok"},   {"numa-mismatch@gpu0", "ok"},   {"gpm-metrics@gpu0", "ok"},
-      {"cpu-governor", "skip"},         {"host-swapping", "ok"},                 {"transparent-hugepages", "ok"},
-      {"memlock", "warning"},              {"dev-shm", "ok"}};
+  const std::map<std::string, std::string> expected = {{"nvidia-driver", "ok"},
+                                                       {"cuda-compat", "skip"},
+                                                       {"pcie-link-degraded@gpu0", "ok"},
+                                                       {"persistence-mode@gpu0", "ok"},
+                                                       {"clock-throttled@gpu0", "ok"},
+                                                       {"memory-errors@gpu0", "ok"},
+                                                       {"gpu-shared@gpu0", "ok"},
+                                                       {"numa-mismatch@gpu0", "ok"},
+                                                       {"gpm-metrics@gpu0", "ok"},
+                                                       {"cpu-governor", "skip"},
+                                                       {"host-swapping", "ok"},
+                                                       {"transparent-hugepages", "ok"},
+                                                       {"memlock", "warning"},
+                                                       {"dev-shm", "ok"}};
   EXPECT_EQ(statuses(j), expected);
   EXPECT_EQ(j.at("summary").at("critical"), 0);
   EXPECT_EQ(j.at("exit_code"), 0);
@@ -84,15 +92,25 @@ TEST(DoctorCli, HealthyH200InAVm) {
 }
 
 TEST(DoctorCli, TroubledMachineFails) {
-  DoctorRun r = doctor(fake_lib("fake_nvml"), scenario("h200_troubled.txt"), "--json --host-root '" + host("troubled") + "'");
+  DoctorRun r = doctor(fake_lib("fake_nvml"), scenario("h200_troubled.txt"),
+                       "--json --host-root '" + host("troubled") + "'");
   ASSERT_EQ(r.exit_code, 1) << r.out;
   const auto j = nlohmann::json::parse(r.out);
-  const std::map<std::string, std::string> expected = {
-      {"nvidia-driver", "ok"},           {"cuda-compat", "warning"},           {"pcie-link-degraded@gpu0", "warning"},
-      {"persistence-mode@gpu0", "warning"}, {"clock-throttled@gpu0", "critical"},           {"memory-errors@gpu0", "critical"},
-      {"gpu-shared@gpu0", "warning"},  {"numa-mismatch@gpu0", "warning"},    {"gpm-metrics@gpu0", "skip"},
-      {"gpu-access@gpu1", "critical"},       {"cpu-governor", "warning"},          {"host-swapping", "warning"},
-      {"transparent-hugepages", "warning"}, {"memlock", "warning"},               {"dev-shm", "warning"}};
+  const std::map<std::string, std::string> expected = {{"nvidia-driver", "ok"},
+                                                       {"cuda-compat", "warning"},
+                                                       {"pcie-link-degraded@gpu0", "warning"},
+                                                       {"persistence-mode@gpu0", "warning"},
+                                                       {"clock-throttled@gpu0", "critical"},
+                                                       {"memory-errors@gpu0", "critical"},
+                                                       {"gpu-shared@gpu0", "warning"},
+                                                       {"numa-mismatch@gpu0", "warning"},
+                                                       {"gpm-metrics@gpu0", "skip"},
+                                                       {"gpu-access@gpu1", "critical"},
+                                                       {"cpu-governor", "warning"},
+                                                       {"host-swapping", "warning"},
+                                                       {"transparent-hugepages", "warning"},
+                                                       {"memlock", "warning"},
+                                                       {"dev-shm", "warning"}};
   EXPECT_EQ(statuses(j), expected);
   EXPECT_NE(observed(j, "gpu-shared", 0).find("pid 4242 python3"), std::string::npos);
   EXPECT_NE(observed(j, "gpu-shared", 0).find("pid 5151 (not visible here)"), std::string::npos);
@@ -102,7 +120,8 @@ TEST(DoctorCli, TroubledMachineFails) {
 }
 
 TEST(DoctorCli, NoNvmlAtAllSaysSoOnceAndChecksTheHost) {
-  DoctorRun r = doctor("/nonexistent/libnvidia-ml.so.1", scenario("h200_idle.txt"), "--json --host-root '" + host("dev_vm") + "'");
+  DoctorRun r = doctor("/nonexistent/libnvidia-ml.so.1", scenario("h200_idle.txt"),
+                       "--json --host-root '" + host("dev_vm") + "'");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j.at("nvml").at("available"), false);
@@ -114,7 +133,8 @@ TEST(DoctorCli, NoNvmlAtAllSaysSoOnceAndChecksTheHost) {
   EXPECT_EQ(s.at("host-swapping"), "ok");
   EXPECT_EQ(s.at("dev-shm"), "ok");
 
-  DoctorRun text = doctor("/nonexistent/libnvidia-ml.so.1", scenario("h200_idle.txt"), "--host-root '" + host("dev_vm") + "'");
+  DoctorRun text = doctor("/nonexistent/libnvidia-ml.so.1", scenario("h200_idle.txt"),
+                          "--host-root '" + host("dev_vm") + "'");
   ASSERT_EQ(text.exit_code, 0);
   EXPECT_EQ(text.out.rfind("chokepoint doctor: no NVIDIA GPU or driver usable here", 0), 0u) << text.out;
   EXPECT_NE(text.out.find("\nHost\n"), std::string::npos);
@@ -129,7 +149,8 @@ TEST(DoctorCli, DriverWithoutVisibleGpu) {
 }
 
 TEST(DoctorCli, KernelDriverNotLoaded) {
-  DoctorRun r = doctor(fake_lib("fake_nvml"), scenario("driver_not_loaded.txt"), "--json --host-root '" + host("dev_vm") + "'");
+  DoctorRun r = doctor(fake_lib("fake_nvml"), scenario("driver_not_loaded.txt"),
+                       "--json --host-root '" + host("dev_vm") + "'");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j.at("nvml").at("available"), false);
@@ -137,7 +158,8 @@ TEST(DoctorCli, KernelDriverNotLoaded) {
 }
 
 TEST(DoctorCli, OldDriverWithoutGpmOrRemappedRows) {
-  DoctorRun r = doctor(fake_lib("fake_nvml_legacy"), scenario("h200_idle.txt"), "--json --host-root '" + host("dev_vm") + "'");
+  DoctorRun r = doctor(fake_lib("fake_nvml_legacy"), scenario("h200_idle.txt"),
+                       "--json --host-root '" + host("dev_vm") + "'");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const auto s = statuses(nlohmann::json::parse(r.out));
   EXPECT_EQ(s.at("gpm-metrics@gpu0"), "skip");
@@ -149,7 +171,8 @@ TEST(DoctorCli, TextReportGroupsAndAdvises) {
   DoctorRun r = doctor(fake_lib("fake_nvml"), scenario("h200_troubled.txt"), "--host-root '" + host("troubled") + "'");
   ASSERT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("chokepoint doctor: 2 GPUs (NVIDIA H100 80GB HBM3), driver 535.104.05, CUDA 12.2"),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("\nGPU 0  NVIDIA H100 80GB HBM3  00000000:3B:00.0\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("expected: enabled"), std::string::npos);
   EXPECT_NE(r.out.find("nvidia-smi -pm 1"), std::string::npos);

@@ -57,9 +57,9 @@ int index_of(abi::Device h) {
 
 #define REQUIRE_INIT() \
   if (g_init_count <= 0) return abi::kErrorUninitialized
-#define DEVICE_INDEX(h)                                    \
-  REQUIRE_INIT();                                          \
-  const int idx = index_of(h);                             \
+#define DEVICE_INDEX(h)        \
+  REQUIRE_INIT();              \
+  const int idx = index_of(h); \
   if (idx < 0) return abi::kErrorInvalidArgument
 
 Return copy_string(const std::string& key, char* out, unsigned length) {
@@ -97,8 +97,10 @@ const char* clock_key(int type, bool max) {
 
 Return ecc_count_impl(abi::Device h, int type, int counter, unsigned long long* out) {
   const char* key = nullptr;
-  if (counter == abi::kVolatileEcc) key = type == abi::kMemoryErrorCorrected ? "ecc_volatile_corrected" : "ecc_volatile_uncorrected";
-  if (counter == abi::kAggregateEcc) key = type == abi::kMemoryErrorCorrected ? "ecc_aggregate_corrected" : "ecc_aggregate_uncorrected";
+  if (counter == abi::kVolatileEcc)
+    key = type == abi::kMemoryErrorCorrected ? "ecc_volatile_corrected" : "ecc_volatile_uncorrected";
+  if (counter == abi::kAggregateEcc)
+    key = type == abi::kMemoryErrorCorrected ? "ecc_aggregate_corrected" : "ecc_aggregate_uncorrected";
   if (key == nullptr) return abi::kErrorInvalidArgument;
   return device_number(h, key, out);
 }
@@ -325,10 +327,14 @@ Return nvmlDeviceGetMemoryInfo(abi::Device h, abi::MemoryV1* out) {
 }
 
 // ---- PCIe ---------------------------------------------------------------------------------
-Return nvmlDeviceGetCurrPcieLinkGeneration(abi::Device h, unsigned* v) { return device_number(h, "pcie_gen_current", v); }
+Return nvmlDeviceGetCurrPcieLinkGeneration(abi::Device h, unsigned* v) {
+  return device_number(h, "pcie_gen_current", v);
+}
 Return nvmlDeviceGetMaxPcieLinkGeneration(abi::Device h, unsigned* v) { return device_number(h, "pcie_gen_max", v); }
 #ifndef FAKE_NVML_LEGACY
-Return nvmlDeviceGetGpuMaxPcieLinkGeneration(abi::Device h, unsigned* v) { return device_number(h, "pcie_gen_gpu_max", v); }
+Return nvmlDeviceGetGpuMaxPcieLinkGeneration(abi::Device h, unsigned* v) {
+  return device_number(h, "pcie_gen_gpu_max", v);
+}
 #endif
 Return nvmlDeviceGetCurrPcieLinkWidth(abi::Device h, unsigned* v) { return device_number(h, "pcie_width_current", v); }
 Return nvmlDeviceGetMaxPcieLinkWidth(abi::Device h, unsigned* v) { return device_number(h, "pcie_width_max", v); }
@@ -394,7 +400,9 @@ Return nvmlDeviceGetRetiredPages_v2(abi::Device h, int cause, unsigned* count, u
   return retired_impl(h, cause, count, addresses, timestamps);
 }
 #endif
-Return nvmlDeviceGetRetiredPagesPendingStatus(abi::Device h, int* v) { return device_number(h, "retired_pages_pending", v); }
+Return nvmlDeviceGetRetiredPagesPendingStatus(abi::Device h, int* v) {
+  return device_number(h, "retired_pages_pending", v);
+}
 #ifndef FAKE_NVML_LEGACY
 Return nvmlDeviceGetRemappedRows(abi::Device h, unsigned* corr, unsigned* unc, unsigned* pending, unsigned* failure) {
   DEVICE_INDEX(h);

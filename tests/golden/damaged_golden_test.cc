@@ -31,7 +31,7 @@ TEST(DamagedGolden, MostKernelsWithoutADurationGiveNoVerdict) {
   EXPECT_EQ(r.verdict.bound, Category::kUnknown) << r.verdict.summary;
   EXPECT_EQ(r.verdict.confidence, 0);
   ASSERT_TRUE(r.verdict.data_lost.has_value());
-  EXPECT_EQ(r.verdict.data_lost->lost, 168);   // every kernel; the 24 copies kept theirs
+  EXPECT_EQ(r.verdict.data_lost->lost, 168);  // every kernel; the 24 copies kept theirs
   EXPECT_EQ(r.verdict.data_lost->total, 192);
   EXPECT_NE(r.verdict.summary.find("168 of 192 GPU events with a negative or missing duration"), std::string::npos)
       << r.verdict.summary;

@@ -32,8 +32,7 @@ nlohmann::json load(const std::string& name) {
 
 // The verdict, the findings expected.json names (and those it says are absent), the steps.
 void check_verdict_and_findings(const report::Report& rep, const nlohmann::json& expected) {
-  EXPECT_EQ(rules::category_name(rep.verdict.bound), expected.at("verdict").get<std::string>())
-      << rep.verdict.summary;
+  EXPECT_EQ(rules::category_name(rep.verdict.bound), expected.at("verdict").get<std::string>()) << rep.verdict.summary;
   std::set<std::string> ids;
   for (const auto& f : rep.findings) ids.insert(f.id);
   for (const auto& id : expected.at("findings")) {
@@ -51,12 +50,15 @@ void check_main_remedy(const report::Report& rep, const nlohmann::json& expected
   all.update(load("measured_stack.json"));
   const double real = all.at(name).at("speedup_measured").get<double>();
   const std::string id = expected.at("main_remedy");
-  auto it = std::find_if(rep.what_ifs.begin(), rep.what_ifs.end(), [&](const rules::RemedyAdvice& w) { return w.id == id; });
+  auto it = std::find_if(rep.what_ifs.begin(), rep.what_ifs.end(),
+                         [&](const rules::RemedyAdvice& w) { return w.id == id; });
   ASSERT_NE(it, rep.what_ifs.end()) << "no what-if for " << id;
   ASSERT_TRUE(it->estimated_speedup.has_value());
   const double lo = expected.at("speedup_ratio_range")[0], hi = expected.at("speedup_ratio_range")[1];
-  EXPECT_GE(*it->estimated_speedup / real, lo) << id << " estimated " << *it->estimated_speedup << "x, measured " << real << "x";
-  EXPECT_LE(*it->estimated_speedup / real, hi) << id << " estimated " << *it->estimated_speedup << "x, measured " << real << "x";
+  EXPECT_GE(*it->estimated_speedup / real, lo)
+      << id << " estimated " << *it->estimated_speedup << "x, measured " << real << "x";
+  EXPECT_LE(*it->estimated_speedup / real, hi)
+      << id << " estimated " << *it->estimated_speedup << "x, measured " << real << "x";
 }
 
 class Golden : public ::testing::TestWithParam<std::string> {};

@@ -28,7 +28,8 @@ TEST_P(LiveGolden, VerdictAndFindings) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   const auto& rep = r.value();
   ASSERT_TRUE(rep.live.has_value());
-  EXPECT_EQ(chokepoint::rules::category_name(rep.verdict.bound), e["verdict"].get<std::string>()) << rep.verdict.summary;
+  EXPECT_EQ(chokepoint::rules::category_name(rep.verdict.bound), e["verdict"].get<std::string>())
+      << rep.verdict.summary;
   auto has = [&](const std::string& id) {
     return std::any_of(rep.findings.begin(), rep.findings.end(), [&](const auto& f) { return f.id == id; });
   };
@@ -46,8 +47,8 @@ TEST_P(LiveGolden, VerdictAndFindings) {
 
 INSTANTIATE_TEST_SUITE_P(H200, LiveGolden,
                          ::testing::Values("input_bound", "input_bound_fixed", "watch_input_bound", "healthy_bf16",
-                                           "launch_bound", "pageable_copy", "small_grid", "gil_threads",
-                                           "busy_process", "ddp_2gpu"));
+                                           "launch_bound", "pageable_copy", "small_grid", "gil_threads", "busy_process",
+                                           "ddp_2gpu"));
 
 // The figures behind the verdicts, from the samples themselves.
 TEST(LiveGoldenFigures, WhatTheGpuDidInEachWorkload) {

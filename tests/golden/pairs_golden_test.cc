@@ -28,13 +28,15 @@ Json load(const std::string& path) {
 struct Source {
   std::string name, file;
 };
-const Source kSources[] = {{"trace", "trace.json.gz"}, {"rerun", "rerun.json.gz"}, {"traced", "traced.rec"}, {"run", "run.rec"}};
+const Source kSources[] = {
+    {"trace", "trace.json.gz"}, {"rerun", "rerun.json.gz"}, {"traced", "traced.rec"}, {"run", "run.rec"}};
 
 // The measured gain a source's estimate is compared with (tests/data/pairs/validate.py).
 std::optional<double> measured(const Json& m, const Json& e, const std::string& source) {
   if (source == "rerun") {
     if (!m.contains("rerun")) return std::nullopt;
-    return m["round_c"]["fixed"]["samples_per_s_median_of_rounds"].get<double>() / m["rerun"]["samples_per_s"].get<double>();
+    return m["round_c"]["fixed"]["samples_per_s_median_of_rounds"].get<double>() /
+           m["rerun"]["samples_per_s"].get<double>();
   }
   if (e.value("measure", "") == "round_c_mean") return m["round_c"]["speedup_fixed_mean"].get<double>();
   return m["round_a"]["fixed"]["samples_per_s"].get<double>() / m["round_a"]["broken"]["samples_per_s"].get<double>();
@@ -59,7 +61,8 @@ TEST_P(Pairs, VerdictRemedyAndEstimate) {
     const report::Report& rep = r.value();
     ++judged;
     if (has_verdict) {
-      EXPECT_EQ(rules::category_name(rep.verdict.bound), e["verdict"][s.name].get<std::string>()) << rep.verdict.summary;
+      EXPECT_EQ(rules::category_name(rep.verdict.bound), e["verdict"][s.name].get<std::string>())
+          << rep.verdict.summary;
     }
     auto has = [&](const std::string& id) {
       return std::any_of(rep.findings.begin(), rep.findings.end(), [&](const rules::Finding& f) { return f.id == id; });

@@ -28,11 +28,11 @@ double median_ms(const analyses::StepWindows& w) {
 }
 
 struct Case {
-  const char* path;          // under tests/data
-  int64_t ops_per_step;      // the inferred period; 0: nothing to infer (whole trace)
+  const char* path;             // under tests/data
+  int64_t ops_per_step;         // the inferred period; 0: nothing to infer (whole trace)
   int64_t steps_per_annotated;  // 1, or inner iterations per annotated step
-  int max_extra_steps;       // warm-up steps the annotations leave out
-  int max_missing = 1;       // annotated steps not inferred (slow warm-up cycles left out)
+  int max_extra_steps;          // warm-up steps the annotations leave out
+  int max_missing = 1;          // annotated steps not inferred (slow warm-up cycles left out)
 };
 
 class StepInference : public ::testing::TestWithParam<Case> {};
@@ -105,18 +105,17 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   return p.substr(0, p.find('.'));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Traced, StepInference,
-    ::testing::Values(Case{"tracer/steps/healthy_bf16.cptrace.gz", 99, 1, 6},
-                      Case{"tracer/steps/input_bound.cptrace.gz", 64, 1, 15},
-                      Case{"tracer/steps/launch_bound.cptrace.gz", 120, 1, 6},
-                      Case{"tracer/steps/pageable_copy.cptrace.gz", 4, 1, 6},
-                      Case{"tracer/steps/fp32_gemm.cptrace.gz", 43, 1, 6},
-                      Case{"tracer/steps/allocator_churn.cptrace.gz", 70, 1, 6},
-                      Case{"tracer/steps/sync_bound.cptrace.gz", 6, 8, 6},
-                      // DDP on 2 GPUs, one trace per rank: steps per rank (149 each).
-                      Case{"tracer/ddp", 169, 1, 0, 2}),
-    case_name);
+INSTANTIATE_TEST_SUITE_P(Traced, StepInference,
+                         ::testing::Values(Case{"tracer/steps/healthy_bf16.cptrace.gz", 99, 1, 6},
+                                           Case{"tracer/steps/input_bound.cptrace.gz", 64, 1, 15},
+                                           Case{"tracer/steps/launch_bound.cptrace.gz", 120, 1, 6},
+                                           Case{"tracer/steps/pageable_copy.cptrace.gz", 4, 1, 6},
+                                           Case{"tracer/steps/fp32_gemm.cptrace.gz", 43, 1, 6},
+                                           Case{"tracer/steps/allocator_churn.cptrace.gz", 70, 1, 6},
+                                           Case{"tracer/steps/sync_bound.cptrace.gz", 6, 8, 6},
+                                           // DDP on 2 GPUs, one trace per rank: steps per rank (149 each).
+                                           Case{"tracer/ddp", 169, 1, 0, 2}),
+                         case_name);
 
 // Kineto fixtures hold 3 profiled steps: a period needs 3 whole cycles, so where the
 // first profiled step starts mid-cycle nothing is inferred.
@@ -124,8 +123,8 @@ INSTANTIATE_TEST_SUITE_P(
     Kineto, StepInference,
     ::testing::Values(Case{"kineto/healthy_bf16.json.gz", 99, 1, 0}, Case{"kineto/input_bound.json.gz", 64, 1, 0},
                       Case{"kineto/fp32_gemm.json.gz", 43, 1, 0}, Case{"kineto/allocator_churn.json.gz", 70, 1, 0},
-                      Case{"kineto/elementwise_chain.json.gz", 10, 1, 1},
-                      Case{"kineto/launch_bound.json.gz", 0, 1, 0}, Case{"kineto/pageable_copy.json.gz", 0, 1, 0}),
+                      Case{"kineto/elementwise_chain.json.gz", 10, 1, 1}, Case{"kineto/launch_bound.json.gz", 0, 1, 0},
+                      Case{"kineto/pageable_copy.json.gz", 0, 1, 0}),
     case_name);
 
 }  // namespace

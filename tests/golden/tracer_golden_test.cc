@@ -20,7 +20,8 @@ const std::string kRec = std::string(CHOKEPOINT_TEST_DATA) + "/tracer/known_coun
 // Runtime calls whose name starts with `prefix`.
 int calls_named(const timeline::Timeline& tl, std::string_view prefix) {
   int n = 0;
-  for (size_t i = 0; i < tl.runtime_calls.size(); ++i) n += tl.strings.view(tl.runtime_calls.name[i]).rfind(prefix, 0) == 0;
+  for (size_t i = 0; i < tl.runtime_calls.size(); ++i)
+    n += tl.strings.view(tl.runtime_calls.name[i]).rfind(prefix, 0) == 0;
   return n;
 }
 

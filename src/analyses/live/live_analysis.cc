@@ -22,9 +22,12 @@ struct ReasonName {
   const char* name;
 };
 constexpr ReasonName kReasons[] = {
-    {0x4, "sw_power_cap"},          {0x8, "hw_slowdown"},
-    {0x10, "sync_boost"},           {0x20, "sw_thermal_slowdown"},
-    {0x40, "hw_thermal_slowdown"},  {0x80, "hw_power_brake_slowdown"},
+    {0x4, "sw_power_cap"},
+    {0x8, "hw_slowdown"},
+    {0x10, "sync_boost"},
+    {0x20, "sw_thermal_slowdown"},
+    {0x40, "hw_thermal_slowdown"},
+    {0x80, "hw_power_brake_slowdown"},
     {0x2, "applications_clocks_setting"},
 };
 
@@ -186,8 +189,8 @@ ProcessLive analyze_process(const samples::Recording& rec, const samples::Proces
     if (s->entity.pid != p.pid) continue;
     if (auto t = stat_of(s, start_ns, end_ns)) {
       const auto name = p.thread_names.find(s->entity.id);
-      out.threads.push_back({s->entity.id, name == p.thread_names.end() ? std::string() : name->second, t->mean,
-                             t->p50, t->n});
+      out.threads.push_back(
+          {s->entity.id, name == p.thread_names.end() ? std::string() : name->second, t->mean, t->p50, t->n});
     }
   }
   std::sort(out.threads.begin(), out.threads.end(),
@@ -212,7 +215,9 @@ std::optional<Stat> stat_of(const Series* s, int64_t start_ns, int64_t end_ns) {
   double sum = 0;
   for (double x : v) sum += x;
   st.mean = sum / static_cast<double>(v.size());
-  auto pick = [&](double q) { return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5))]; };
+  auto pick = [&](double q) {
+    return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5))];
+  };
   st.p50 = pick(0.5);
   st.p95 = pick(0.95);
   st.min = v.front();

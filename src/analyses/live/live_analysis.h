@@ -48,15 +48,15 @@ const samples::Series* activity_series(const samples::SampleStore& st, int64_t g
 
 struct ClockReasonShare {
   uint64_t bit = 0;
-  std::string name;     // nvml::clock_event_reasons() name, e.g. "sw_power_cap"
-  double share = 0;     // of the active ticks with a valid reading
+  std::string name;  // nvml::clock_event_reasons() name, e.g. "sw_power_cap"
+  double share = 0;  // of the active ticks with a valid reading
 };
 
 struct GpuLive {
   unsigned index = 0;
   std::string name;
-  bool used = false;        // judged used by the workload (meta)
-  bool has_metrics = false; // at least one valid GPU sample
+  bool used = false;                                 // judged used by the workload (meta)
+  bool has_metrics = false;                          // at least one valid GPU sample
   int64_t active_start_ns = -1, active_end_ns = -1;  // -1: never active
   int64_t active_ticks = 0;
   double active_s() const {
@@ -68,9 +68,9 @@ struct GpuLive {
   std::optional<Stat> power_w, sm_clock_mhz, temperature_c;
   // Over the whole run.
   std::optional<double> mem_used_max_bytes, mem_total_bytes, power_limit_w;
-  std::optional<double> link_gen_max, link_width_max;     // device/slot maximum
-  std::optional<double> link_gen_seen, link_width_seen;   // best seen while active (links idle down)
-  std::vector<ClockReasonShare> clock_reasons;            // bits seen while active, largest share first
+  std::optional<double> link_gen_max, link_width_max;    // device/slot maximum
+  std::optional<double> link_gen_seen, link_width_seen;  // best seen while active (links idle down)
+  std::vector<ClockReasonShare> clock_reasons;           // bits seen while active, largest share first
 };
 
 struct ThreadLive {
@@ -83,16 +83,16 @@ struct ThreadLive {
 
 struct ProcessLive {
   samples::ProcessMeta meta;
-  bool python = false;   // argv[0] or comm names a Python interpreter
-  double seen_s = 0;     // time between its first and last tick
+  bool python = false;  // argv[0] or comm names a Python interpreter
+  double seen_s = 0;    // time between its first and last tick
   std::optional<Stat> cpu_pct, threads_running, ctx_involuntary_per_s, ctx_voluntary_per_s, runq_wait_ns_per_s;
   std::optional<Stat> read_bytes_per_s;
   std::vector<ThreadLive> threads;  // visited threads, busiest first
 };
 
 struct HostLive {
-  int cpu_count = 0;  // from host facts ("cpus"); 0 when unknown
-  int numa_nodes = 0; // from host facts ("numa_nodes"); 0 when unknown
+  int cpu_count = 0;   // from host facts ("cpus"); 0 when unknown
+  int numa_nodes = 0;  // from host facts ("numa_nodes"); 0 when unknown
   std::optional<Stat> user_pct, system_pct, iowait_pct, steal_pct, idle_pct;
   std::optional<Stat> procs_running, procs_blocked, ctx_switches_per_s;
   std::optional<Stat> swap_in_per_s, swap_out_per_s, major_faults_per_s;

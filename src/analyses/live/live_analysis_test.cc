@@ -19,8 +19,10 @@ TEST(LiveAnalysis, ActiveWindowFromUtilization) {
   RecordingBuilder b(20);
   b.gpu(0);
   // Idle for 5 ticks (imports, CUDA init), busy 10, idle 5 (saving).
-  b.series(MetricId::kGpuUtilization, Entity::gpu(0), [](int i) { return std::optional<double>(i >= 5 && i < 15 ? 80.0 : 0.0); });
-  b.series(MetricId::kGpuSmActive, Entity::gpu(0), [](int i) { return i % 2 == 0 ? std::optional<double>(i >= 5 && i < 15 ? 40.0 : 0.0) : std::nullopt; });
+  b.series(MetricId::kGpuUtilization, Entity::gpu(0),
+           [](int i) { return std::optional<double>(i >= 5 && i < 15 ? 80.0 : 0.0); });
+  b.series(MetricId::kGpuSmActive, Entity::gpu(0),
+           [](int i) { return i % 2 == 0 ? std::optional<double>(i >= 5 && i < 15 ? 40.0 : 0.0) : std::nullopt; });
   const LiveAnalysis la = analyze_recording(b.rec());
   ASSERT_EQ(la.gpus.size(), 1u);
   const GpuLive& g = la.gpus[0];
@@ -40,8 +42,9 @@ TEST(LiveAnalysis, WarmUpBelowHalfTheUsualLevelIsLeftOut) {
   RecordingBuilder b(40);
   b.gpu(0);
   // A few kernels while the model is built (5%), then training at 100%, then a save (3%).
-  b.series(MetricId::kGpuUtilization, Entity::gpu(0),
-           [](int i) { return std::optional<double>(i < 10 ? 5.0 : i < 35 ? 100.0 : 3.0); });
+  b.series(MetricId::kGpuUtilization, Entity::gpu(0), [](int i) {
+    return std::optional<double>(i < 10 ? 5.0 : i < 35 ? 100.0 : 3.0);
+  });
   const LiveAnalysis la = analyze_recording(b.rec());
   const GpuLive& g = la.gpus[0];
   EXPECT_EQ(g.active_start_ns, b.t(10));

@@ -30,8 +30,8 @@ bool stack_waits(const samples::PyStacks& s, const std::vector<int32_t>& stack) 
     const std::string* text = s.line_text(f);
     if (text == nullptr) return false;
     if (line_syncs(*text)) return true;  // waits for the GPU
-    for (std::string_view w : {"sleep(", ".wait(", ".get(", ".join(", "acquire(", ".recv(", "select(", ".poll(",
-                               "input(", ".result("}) {
+    for (std::string_view w :
+         {"sleep(", ".wait(", ".get(", ".join(", "acquire(", ".recv(", "select(", ".poll(", "input(", ".result("}) {
       if (has(*text, w)) return true;
     }
     return false;
@@ -106,7 +106,8 @@ std::vector<GilProcess> gil_waiting(const samples::PyStacks& s, const samples::S
   std::vector<GilProcess> out;
   for (auto& [pid, p] : procs) {
     if (p.threads.size() < 2) continue;
-    std::sort(p.threads.begin(), p.threads.end(), [](const GilThread& a, const GilThread& b) { return a.wait_s > b.wait_s; });
+    std::sort(p.threads.begin(), p.threads.end(),
+              [](const GilThread& a, const GilThread& b) { return a.wait_s > b.wait_s; });
     out.push_back(std::move(p));
   }
   std::sort(out.begin(), out.end(), [](const GilProcess& a, const GilProcess& b) { return a.wait_s > b.wait_s; });

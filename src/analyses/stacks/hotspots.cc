@@ -15,7 +15,8 @@ bool lib_has(const samples::PyFrame& f, std::string_view sub) { return has(f.fil
 }  // namespace
 
 bool line_syncs(std::string_view t) {
-  for (std::string_view s : {".item()", ".cpu()", ".tolist()", ".numpy()", "synchronize(", ".to(\"cpu\")", ".to('cpu')"}) {
+  for (std::string_view s :
+       {".item()", ".cpu()", ".tolist()", ".numpy()", "synchronize(", ".to(\"cpu\")", ".to('cpu')"}) {
     if (has(t, s)) return true;
   }
   return false;
@@ -57,7 +58,8 @@ bool frame_syncs(const samples::PyFrame& f) {
   if (lib_has(f, "torch/cuda/__init__") && f.function.find("synchronize") != std::string::npos) return true;
   if (lib_has(f, "torch/_tensor_str")) return true;  // printing a tensor copies it to the host
   if (f.file == "<built-in>") {
-    for (std::string_view w : {"item", "cpu", "tolist", "numpy", "_cuda_synchronize", "synchronize", "_local_scalar_dense"}) {
+    for (std::string_view w :
+         {"item", "cpu", "tolist", "numpy", "_cuda_synchronize", "synchronize", "_local_scalar_dense"}) {
       if (f.function == w) return true;
     }
   }
@@ -67,7 +69,8 @@ bool frame_syncs(const samples::PyFrame& f) {
 // The traits a frame shows by the file it is in (torch, numpy, PIL, logging, ...).
 void note_frame_file(const samples::PyFrame& f, StackTraits& t) {
   if (frame_syncs(f)) t.sync = true;
-  if (lib_has(f, "torch/serialization") || lib_has(f, "safetensors") || lib_has(f, "torch/distributed/checkpoint")) t.ckpt = true;
+  if (lib_has(f, "torch/serialization") || lib_has(f, "safetensors") || lib_has(f, "torch/distributed/checkpoint"))
+    t.ckpt = true;
   if (lib_has(f, "torch/utils/data/") || lib_has(f, "numpy/lib/npyio") || lib_has(f, "numpy/_core/memmap") ||
       lib_has(f, "numpy/core/memmap") || lib_has(f, "/PIL/") || lib_has(f, "torchvision/transforms") ||
       lib_has(f, "torchvision/datasets") || lib_has(f, "torchvision/io") || lib_has(f, "/datasets/")) {

@@ -39,28 +39,30 @@ struct IdleCell {
 };
 
 struct HotSpot {
-  samples::PyFrame frame;      // innermost frame of the job's own code ("" file: none)
-  std::string text;            // its source line, when the recording has it
-  std::string inner;           // innermost frame of the stack ("DataLoader.__next__", "sleep")
+  samples::PyFrame frame;  // innermost frame of the job's own code ("" file: none)
+  std::string text;        // its source line, when the recording has it
+  std::string inner;       // innermost frame of the stack ("DataLoader.__next__", "sleep")
   HostClass cls = HostClass::kOther;
-  double idle_s = 0;           // GPU idle time charged to it
-  double on_thread_s = 0;      // time the launching thread spent there (busy GPU or not)
+  double idle_s = 0;       // GPU idle time charged to it
+  double on_thread_s = 0;  // time the launching thread spent there (busy GPU or not)
 };
 
 struct HostAttribution {
-  std::string method;          // "trace" (exact idle intervals) or "sampled utilization"
-  std::string thread;          // the launching thread(s), e.g. "MainThread of pid 4242"
-  double window_s = 0;         // analyzed time
-  double gpu_idle_s = 0;       // GPU idle time in the window
-  double covered_idle_s = 0;   // of it, while the launching thread had a sampled stack
+  std::string method;         // "trace" (exact idle intervals) or "sampled utilization"
+  std::string thread;         // the launching thread(s), e.g. "MainThread of pid 4242"
+  double window_s = 0;        // analyzed time
+  double gpu_idle_s = 0;      // GPU idle time in the window
+  double covered_idle_s = 0;  // of it, while the launching thread had a sampled stack
   double idle_by_class[kNumHostClasses] = {};
   std::vector<HotSpot> spots;  // largest idle_s first
-  double idle_share(HostClass c) const { return covered_idle_s > 0 ? idle_by_class[static_cast<int>(c)] / covered_idle_s : 0; }
+  double idle_share(HostClass c) const {
+    return covered_idle_s > 0 ? idle_by_class[static_cast<int>(c)] / covered_idle_s : 0;
+  }
 };
 
 struct AttributionInput {
   const samples::PyStacks* stacks = nullptr;
-  std::vector<IdleCell> idle;           // sorted, disjoint
+  std::vector<IdleCell> idle;  // sorted, disjoint
   int64_t window_start_ns = 0, window_end_ns = 0;
   // The launching threads as (pid, OS tid); empty: the main thread of every process
   // (tid == pid) not in `exclude_pids` (DataLoader workers).

@@ -18,14 +18,16 @@ struct Fixture {
     s.stacks.push_back(std::move(inner_first));
     return static_cast<int32_t>(s.stacks.size() - 1);
   }
-  void seg(int32_t th, int32_t st, int64_t a_ms, int64_t b_ms) { s.segments.push_back({th, st, a_ms * kMs, b_ms * kMs}); }
+  void seg(int32_t th, int32_t st, int64_t a_ms, int64_t b_ms) {
+    s.segments.push_back({th, st, a_ms * kMs, b_ms * kMs});
+  }
 };
 
 Fixture loop_with_item_and_loader() {
   Fixture f;
   f.s.threads = {{10, 10, "MainThread"}, {11, 11, "MainThread"}};
   const int32_t main = f.frame("<module>", "train.py", 200);
-  const int32_t loop = f.frame("train", "train.py", 120);       // `for x, y in loader:`
+  const int32_t loop = f.frame("train", "train.py", 120);  // `for x, y in loader:`
   const int32_t next = f.frame("__next__", "/usr/lib/python3/dist-packages/torch/utils/data/dataloader.py", 630);
   const int32_t item_line = f.frame("train", "train.py", 131);  // `total += loss.item()`
   const int32_t fwd_line = f.frame("train", "train.py", 125);

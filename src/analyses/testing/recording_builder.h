@@ -19,7 +19,8 @@ class RecordingBuilder {
   static constexpr int64_t kT0 = 1'700'000'000'000'000'000;
   static constexpr int64_t kLaunchedPid = 1000;
 
-  explicit RecordingBuilder(int ticks = 60, int64_t interval_ns = 100'000'000) : ticks_(ticks), interval_ns_(interval_ns) {
+  explicit RecordingBuilder(int ticks = 60, int64_t interval_ns = 100'000'000)
+      : ticks_(ticks), interval_ns_(interval_ns) {
     rec_.meta.start_ns = kT0;
     rec_.meta.end_ns = t(ticks - 1);
     rec_.meta.interval_ns = interval_ns;

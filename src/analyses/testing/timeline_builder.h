@@ -30,9 +30,9 @@ class TimelineBuilder {
   // A kernel on device 0 launched by a runtime call `api` on the main thread at `launch_us`
   // (lasting `api_us`), running [start_us, start_us + dur_us). Returns its correlation id.
   // A negative launch_us records no launch (work queued before the trace began).
-  int64_t kernel(const std::string& name, double launch_us, double start_us, double dur_us,
-                 int32_t blocks = 1024, const std::string& api = "cudaLaunchKernel",
-                 double api_us = 3, int64_t external_id = -1, int32_t stream = 7) {
+  int64_t kernel(const std::string& name, double launch_us, double start_us, double dur_us, int32_t blocks = 1024,
+                 const std::string& api = "cudaLaunchKernel", double api_us = 3, int64_t external_id = -1,
+                 int32_t stream = 7) {
     const int64_t corr = next_corr_++;
     if (launch_us >= 0) runtime(api, launch_us, api_us, corr, external_id);
     kernel_row(name, corr, start_us, dur_us, blocks, external_id, stream);
@@ -47,8 +47,8 @@ class TimelineBuilder {
 
   // A memcpy launched by cudaMemcpyAsync at launch_us, the call lasting api_us (a pageable
   // copy's call returns when the copy is nearly done).
-  void memcpy(timeline::CopyKind kind, timeline::MemKind src, timeline::MemKind dst, int64_t bytes,
-              double launch_us, double start_us, double dur_us, double api_us = 2) {
+  void memcpy(timeline::CopyKind kind, timeline::MemKind src, timeline::MemKind dst, int64_t bytes, double launch_us,
+              double start_us, double dur_us, double api_us = 2) {
     const int64_t corr = next_corr_++;
     runtime("cudaMemcpyAsync", launch_us, api_us, corr, -1);
     auto& g = tl_.gpu_ops;
@@ -71,13 +71,12 @@ class TimelineBuilder {
     g.dst_kind.push_back(dst);
   }
 
-  void runtime(const std::string& name, double start_us, double dur_us, int64_t corr = -1,
-               int64_t external_id = -1) {
+  void runtime(const std::string& name, double start_us, double dur_us, int64_t corr = -1, int64_t external_id = -1) {
     auto& r = tl_.runtime_calls;
     r.pid.push_back(kPid);
     r.tid.push_back(kTid);
     r.api.push_back(name.rfind("cu", 0) == 0 && name.rfind("cuda", 0) != 0 ? timeline::ApiKind::kDriver
-                                                                             : timeline::ApiKind::kRuntime);
+                                                                           : timeline::ApiKind::kRuntime);
     r.name.push_back(tl_.strings.intern(name));
     r.start.push_back(us(start_us));
     r.end.push_back(us(start_us + dur_us));

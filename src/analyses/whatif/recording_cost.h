@@ -18,11 +18,11 @@
 namespace chokepoint::analyses::whatif {
 
 struct RecordingCost {
-  std::string recorder;          // "torch.profiler", "chokepoint tracer", "" unknown
-  TimeNs per_op = 0;             // per ATen op event
-  TimeNs per_input = 0;          // per recorded input tensor (record_shapes)
-  TimeNs per_call = 0;           // per CUDA API call recorded
-  TimeNs per_python = 0;         // per python_function event (with_stack)
+  std::string recorder;   // "torch.profiler", "chokepoint tracer", "" unknown
+  TimeNs per_op = 0;      // per ATen op event
+  TimeNs per_input = 0;   // per recorded input tensor (record_shapes)
+  TimeNs per_call = 0;    // per CUDA API call recorded
+  TimeNs per_python = 0;  // per python_function event (with_stack)
   bool known() const { return per_op > 0 || per_input > 0 || per_call > 0 || per_python > 0; }
 };
 

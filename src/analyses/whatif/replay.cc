@@ -15,7 +15,11 @@ constexpr TimeNs kUnset = std::numeric_limits<TimeNs>::min();
 class Gpu {
  public:
   Gpu(const StepGraph& g, const Plan& p, const std::vector<TimeNs>& call_start)
-      : g_(g), p_(p), call_start_(call_start), start_(g.gpu.size(), kUnset), end_(g.gpu.size(), kUnset),
+      : g_(g),
+        p_(p),
+        call_start_(call_start),
+        start_(g.gpu.size(), kUnset),
+        end_(g.gpu.size(), kUnset),
         next_(g.lanes.size(), 0) {}
 
   // Schedules every node of k's lane up to k whose launch (up to host event `limit`) has

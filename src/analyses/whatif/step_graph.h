@@ -24,9 +24,9 @@
 #include <string>
 #include <vector>
 
-#include "timeline/api_class.h"
 #include "analyses/index.h"
 #include "analyses/steps.h"
+#include "timeline/api_class.h"
 #include "timeline/model.h"
 
 namespace chokepoint::analyses::whatif {
@@ -40,46 +40,46 @@ enum HostFlag : uint8_t {
 };
 
 struct HostEvent {
-  TimeNs start = 0, end = 0;   // the API call, as recorded
-  TimeNs gap = 0;              // host time before it: since the previous call ended
-  TimeNs gap_loader = 0;       // of which inside DataLoader.__next__
-  int32_t ops_in_gap = 0;      // ATen op (cpu_op) events that began in the gap or the call
-  int32_t inputs_in_gap = 0;   // their recorded input tensors (record_shapes)
-  int32_t calls_in_gap = 0;    // other CUDA API calls in the gap (cudaGetDevice, event records ...)
-  int32_t py_in_gap = 0;       // python_function events that began in it (with_stack)
+  TimeNs start = 0, end = 0;  // the API call, as recorded
+  TimeNs gap = 0;             // host time before it: since the previous call ended
+  TimeNs gap_loader = 0;      // of which inside DataLoader.__next__
+  int32_t ops_in_gap = 0;     // ATen op (cpu_op) events that began in the gap or the call
+  int32_t inputs_in_gap = 0;  // their recorded input tensors (record_shapes)
+  int32_t calls_in_gap = 0;   // other CUDA API calls in the gap (cudaGetDevice, event records ...)
+  int32_t py_in_gap = 0;      // python_function events that began in it (with_stack)
   timeline::ApiClass api = timeline::ApiClass::kOther;
-  int32_t rc_row = -1;         // RuntimeCalls row
-  int32_t window = -1;         // step whose CPU span the call started in
-  int32_t waits_for = -1;      // GpuNode it blocked on, -1 none
-  TimeNs after_wait = 0;       // time the call took after that node ended
+  int32_t rc_row = -1;     // RuntimeCalls row
+  int32_t window = -1;     // step whose CPU span the call started in
+  int32_t waits_for = -1;  // GpuNode it blocked on, -1 none
+  TimeNs after_wait = 0;   // time the call took after that node ended
   uint8_t flags = 0;
 };
 
 struct GpuNode {
-  uint32_t row = 0;            // GpuOps row
-  int32_t launch = -1;         // HostEvent that launched it, -1 none in the span
-  int32_t lane = 0;            // dense (device, stream) index
-  int32_t dep = -1;            // GpuNode of another lane it waited for, -1 none
-  TimeNs start = 0, dur = 0;   // as recorded
-  bool backlog = false;        // launched before the trace, queued ahead of the first op launched in it
+  uint32_t row = 0;           // GpuOps row
+  int32_t launch = -1;        // HostEvent that launched it, -1 none in the span
+  int32_t lane = 0;           // dense (device, stream) index
+  int32_t dep = -1;           // GpuNode of another lane it waited for, -1 none
+  TimeNs start = 0, dur = 0;  // as recorded
+  bool backlog = false;       // launched before the trace, queued ahead of the first op launched in it
 };
 
 struct StepGraph {
-  int32_t pid = -1;            // the process replayed
+  int32_t pid = -1;  // the process replayed
   int32_t source = 0;
-  TimeNs origin = 0;           // start of the first analyzed window, or of its CPU span if earlier
-  TimeNs host_from = 0;        // start of the first window's CPU span: the host replay begins here
-  TimeNs span_end = 0;         // end of the last analyzed window
-  TimeNs tail = 0;             // host time after the last call until the host's last step ends
-  TimeNs launch_latency = 0;   // typical call start -> kernel start on an idle stream
-  std::vector<HostEvent> host;           // in host order
-  std::vector<GpuNode> gpu;              // per lane in stream order, lanes one after another
-  std::vector<std::vector<int32_t>> lanes;   // GpuNode indices of each lane, in order
-  std::vector<TimeNs> window_start;      // the analyzed windows of this process
-  std::vector<TimeNs> window_cpu_start;  // ... and the starts of their CPU spans (a call belongs
-                                         // to the step whose CPU span it started in)
+  TimeNs origin = 0;                        // start of the first analyzed window, or of its CPU span if earlier
+  TimeNs host_from = 0;                     // start of the first window's CPU span: the host replay begins here
+  TimeNs span_end = 0;                      // end of the last analyzed window
+  TimeNs tail = 0;                          // host time after the last call until the host's last step ends
+  TimeNs launch_latency = 0;                // typical call start -> kernel start on an idle stream
+  std::vector<HostEvent> host;              // in host order
+  std::vector<GpuNode> gpu;                 // per lane in stream order, lanes one after another
+  std::vector<std::vector<int32_t>> lanes;  // GpuNode indices of each lane, in order
+  std::vector<TimeNs> window_start;         // the analyzed windows of this process
+  std::vector<TimeNs> window_cpu_start;     // ... and the starts of their CPU spans (a call belongs
+                                            // to the step whose CPU span it started in)
   int64_t steps = 0;
-  bool threads_overlapped = false;       // calls of two threads overlapped in time
+  bool threads_overlapped = false;  // calls of two threads overlapped in time
 
   TimeNs span() const { return span_end - origin; }
 };

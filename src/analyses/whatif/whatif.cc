@@ -12,9 +12,7 @@ namespace {
 bool contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
 
 // cuDNN's layout transposes around NHWC kernels when the tensors are NCHW.
-bool is_layout_transpose(std::string_view name) {
-  return contains(name, "nchwToNhwc") || contains(name, "nhwcToNchw");
-}
+bool is_layout_transpose(std::string_view name) { return contains(name, "nchwToNhwc") || contains(name, "nhwcToNchw"); }
 
 // ATen kernels that exist in an NCHW and a channels_last flavour and are slow in the
 // first for half-precision convnets (batch norm statistics and backward, pooling).
@@ -106,8 +104,8 @@ std::vector<Estimate> estimate_remedies(const Context& c) {
   if (c.g.host.empty() && c.g.gpu.empty()) return out;
   using Fn = std::optional<Estimate> (*)(const Context&);
   static constexpr Fn kAll[] = {
-      estimate_cuda_graphs,  estimate_autocast_bf16, estimate_tf32,           estimate_loader_workers,
-      estimate_pinned_copies, estimate_defer_syncs,  estimate_compile_fusion, estimate_bigger_batch,
+      estimate_cuda_graphs,     estimate_autocast_bf16, estimate_tf32,           estimate_loader_workers,
+      estimate_pinned_copies,   estimate_defer_syncs,   estimate_compile_fusion, estimate_bigger_batch,
       estimate_fused_optimizer, estimate_channels_last, estimate_no_empty_cache, estimate_full_grid,
   };
   for (Fn f : kAll) {

@@ -20,18 +20,18 @@
 namespace chokepoint::analyses::whatif {
 
 enum class Remedy : uint8_t {
-  kCudaGraphs,       // CUDA Graphs / torch.compile(mode="reduce-overhead")
-  kAutocastBf16,     // torch.autocast("cuda", dtype=torch.bfloat16)
-  kTf32,             // torch.set_float32_matmul_precision("high")
-  kLoaderWorkers,    // DataLoader(num_workers=N, pin_memory=True, persistent_workers=True)
-  kPinnedCopies,     // pinned host memory + .to(device, non_blocking=True)
-  kDeferSyncs,       // keep values on the GPU; .item()/.cpu() every N steps
-  kCompileFusion,    // torch.compile: fused elementwise chains
-  kBiggerBatch,      // 4x the batch
-  kFusedOptimizer,   // torch.optim.AdamW(fused=True) and friends
-  kChannelsLast,     // model.to(memory_format=torch.channels_last)
-  kNoEmptyCache,     // no torch.cuda.empty_cache() / cudaFree in the loop
-  kFullGrid,         // launch at least one wave of blocks (custom kernels' grid size)
+  kCudaGraphs,      // CUDA Graphs / torch.compile(mode="reduce-overhead")
+  kAutocastBf16,    // torch.autocast("cuda", dtype=torch.bfloat16)
+  kTf32,            // torch.set_float32_matmul_precision("high")
+  kLoaderWorkers,   // DataLoader(num_workers=N, pin_memory=True, persistent_workers=True)
+  kPinnedCopies,    // pinned host memory + .to(device, non_blocking=True)
+  kDeferSyncs,      // keep values on the GPU; .item()/.cpu() every N steps
+  kCompileFusion,   // torch.compile: fused elementwise chains
+  kBiggerBatch,     // 4x the batch
+  kFusedOptimizer,  // torch.optim.AdamW(fused=True) and friends
+  kChannelsLast,    // model.to(memory_format=torch.channels_last)
+  kNoEmptyCache,    // no torch.cuda.empty_cache() / cudaFree in the loop
+  kFullGrid,        // launch at least one wave of blocks (custom kernels' grid size)
 };
 inline constexpr int kNumRemedies = 12;
 const char* remedy_id(Remedy r);  // "cuda-graphs", "autocast-bf16", ...
@@ -42,11 +42,11 @@ struct NodeInfo {
   Precision precision = Precision::kUnknown;
   TensorCores tensor_cores = TensorCores::kUnknown;
   bool kernel = false;
-  bool in_optimizer = false;     // launched by a call inside Optimizer.step
-  bool layout_transpose = false; // cuDNN's nchwToNhwc / nhwcToNchw
-  bool nchw_kernel = false;      // an ATen kernel specialised for NCHW (batch norm, pooling)
-  double bytes = 0;              // memcpy/memset bytes; kernels: bytes their op moves, 0 unknown
-  double flops = 0;              // GEMM-like ops with recorded shapes, 0 unknown
+  bool in_optimizer = false;      // launched by a call inside Optimizer.step
+  bool layout_transpose = false;  // cuDNN's nchwToNhwc / nhwcToNchw
+  bool nchw_kernel = false;       // an ATen kernel specialised for NCHW (batch norm, pooling)
+  double bytes = 0;               // memcpy/memset bytes; kernels: bytes their op moves, 0 unknown
+  double flops = 0;               // GEMM-like ops with recorded shapes, 0 unknown
 };
 
 struct Context {
@@ -56,12 +56,12 @@ struct Context {
   const machine::Ceilings& ceilings;
   std::vector<NodeInfo> nodes;
   RecordingCost cost;
-  Plan recorded;                 // the trace as it was
-  Plan plain;                    // ... without the recording's cost
+  Plan recorded;  // the trace as it was
+  Plan plain;     // ... without the recording's cost
   ReplayResult recorded_run;
   ReplayResult plain_run;
-  int cpus = 0;                  // CPUs of the host that ran it, 0 unknown (a recording knows)
-  int loader_workers = -1;       // DataLoader workers seen by the sampler, -1 unknown
+  int cpus = 0;             // CPUs of the host that ran it, 0 unknown (a recording knows)
+  int loader_workers = -1;  // DataLoader workers seen by the sampler, -1 unknown
 };
 
 Context make_context(const timeline::Timeline& tl, const TimelineIndex& ix, const StepGraph& g,
@@ -69,10 +69,10 @@ Context make_context(const timeline::Timeline& tl, const TimelineIndex& ix, cons
 
 struct Estimate {
   Remedy remedy = Remedy::kCudaGraphs;
-  double speedup = 1.0;          // whole-step (bigger batch: samples/s) gain
-  double step_ms_before = 0;     // per step, replayed without the recording's cost
+  double speedup = 1.0;       // whole-step (bigger batch: samples/s) gain
+  double step_ms_before = 0;  // per step, replayed without the recording's cost
   double step_ms_after = 0;
-  std::string change;            // what the replay changed, in numbers
+  std::string change;  // what the replay changed, in numbers
   std::vector<std::string> assumptions;
 };
 

@@ -16,8 +16,7 @@ using timeline::TimeNs;
 constexpr TimeNs us(double v) { return static_cast<TimeNs>(v * 1000); }
 
 struct Built {
-  explicit Built(TimelineBuilder& b)
-      : tl(b.finish()), a(analyze(tl)), g(build_step_graph(tl, a.index, a.windows)) {}
+  explicit Built(TimelineBuilder& b) : tl(b.finish()), a(analyze(tl)), g(build_step_graph(tl, a.index, a.windows)) {}
   timeline::Timeline& tl;
   Analysis a;
   StepGraph g;
@@ -34,7 +33,7 @@ TEST(Replay, BaselineReproducesALaunchBoundStep) {
   EXPECT_EQ(x.g.launch_latency, us(5));
   EXPECT_EQ(x.g.host[1].gap, us(7));  // 10 us apart, 3 us calls
   const ReplayResult r = replay(x.g, Plan::baseline(x.g));
-  EXPECT_EQ(r.total, us(100));        // the last kernel ends at 97, the CPU span at 100
+  EXPECT_EQ(r.total, us(100));  // the last kernel ends at 97, the CPU span at 100
   EXPECT_EQ(r.gpu_busy, us(20));
 }
 
@@ -43,9 +42,9 @@ TEST(Replay, BaselineReproducesALaunchBoundStep) {
 TEST(Replay, ASyncWaitsForItsKernelAndDeferringItOverlapsTheHost) {
   TimelineBuilder b;
   b.step(1, 0, 1000);
-  b.kernel("gemm", 0, 5, 495);                   // 5 .. 500
-  b.runtime("cudaStreamSynchronize", 10, 491);   // 10 .. 501: waited for it
-  b.kernel("gemm", 900, 905, 95);                // 399 us of Python after the sync
+  b.kernel("gemm", 0, 5, 495);                  // 5 .. 500
+  b.runtime("cudaStreamSynchronize", 10, 491);  // 10 .. 501: waited for it
+  b.kernel("gemm", 900, 905, 95);               // 399 us of Python after the sync
   Built x(b);
   ASSERT_EQ(x.g.host.size(), 3u);
   EXPECT_EQ(x.g.host[1].waits_for, 0);
@@ -67,8 +66,8 @@ TEST(Replay, ASyncWaitsForItsKernelAndDeferringItOverlapsTheHost) {
 TEST(Replay, CrossStreamDependenciesAreKept) {
   TimelineBuilder b;
   b.step(1, 0, 300);
-  b.kernel("producer", 0, 5, 100, 1024, "cudaLaunchKernel", 3, -1, 7);   // stream 7: 5 .. 105
-  b.kernel("consumer", 10, 105, 50, 1024, "cudaLaunchKernel", 3, -1, 9); // stream 9: waited until 105
+  b.kernel("producer", 0, 5, 100, 1024, "cudaLaunchKernel", 3, -1, 7);    // stream 7: 5 .. 105
+  b.kernel("consumer", 10, 105, 50, 1024, "cudaLaunchKernel", 3, -1, 9);  // stream 9: waited until 105
   Built x(b);
   ASSERT_EQ(x.g.gpu.size(), 2u);
   ASSERT_NE(x.g.gpu[0].lane, x.g.gpu[1].lane);
@@ -78,8 +77,8 @@ TEST(Replay, CrossStreamDependenciesAreKept) {
   Plan p = Plan::baseline(x.g);
   p.node_dur[1 - consumer] = us(200);  // the producer now ends at 205
   const ReplayResult r = replay(x.g, p);
-  EXPECT_EQ(r.total, us(300));         // the CPU span still ends last
-  EXPECT_EQ(r.gpu_busy, us(250));      // 5 .. 255: the consumer waited for the producer
+  EXPECT_EQ(r.total, us(300));     // the CPU span still ends last
+  EXPECT_EQ(r.gpu_busy, us(250));  // 5 .. 255: the consumer waited for the producer
 }
 
 // GPU work queued before the trace (no launch in it) is ready from the start: a faster
@@ -87,8 +86,8 @@ TEST(Replay, CrossStreamDependenciesAreKept) {
 TEST(Replay, WorkQueuedBeforeTheTraceStartsAtTheOrigin) {
   TimelineBuilder b;
   b.step(1, 0, 10);
-  b.kernel("old", -1, 0, 400);     // launched before the trace
-  b.kernel("new", 1, 400, 100);    // queued behind it
+  b.kernel("old", -1, 0, 400);   // launched before the trace
+  b.kernel("new", 1, 400, 100);  // queued behind it
   Built x(b);
   ASSERT_EQ(x.g.gpu.size(), 2u);
   EXPECT_TRUE(x.g.gpu[0].backlog);
@@ -112,9 +111,9 @@ TEST(RecordingCost, TakesTheProfilerCostOutOfGapsAndCalls) {
   c.per_op = us(6);
   c.per_call = us(2);
   const Plan p = without_recording_cost(x.g, Plan::baseline(x.g), c);
-  EXPECT_EQ(p.gap[0], us(40 - 18));           // three ops: 40 - 18
+  EXPECT_EQ(p.gap[0], us(40 - 18));  // three ops: 40 - 18
   EXPECT_EQ(p.dur[0], us(8));
-  EXPECT_EQ(p.gap[1], us(6));                 // one op: 12 - 6
+  EXPECT_EQ(p.gap[1], us(6));  // one op: 12 - 6
   EXPECT_EQ(p.dur[1], us(8));
   RecordingCost heavy = c;
   heavy.per_op = us(30);

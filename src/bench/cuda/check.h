@@ -26,8 +26,8 @@ class Waived : public std::runtime_error {
 [[noreturn]] inline void throw_cuda(cudaError_t e, const char* expr, const char* file, int line) {
   std::string f(file);
   if (auto slash = f.find_last_of('/'); slash != std::string::npos) f.erase(0, slash + 1);
-  throw BenchError(std::string(expr) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ") at " + f +
-                   ":" + std::to_string(line));
+  throw BenchError(std::string(expr) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ") at " + f + ":" +
+                   std::to_string(line));
 }
 
 // Throws for a failed CUDA call (the body of CP_CUDA).

@@ -172,8 +172,8 @@ class BidirCopy : public Testcase {
     char buf[160];
     std::snprintf(buf, sizeof(buf), "; in the last run H2D %.1f GB/s and D2H %.1f GB/s while both ran", last_h2d,
                   last_d2h);
-    o.note = std::to_string(copies) + " x " + mib(n) + " each way per run on two streams, " +
-             std::to_string(ctx.runs) + " runs" + buf;
+    o.note = std::to_string(copies) + " x " + mib(n) + " each way per run on two streams, " + std::to_string(ctx.runs) +
+             " runs" + buf;
     return o;
   }
 

@@ -50,8 +50,7 @@ void load(Loaded& l) {
     errors += std::string(errors.empty() ? "" : "; ") + (e != nullptr ? e : c);
   }
   if (h == nullptr) {
-    l.why = std::string(kSoname) + " not found (" + errors +
-            "); install cuBLAS or set CHOKEPOINT_CUBLASLT to its path";
+    l.why = std::string(kSoname) + " not found (" + errors + "); install cuBLAS or set CHOKEPOINT_CUBLASLT to its path";
     return;
   }
   LtApi& a = l.api;

@@ -26,8 +26,8 @@ struct LtApi {
   decltype(&cublasLtMatmulAlgoGetHeuristic) heuristic = nullptr;
   decltype(&cublasLtMatmulAlgoConfigGetAttribute) algo_config_get = nullptr;
   decltype(&cublasLtMatmul) matmul = nullptr;
-  std::string path;     // the file that was loaded
-  size_t version = 0;   // cublasLtGetVersion(), e.g. 130100
+  std::string path;    // the file that was loaded
+  size_t version = 0;  // cublasLtGetVersion(), e.g. 130100
 };
 
 // The loaded library, or nullptr with *why saying what was tried. Thread-compatible:

@@ -21,16 +21,16 @@ constexpr int kHeuristicCandidates = 8;
 constexpr size_t kScaleStride = 64;  // floats between the A and B scale: 256 bytes
 
 const PrecisionSpec kSpecs[kGemmCount] = {
-    {"fp32", "FP32 in/out, FP32 compute (CUDA cores)", CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, 50,
-     4, 4, "TFLOP/s", 1e-6, 1e-5},
-    {"tf32", "FP32 in/out, TF32 tensor cores", CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F, 80,
-     4, 4, "TFLOP/s", 1e-6, 2.5e-3},
+    {"fp32", "FP32 in/out, FP32 compute (CUDA cores)", CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, 50, 4, 4,
+     "TFLOP/s", 1e-6, 1e-5},
+    {"tf32", "FP32 in/out, TF32 tensor cores", CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F, 80, 4,
+     4, "TFLOP/s", 1e-6, 2.5e-3},
     {"fp16", "FP16 in/out, FP32 accumulate", CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F, 70, 2, 2,
      "TFLOP/s", 7.5e-4, 1e-4},
     {"bf16", "BF16 in/out, FP32 accumulate", CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F, 80, 2, 2,
      "TFLOP/s", 6e-3, 1e-4},
-    {"fp8", "FP8 E4M3 in, BF16 out, FP32 accumulate", CUDA_R_8F_E4M3, CUDA_R_16BF,
-     CUBLAS_COMPUTE_32F, CUDA_R_32F, 89, 1, 2, "TFLOP/s", 6e-3, 2e-3},
+    {"fp8", "FP8 E4M3 in, BF16 out, FP32 accumulate", CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F, 89,
+     1, 2, "TFLOP/s", 6e-3, 2e-3},
     {"int8", "INT8 in, INT32 accumulate and out", CUDA_R_8I, CUDA_R_32I, CUBLAS_COMPUTE_32I, CUDA_R_32I, 75, 1, 4,
      "TOP/s", 0, 0},
 };
@@ -43,15 +43,25 @@ __device__ inline float uniform(uint64_t bits) {
 template <typename T>
 __device__ inline T convert(uint64_t bits);
 template <>
-__device__ inline float convert<float>(uint64_t bits) { return uniform(bits); }
+__device__ inline float convert<float>(uint64_t bits) {
+  return uniform(bits);
+}
 template <>
-__device__ inline __half convert<__half>(uint64_t bits) { return __float2half_rn(uniform(bits)); }
+__device__ inline __half convert<__half>(uint64_t bits) {
+  return __float2half_rn(uniform(bits));
+}
 template <>
-__device__ inline __nv_bfloat16 convert<__nv_bfloat16>(uint64_t bits) { return __float2bfloat16_rn(uniform(bits)); }
+__device__ inline __nv_bfloat16 convert<__nv_bfloat16>(uint64_t bits) {
+  return __float2bfloat16_rn(uniform(bits));
+}
 template <>
-__device__ inline __nv_fp8_e4m3 convert<__nv_fp8_e4m3>(uint64_t bits) { return __nv_fp8_e4m3(uniform(bits)); }
+__device__ inline __nv_fp8_e4m3 convert<__nv_fp8_e4m3>(uint64_t bits) {
+  return __nv_fp8_e4m3(uniform(bits));
+}
 template <>
-__device__ inline int8_t convert<int8_t>(uint64_t bits) { return static_cast<int8_t>(static_cast<int>(bits & 127) - 64); }
+__device__ inline int8_t convert<int8_t>(uint64_t bits) {
+  return static_cast<int8_t>(static_cast<int>(bits & 127) - 64);
+}
 
 template <typename T>
 __global__ void fill_typed(T* p, size_t n, uint64_t seed) {
@@ -243,8 +253,8 @@ std::string LtGemm::algo_text(int i) const {
   lt_.algo_config_get(&algos_[i].algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof(id), nullptr);
   lt_.algo_config_get(&algos_[i].algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof(tile), nullptr);
   return "algo " + std::to_string(id) + " tile " + std::to_string(tile) + " (candidate " + std::to_string(i + 1) +
-         " of " + std::to_string(algos_.size()) + "), workspace " +
-         std::to_string(algos_[i].workspaceSize >> 20) + " MiB" + (variant_.empty() ? "" : ", " + variant_);
+         " of " + std::to_string(algos_.size()) + "), workspace " + std::to_string(algos_[i].workspaceSize >> 20) +
+         " MiB" + (variant_.empty() ? "" : ", " + variant_);
 }
 
 std::vector<std::pair<int, int>> LtGemm::sample_cells(int count) const {

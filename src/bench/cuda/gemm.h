@@ -19,8 +19,8 @@ namespace chokepoint::bench::gpu {
 enum GemmPrecision { kGemmFp32 = 0, kGemmTf32, kGemmFp16, kGemmBf16, kGemmFp8, kGemmInt8, kGemmCount };
 
 struct PrecisionSpec {
-  const char* name;           // "bf16"
-  const char* label;          // "BF16 inputs, FP32 accumulate, BF16 output"
+  const char* name;   // "bf16"
+  const char* label;  // "BF16 inputs, FP32 accumulate, BF16 output"
   cudaDataType_t ab_type, cd_type;
   cublasComputeType_t compute;
   cudaDataType_t scale_type;

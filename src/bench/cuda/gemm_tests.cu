@@ -55,8 +55,11 @@ int first_candidate(LtGemm& g, Context& ctx, std::string& rejected) {
 // candidate's time per GEMM before the warm-up.
 double warm_up(LtGemm& g, Context& ctx, int first) {
   CP_CUDA(cudaStreamSynchronize(ctx.stream));
-  const double first_ms =
-      time_batch_ms(ctx, [&](cudaStream_t s) { for (int r = 0; r < 2; ++r) g.enqueue_or_throw(first, s); }) / 2;
+  const double first_ms = time_batch_ms(ctx,
+                                        [&](cudaStream_t s) {
+                                          for (int r = 0; r < 2; ++r) g.enqueue_or_throw(first, s);
+                                        }) /
+                          2;
   const double warm_ms = ctx.quick() ? 150 : 400;
   for (int left = static_cast<int>(std::ceil(warm_ms / first_ms)); left > 0; left -= kMaxOpsPerBatch) {
     for (int r = 0; r < std::min(left, kMaxOpsPerBatch); ++r) g.enqueue_or_throw(first, ctx.stream);
@@ -79,8 +82,11 @@ std::pair<int, double> fastest_of_four(LtGemm& g, Context& ctx, int first, doubl
         continue;
       }
     }
-    const double ms =
-        time_batch_ms(ctx, [&](cudaStream_t s) { for (int r = 0; r < batch; ++r) g.enqueue_or_throw(i, s); }) / batch;
+    const double ms = time_batch_ms(ctx,
+                                    [&](cudaStream_t s) {
+                                      for (int r = 0; r < batch; ++r) g.enqueue_or_throw(i, s);
+                                    }) /
+                      batch;
     if (best_ms == 0 || ms < best_ms) {
       best = i;
       best_ms = ms;
@@ -112,8 +118,8 @@ class GemmBench : public Testcase {
     const int first = first_candidate(g, ctx, rejected);
     const double first_ms = warm_up(g, ctx, first);
     // Full mode: the fastest of the heuristic's first four, each timed on ~20 ms.
-    const std::pair<int, double> pick =
-        ctx.quick() ? std::make_pair(first, first_ms) : fastest_of_four(g, ctx, first, first_ms, rejected);
+    const std::pair<int, double> pick = ctx.quick() ? std::make_pair(first, first_ms)
+                                                    : fastest_of_four(g, ctx, first, first_ms, rejected);
     const int best = pick.first;
     const double best_ms = pick.second;
     const double target_ms = ctx.quick() ? 15 : 40;
@@ -138,8 +144,9 @@ class GemmBench : public Testcase {
     char clock[64];
     std::snprintf(clock, sizeof(clock), "; SM clock %.0f MHz right after", o.clock_mhz);
     o.note = g.algo_text(best) + ", " + std::to_string(per_run) + " GEMMs per run, " + std::to_string(ctx.runs) +
-             " runs" + (o.clock_mhz > 0 ? clock : "") + "; " + std::to_string(v.checked) + " cells match the CPU (worst error/bound " +
-             ratio_text(v.worst_ratio) + ")" + (rejected.empty() ? "" : "; rejected:" + rejected);
+             " runs" + (o.clock_mhz > 0 ? clock : "") + "; " + std::to_string(v.checked) +
+             " cells match the CPU (worst error/bound " + ratio_text(v.worst_ratio) + ")" +
+             (rejected.empty() ? "" : "; rejected:" + rejected);
     return o;
   }
 
@@ -176,8 +183,8 @@ class GemmSelftest : public Testcase {
       const Validation v = g.validate({});
       ++tested;
       if (v.worst_ratio > 1) {
-        throw BenchError(g.algo_text(i) + " gives a wrong result: " + v.worst_cell + " (" +
-                         std::to_string(v.checked) + " cells checked)");
+        throw BenchError(g.algo_text(i) + " gives a wrong result: " + v.worst_cell + " (" + std::to_string(v.checked) +
+                         " cells checked)");
       }
       if (v.worst_ratio >= worst) {
         worst = v.worst_ratio;

@@ -16,9 +16,7 @@ __global__ void empty_kernel() {}
 
 using Clock = std::chrono::steady_clock;
 
-double us_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-}
+double us_since(Clock::time_point t0) { return std::chrono::duration<double, std::micro>(Clock::now() - t0).count(); }
 
 // Host time per <<<>>> launch of an empty kernel, back to back. The GPU runs empty
 // kernels faster than the host issues them, so the queue never fills and the host cost
@@ -81,8 +79,7 @@ class GraphNodeLatency : public Testcase {
     };
     Outcome o;
     o.samples = repeat_runs(ctx, measure);
-    o.note = "graph of " + std::to_string(n) + " kernel nodes, cudaEvent timing, " + std::to_string(ctx.runs) +
-             " runs";
+    o.note = "graph of " + std::to_string(n) + " kernel nodes, cudaEvent timing, " + std::to_string(ctx.runs) + " runs";
     return o;
   }
 };

@@ -22,9 +22,7 @@ __device__ inline void reduce_into(unsigned acc, unsigned* sink) {
 // in L2 only, so the L1 never serves them.
 __device__ inline int4 load_cg(const int4* p) {
   int4 v;
-  asm volatile("ld.global.cg.v4.s32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p));
+  asm volatile("ld.global.cg.v4.s32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
   return v;
 }
 

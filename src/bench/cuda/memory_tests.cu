@@ -44,7 +44,8 @@ class DramTest : public Testcase {
         for (int k = 0; k < kKernelsPerRun; ++k) {
           if (kind_ == 0) launch_read(sh, a.as<int4>(), n, sink.as<unsigned>(), s);
           else if (kind_ == 1) launch_write(sh, a.as<int4>(), n, k, s);
-          else launch_copy(sh, k % 2 == 0 ? a.as<int4>() : b.as<int4>(), k % 2 == 0 ? b.as<int4>() : a.as<int4>(), n, s);
+          else
+            launch_copy(sh, k % 2 == 0 ? a.as<int4>() : b.as<int4>(), k % 2 == 0 ? b.as<int4>() : a.as<int4>(), n, s);
         }
       });
       return static_cast<double>(n_bytes) * kKernelsPerRun / ms / 1e6;

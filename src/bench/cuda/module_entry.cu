@@ -65,9 +65,7 @@ char* dup(const std::string& s) {
   return p;
 }
 
-std::string cuda_error_text(cudaError_t e) {
-  return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
-}
+std::string cuda_error_text(cudaError_t e) { return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e); }
 
 std::string no_gpu_message(cudaError_t e) {
   int runtime = 0;
@@ -79,8 +77,7 @@ std::string no_gpu_message(cudaError_t e) {
              " that this module was built with (" + cuda_error_text(e) + ")";
     case cudaErrorNoDevice:
       return "no usable GPU: no CUDA device is visible (nvidia-smi; CUDA_VISIBLE_DEVICES) (" + cuda_error_text(e) + ")";
-    default:
-      return "no usable GPU: cudaGetDeviceCount failed (" + cuda_error_text(e) + ")";
+    default: return "no usable GPU: cudaGetDeviceCount failed (" + cuda_error_text(e) + ")";
   }
 }
 
@@ -109,7 +106,7 @@ DeviceFacts gather_facts(int dev) {
   f.sms = attr(cudaDevAttrMultiProcessorCount, dev);
   f.l2_bytes = static_cast<size_t>(std::max(0, attr(cudaDevAttrL2CacheSize, dev)));
   f.max_threads_per_sm = attr(cudaDevAttrMaxThreadsPerMultiProcessor, dev);
-  const int clk = attr(cudaDevAttrClockRate, dev);        // kHz
+  const int clk = attr(cudaDevAttrClockRate, dev);         // kHz
   const int mclk = attr(cudaDevAttrMemoryClockRate, dev);  // kHz
   f.sm_clock_max_mhz = clk > 0 ? clk / 1000 : -1;
   f.mem_clock_max_mhz = mclk > 0 ? mclk / 1000 : -1;
@@ -242,9 +239,14 @@ Json run_device(int dev, const Options& opt, TestcaseList& tests, Progress& prog
     for (auto& t : tests) {
       progress.step("GPU " + std::to_string(dev) + " " + t->key() + ": " + t->description());
       if (lost) {
-        results.push_back({{"key", t->key()}, {"description", t->description()}, {"unit", t->unit()},
-                           {"status", "failed"}, {"value", nullptr}, {"samples", Json::array()},
-                           {"note", "not run: " + lost_why}, {"seconds", 0}});
+        results.push_back({{"key", t->key()},
+                           {"description", t->description()},
+                           {"unit", t->unit()},
+                           {"status", "failed"},
+                           {"value", nullptr},
+                           {"samples", Json::array()},
+                           {"note", "not run: " + lost_why},
+                           {"seconds", 0}});
         continue;
       }
       results.push_back(run_one(*t, ctx, &lost, &lost_why));
@@ -263,8 +265,8 @@ std::string list_json() {
   Json list = Json::array();
   for (auto* make : {&make_benchmarks, &make_selftests}) {
     for (const auto& t : make()) {
-      list.push_back({{"key", t->key()}, {"description", t->description()}, {"unit", t->unit()},
-                      {"selftest", t->selftest()}});
+      list.push_back(
+          {{"key", t->key()}, {"description", t->description()}, {"unit", t->unit()}, {"selftest", t->selftest()}});
     }
   }
   return dump(Json{{"testcases", list}});
@@ -351,8 +353,8 @@ CP_EXPORT int chokepoint_bench_abi_version(void) { return CHOKEPOINT_BENCH_ABI_V
 
 CP_EXPORT void chokepoint_bench_free(char* result_json) { std::free(result_json); }
 
-CP_EXPORT int chokepoint_bench_run(const char* options_json, chokepoint_bench_progress_fn progress,
-                                   void* progress_ctx, char** result_json) {
+CP_EXPORT int chokepoint_bench_run(const char* options_json, chokepoint_bench_progress_fn progress, void* progress_ctx,
+                                   char** result_json) {
   std::string out;
   int rc = 1;
   try {

@@ -34,7 +34,7 @@ struct Context {
   Mode mode = Mode::kFull;
   cudaStream_t stream = nullptr;  // the stream testcases time their work on
   BlockingWait* wait = nullptr;
-  int runs = 7;                   // timed runs per testcase; the median is reported
+  int runs = 7;  // timed runs per testcase; the median is reported
   int warmups = 1;
 
   // Facts found while running, reported with the GPU.

@@ -189,8 +189,8 @@ std::string memory_waiver(const Context& ctx, size_t bytes) {
   constexpr size_t kHeadroom = size_t{256} << 20;
   const size_t free = ctx.free_bytes();
   if (free >= bytes + kHeadroom) return {};
-  return "needs " + std::to_string((bytes + kHeadroom) >> 20) + " MiB of device memory, " +
-         std::to_string(free >> 20) + " MiB free";
+  return "needs " + std::to_string((bytes + kHeadroom) >> 20) + " MiB of device memory, " + std::to_string(free >> 20) +
+         " MiB free";
 }
 
 }  // namespace chokepoint::bench::gpu

@@ -38,8 +38,8 @@ class BlockingWait {
   static constexpr uint64_t kTimeoutNs = 3ull * 1000 * 1000 * 1000;
 
  private:
-  volatile int* flag_ = nullptr;      // host view (mapped pinned memory)
-  int* flag_dev_ = nullptr;           // device view
+  volatile int* flag_ = nullptr;     // host view (mapped pinned memory)
+  int* flag_dev_ = nullptr;          // device view
   volatile int* timeout_ = nullptr;  // info[4]: exit reason, flag seen, microseconds spun
   int* timeout_dev_ = nullptr;
 };

@@ -93,7 +93,8 @@ class Reader {
                            "chokepoint trace format " + std::to_string(h.version) + " is not one this version reads");
     }
     pid_ = static_cast<int32_t>(h.pid);
-    if (h.realtime_ns == 0 || h.cupti_ns == 0 || __builtin_sub_overflow(h.realtime_ns, h.cupti_ns, &offset_)) offset_ = 0;
+    if (h.realtime_ns == 0 || h.cupti_ns == 0 || __builtin_sub_overflow(h.realtime_ns, h.cupti_ns, &offset_))
+      offset_ = 0;
     // CUPTI stamps CLOCK_REALTIME on Linux: an offset of more than a second means it
     // does not here, and times are mapped by the header's pair.
     if (offset_ > -1'000'000'000 && offset_ < 1'000'000'000) offset_ = 0;
@@ -219,7 +220,8 @@ class Reader {
         timeline::RuntimeCalls& c = tl_.runtime_calls;
         c.pid.push_back(r.api.pid != 0 ? static_cast<int32_t>(r.api.pid) : pid_);
         c.tid.push_back(static_cast<int32_t>(r.stream));
-        c.api.push_back(static_cast<RecordKind>(r.kind) == RecordKind::kRuntimeApi ? ApiKind::kRuntime : ApiKind::kDriver);
+        c.api.push_back(static_cast<RecordKind>(r.kind) == RecordKind::kRuntimeApi ? ApiKind::kRuntime
+                                                                                   : ApiKind::kDriver);
         c.name.push_back(name(r.name));
         c.start.push_back(start);
         c.end.push_back(end);
@@ -238,11 +240,8 @@ class Reader {
         d.cc_minor = static_cast<int32_t>(r.stream % 10);
         return;
       }
-      case RecordKind::kMarker:
-        add_marker(r);
-        return;
-      case RecordKind::kDropped:
-        return;  // the kEnd record carries the total
+      case RecordKind::kMarker: add_marker(r); return;
+      case RecordKind::kDropped: return;  // the kEnd record carries the total
       default: stat(stats_, StatId::kCuptiUnknownRecords); return;
     }
   }
@@ -264,13 +263,15 @@ class Reader {
       src = mem_kind(r.copy.src_kind);
       dst = mem_kind(r.copy.dst_kind);
       // The name Kineto gives copies, which kernel_class and the reports know.
-      nm = tl_.strings.intern(std::string("Memcpy ") + timeline::copy_kind_name(ck) + " (" + timeline::mem_kind_name(src) +
-                              " -> " + timeline::mem_kind_name(dst) + ")");
+      nm = tl_.strings.intern(std::string("Memcpy ") + timeline::copy_kind_name(ck) + " (" +
+                              timeline::mem_kind_name(src) + " -> " + timeline::mem_kind_name(dst) + ")");
     } else {
       dst = mem_kind(r.copy.dst_kind);
       nm = tl_.strings.intern(std::string("Memset (") + timeline::mem_kind_name(dst) + ")");
     }
-    g.kind.push_back(kernel ? GpuOpKind::kKernel : kind == RecordKind::kMemcpy ? GpuOpKind::kMemcpy : GpuOpKind::kMemset);
+    g.kind.push_back(kernel                        ? GpuOpKind::kKernel
+                     : kind == RecordKind::kMemcpy ? GpuOpKind::kMemcpy
+                                                   : GpuOpKind::kMemset);
     g.device.push_back(device(r.device));
     g.stream.push_back(static_cast<int32_t>(r.stream));
     g.start.push_back(start);

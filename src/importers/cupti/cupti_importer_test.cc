@@ -226,15 +226,15 @@ TEST(CuptiImporter, NvtxRangesAndSteps) {
   auto w = tracer::TraceWriter::create(dir(), header(77, 0, 0), &error);
   ASSERT_TRUE(w) << error;
   const uint32_t step = w->intern("train_step 4"), fwd = w->intern("forward"), inner = w->intern("step");
-  w->add(marker(tracer::kMarkerEnd, 1, 500, 0, 10));          // opened before CUDA init
+  w->add(marker(tracer::kMarkerEnd, 1, 500, 0, 10));  // opened before CUDA init
   w->add(marker(tracer::kMarkerStart, 2, 1000, step, 10));
   w->add(marker(tracer::kMarkerStart, 3, 1100, fwd, 10));
-  w->add(marker(tracer::kMarkerStart, 4, 1200, inner, 10));   // a step inside the step
+  w->add(marker(tracer::kMarkerStart, 4, 1200, inner, 10));  // a step inside the step
   w->add(marker(tracer::kMarkerEnd, 4, 1300, 0, 10));
   w->add(marker(tracer::kMarkerEnd, 3, 1400, 0, 10));
   w->add(marker(tracer::kMarkerEnd, 2, 2000, 0, 10));
   w->add(marker(tracer::kMarkerInstant, 5, 2100, fwd, 10));
-  w->add(marker(tracer::kMarkerStart, 6, 2200, step, 10));    // never closed
+  w->add(marker(tracer::kMarkerStart, 6, 2200, step, 10));  // never closed
   ASSERT_TRUE(w->finish(0));
   std::ifstream in(w->path(), std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(in)), {});

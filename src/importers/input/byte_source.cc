@@ -14,14 +14,11 @@
 namespace chokepoint::importers {
 namespace {
 
-std::string io_error(const std::string& path, int err) {
-  return "cannot read '" + path + "': " + std::strerror(err);
-}
+std::string io_error(const std::string& path, int err) { return "cannot read '" + path + "': " + std::strerror(err); }
 
 class FileSource final : public ByteSource {
  public:
-  FileSource(int fd, std::string path, uint64_t size)
-      : fd_(fd), path_(std::move(path)), size_(size) {}
+  FileSource(int fd, std::string path, uint64_t size) : fd_(fd), path_(std::move(path)), size_(size) {}
   ~FileSource() override { ::close(fd_); }
 
   Result<size_t> read(char* dst, size_t n) override {
@@ -70,8 +67,7 @@ class MemorySource final : public ByteSource {
 // and sets truncated() instead of failing, so the events decoded so far are kept.
 class GzipSource final : public ByteSource {
  public:
-  explicit GzipSource(std::unique_ptr<ByteSource> inner)
-      : inner_(std::move(inner)), in_(kInputBlock) {
+  explicit GzipSource(std::unique_ptr<ByteSource> inner) : inner_(std::move(inner)), in_(kInputBlock) {
     std::memset(&z_, 0, sizeof(z_));
     // 16 + MAX_WBITS: expect a gzip header and trailer.
     ok_ = inflateInit2(&z_, 16 + MAX_WBITS) == Z_OK;
@@ -147,8 +143,7 @@ class GzipSource final : public ByteSource {
 }  // namespace
 
 bool is_gzip(std::string_view head) {
-  return head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
-         static_cast<unsigned char>(head[1]) == 0x8b;
+  return head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b;
 }
 
 Result<std::unique_ptr<ByteSource>> open_file(const std::string& path) {

@@ -127,8 +127,7 @@ TEST(ByteSource, ReadHeadDecompresses) {
 TEST(ByteSource, Errors) {
   Result<std::unique_ptr<ByteSource>> missing = open_file("/nonexistent/trace.json");
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.status().message(),
-            "cannot read '/nonexistent/trace.json': No such file or directory");
+  EXPECT_EQ(missing.status().message(), "cannot read '/nonexistent/trace.json': No such file or directory");
   Result<std::unique_ptr<ByteSource>> dir = open_file("/tmp");
   ASSERT_FALSE(dir.ok());
   EXPECT_EQ(dir.status().message(), "cannot read '/tmp': Is a directory");

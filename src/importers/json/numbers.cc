@@ -104,8 +104,7 @@ bool parse_decimal(std::string_view s, Decimal* d) {
 }  // namespace
 
 std::string_view number_text(std::string_view t) {
-  while (!t.empty() && (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' ||
-                        t.back() == '\t')) {
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' || t.back() == '\t')) {
     t.remove_suffix(1);
   }
   if (t.size() >= 2 && t.front() == '"' && t.back() == '"') t = t.substr(1, t.size() - 2);
@@ -133,8 +132,7 @@ NumberStatus parse_scaled(std::string_view raw_token, int scale, int64_t* out) {
       if (r >= p - r) ++q;  // r/p >= 1/2 (written to avoid overflowing 2r)
     }
   }
-  const uint64_t limit = static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) +
-                         (d.negative ? 1 : 0);
+  const uint64_t limit = static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) + (d.negative ? 1 : 0);
   if (q > limit) return NumberStatus::kOverflow;
   *out = d.negative ? static_cast<int64_t>(0 - q) : static_cast<int64_t>(q);
   return NumberStatus::kOk;

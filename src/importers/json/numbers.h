@@ -24,12 +24,8 @@ std::string_view number_text(std::string_view raw_token);
 // nanoseconds exactly; scale = 0 reads integers. `raw_token` may be quoted.
 NumberStatus parse_scaled(std::string_view raw_token, int scale, int64_t* out);
 
-inline NumberStatus parse_int64(std::string_view raw_token, int64_t* out) {
-  return parse_scaled(raw_token, 0, out);
-}
-inline NumberStatus parse_us_as_ns(std::string_view raw_token, int64_t* out) {
-  return parse_scaled(raw_token, 3, out);
-}
+inline NumberStatus parse_int64(std::string_view raw_token, int64_t* out) { return parse_scaled(raw_token, 0, out); }
+inline NumberStatus parse_us_as_ns(std::string_view raw_token, int64_t* out) { return parse_scaled(raw_token, 3, out); }
 
 // Parses any JSON number (or a quoted one) as a double.
 NumberStatus parse_double(std::string_view raw_token, double* out);

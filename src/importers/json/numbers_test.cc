@@ -60,8 +60,8 @@ TEST(Numbers, Integers) {
 
 TEST(Numbers, NotNumbers) {
   int64_t v = 7;
-  for (const char* t : {"N/A", "\"N/A\"", "", "\"\"", "-", "e5", "1e", "1.2.3", "true", "null",
-                        "{", "0x10", "1 2", "nan", "inf"}) {
+  for (const char* t :
+       {"N/A", "\"N/A\"", "", "\"\"", "-", "e5", "1e", "1.2.3", "true", "null", "{", "0x10", "1 2", "nan", "inf"}) {
     EXPECT_EQ(parse_int64(t, &v), NumberStatus::kInvalid) << t;
   }
   EXPECT_EQ(v, 7);

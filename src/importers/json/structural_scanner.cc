@@ -82,9 +82,7 @@ inline uint64_t prefix_xor(uint64_t x) {
   return x;
 }
 
-inline bool is_scalar_end(char c) {
-  return is_json_space(c) || c == ',' || c == ']' || c == '}' || c == ':';
-}
+inline bool is_scalar_end(char c) { return is_json_space(c) || c == ',' || c == ']' || c == '}' || c == ':'; }
 
 }  // namespace
 

@@ -10,9 +10,7 @@ namespace {
 
 // The scanners read up to 63 bytes past the data: keep them in the same allocation.
 struct Padded {
-  explicit Padded(std::string s) : len(s.size()), bytes(std::move(s)) {
-    bytes.append(kScanPadding, 'x');
-  }
+  explicit Padded(std::string s) : len(s.size()), bytes(std::move(s)) { bytes.append(kScanPadding, 'x'); }
   const char* data() const { return bytes.data(); }
   size_t len;
   std::string bytes;

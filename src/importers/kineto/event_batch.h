@@ -37,7 +37,7 @@ class EventBatch {
   size_t capacity_ = 0;
   size_t used_ = 0;
   std::vector<size_t> begin_, end_;  // each event's bytes in buf_
-  std::vector<char> single_;          // one event and its padding, for parse_single()
+  std::vector<char> single_;         // one event and its padding, for parse_single()
   simdjson::ondemand::parser parser_;
   RawEvent ev_;
 };

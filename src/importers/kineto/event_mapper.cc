@@ -12,9 +12,7 @@ using namespace timeline;
 
 template <typename T>
 T clamp_to(int64_t v, T unknown) {
-  return (v >= std::numeric_limits<T>::min() && v <= std::numeric_limits<T>::max())
-             ? static_cast<T>(v)
-             : unknown;
+  return (v >= std::numeric_limits<T>::min() && v <= std::numeric_limits<T>::max()) ? static_cast<T>(v) : unknown;
 }
 
 TimeNs add_saturating(TimeNs a, TimeNs b) {
@@ -34,8 +32,8 @@ EventMapper::EventMapper(Timeline& tl, int32_t source_index, StatCounter& stats)
     : tl_(tl),
       source_(source_index),
       stats_(stats),
-      begin_{tl.gpu_ops.size(),       tl.cpu_ranges.size(),      tl.runtime_calls.size(),
-             tl.sync_events.size(),   tl.gpu_annotations.size(), tl.steps.size()},
+      begin_{tl.gpu_ops.size(),     tl.cpu_ranges.size(),      tl.runtime_calls.size(),
+             tl.sync_events.size(), tl.gpu_annotations.size(), tl.steps.size()},
       id_offset_(int64_t{source_index} << 48) {}
 
 int64_t EventMapper::global_id(int64_t id) {
@@ -105,8 +103,7 @@ bool EventMapper::gpu_place(const RawEvent& ev, int16_t* device, int32_t* stream
       stats_.add(Stat::kIdOutOfRange);
       return false;
     }
-    it = device_index_.emplace(local, tl_.device_index(source_, static_cast<int32_t>(local)))
-             .first;
+    it = device_index_.emplace(local, tl_.device_index(source_, static_cast<int32_t>(local))).first;
   }
   *device = it->second;
   *stream = static_cast<int32_t>(s);
@@ -267,8 +264,7 @@ uint32_t EventMapper::add_inputs(const RawEvent& ev) {
   OpInputs& oi = tl_.op_inputs;
   const uint32_t op = oi.begin_op();
   for (size_t j = 0; j < n; ++j) {
-    const StringId type = j < ev.input_types.size() ? tl_.strings.intern(ev.input_types[j])
-                                                    : kEmptyString;
+    const StringId type = j < ev.input_types.size() ? tl_.strings.intern(ev.input_types[j]) : kEmptyString;
     if (j < with_dims) {
       oi.add_input(type, ev.dims.data() + ev.dim_begin[j], ev.dim_begin[j + 1] - ev.dim_begin[j]);
     } else {

@@ -47,10 +47,8 @@ class EventMapper {
   void map_complete(const RawEvent& ev);
   void map_metadata(const RawEvent& ev);
   bool gpu_place(const RawEvent& ev, int16_t* device, int32_t* stream);
-  void add_gpu_op(const RawEvent& ev, timeline::GpuOpKind kind, timeline::TimeNs start,
-                  timeline::TimeNs end);
-  void add_cpu_range(const RawEvent& ev, timeline::CpuCategory cat, timeline::TimeNs start,
-                     timeline::TimeNs end);
+  void add_gpu_op(const RawEvent& ev, timeline::GpuOpKind kind, timeline::TimeNs start, timeline::TimeNs end);
+  void add_cpu_range(const RawEvent& ev, timeline::CpuCategory cat, timeline::TimeNs start, timeline::TimeNs end);
   uint32_t add_inputs(const RawEvent& ev);
   int64_t global_id(int64_t id);
   int32_t thread_id(int64_t id);
@@ -64,7 +62,7 @@ class EventMapper {
   int64_t mapped_ = 0;
   int64_t gpu_events_ = 0, gpu_events_bad_ = 0;
   int64_t id_offset_;
-  std::unordered_map<int64_t, int16_t> device_index_;    // local device id -> index
+  std::unordered_map<int64_t, int16_t> device_index_;  // local device id -> index
   std::unordered_map<int16_t, int64_t> events_on_device_;
   std::unordered_map<uint64_t, size_t> thread_name_row_;  // (pid, tid) -> thread_names row
   std::vector<int64_t> dims_scratch_;

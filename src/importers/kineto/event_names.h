@@ -12,8 +12,18 @@ namespace chokepoint::importers::kineto {
 
 // The event categories the importer tells apart.
 enum class Cat : uint8_t {
-  kKernel, kMemcpy, kMemset, kCpuOp, kUserAnnotation, kPythonFunction, kRuntime, kDriver,
-  kSync, kGpuUserAnnotation, kTrace, kOther
+  kKernel,
+  kMemcpy,
+  kMemset,
+  kCpuOp,
+  kUserAnnotation,
+  kPythonFunction,
+  kRuntime,
+  kDriver,
+  kSync,
+  kGpuUserAnnotation,
+  kTrace,
+  kOther
 };
 
 // Current Kineto categories, plus the capitalised ones of PyTorch 1.8-era traces.
@@ -31,8 +41,7 @@ std::string_view in_parens(std::string_view name);
 
 // Direction and memory kinds of "Memcpy HtoD (Pageable -> Device)"; what the name does not
 // say is left as it was.
-void parse_memcpy_name(std::string_view name, timeline::CopyKind* kind, timeline::MemKind* src,
-                       timeline::MemKind* dst);
+void parse_memcpy_name(std::string_view name, timeline::CopyKind* kind, timeline::MemKind* src, timeline::MemKind* dst);
 
 // "Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync".
 timeline::SyncKind sync_kind(std::string_view s);

@@ -14,8 +14,23 @@ using simdjson::error_code;
 
 enum class Key : uint8_t { kOther, kPh, kCat, kName, kPid, kTid, kTs, kDur, kArgs };
 enum class ArgKey : uint8_t {
-  kOther, kExternalId, kCorrelation, kDevice, kStream, kCbid, kRegisters, kSharedMemory,
-  kOccupancy, kGrid, kBlock, kBytes, kSequence, kInputType, kInputDims, kSyncKind, kName
+  kOther,
+  kExternalId,
+  kCorrelation,
+  kDevice,
+  kStream,
+  kCbid,
+  kRegisters,
+  kSharedMemory,
+  kOccupancy,
+  kGrid,
+  kBlock,
+  kBytes,
+  kSequence,
+  kInputType,
+  kInputDims,
+  kSyncKind,
+  kName
 };
 
 // Keys are compared on their raw bytes: none of the keys we read contains an escape, and
@@ -26,8 +41,7 @@ std::string_view raw_key(const od::field& f, std::string_view doc) {
   const char* p = f.key().raw();
   if (p < doc.data() || p >= doc.data() + doc.size()) return {};
   const void* q = std::memchr(p, '"', 64);
-  return q ? std::string_view(p, static_cast<size_t>(static_cast<const char*>(q) - p))
-           : std::string_view();
+  return q ? std::string_view(p, static_cast<size_t>(static_cast<const char*>(q) - p)) : std::string_view();
 }
 
 Key classify_key(std::string_view k) {

@@ -18,17 +18,15 @@ constexpr const char* kHead =
     "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n    {\"id\": 0, \"name\": \"GPU0\", "
     "\"numSms\": 10}\n  ],\n  \"baseTimeNanoseconds\": 1000000000000,\n  \"traceEvents\": [\n";
 
-std::string kernel(const std::string& ts, const std::string& name = "k",
-                   const std::string& more_args = "") {
+std::string kernel(const std::string& ts, const std::string& name = "k", const std::string& more_args = "") {
   return "  {\n    \"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" + name +
          "\", \"pid\": 0, \"tid\": 7,\n    \"ts\": " + ts +
-         ", \"dur\": 2,\n    \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 5" +
-         more_args + "}\n  }";
+         ", \"dur\": 2,\n    \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 5" + more_args + "}\n  }";
 }
 
 std::string step(int n, const std::string& ts) {
-  return "  {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#" +
-         std::to_string(n) + "\", \"pid\": 9, \"tid\": 9, \"ts\": " + ts + ", \"dur\": 100}";
+  return "  {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#" + std::to_string(n) +
+         "\", \"pid\": 9, \"tid\": 9, \"ts\": " + ts + ", \"dur\": 100}";
 }
 
 std::string trace(const std::vector<std::string>& events, const std::string& tail = "") {
@@ -74,8 +72,8 @@ TEST(KinetoHazards, UnescapedQuotesSkipOnlyTheBadEvent) {
 }
 
 TEST(KinetoHazards, ControlCharactersAndBadEscapes) {
-  auto r = import(trace({kernel("1", "tab\there"), kernel("2", "bad \\q escape"),
-                         kernel("3", "short \\u12"), kernel("4", "ok \\\"quoted\\\" \\u00e9")}));
+  auto r = import(trace({kernel("1", "tab\there"), kernel("2", "bad \\q escape"), kernel("3", "short \\u12"),
+                         kernel("4", "ok \\\"quoted\\\" \\u00e9")}));
   ASSERT_TRUE(r->status.ok());
   EXPECT_EQ(names(*r), (std::vector<std::string>{"ok \"quoted\" \xc3\xa9"}));
   EXPECT_EQ(r->stats.count("kineto_malformed_event"), 3);
@@ -90,8 +88,8 @@ TEST(KinetoHazards, CompactTraceWithStrayQuoteKeepsLaterEvents) {
     // Appended piece by piece: g++ 12 -O3 warns (-Wrestrict, a false positive: GCC bug
     // 105651) on "k" + std::to_string(i) here.
     const std::string name = i == 10 ? std::string("bro\"ken") : std::string("k").append(std::to_string(i));
-    events += std::string(i ? "," : "") + R"({"ph":"X","cat":"kernel","name":")" + name +
-              R"(","pid":0,"tid":7,"ts":)" + std::to_string(i) + R"(,"dur":1})";
+    events += std::string(i ? "," : "") + R"({"ph":"X","cat":"kernel","name":")" + name + R"(","pid":0,"tid":7,"ts":)" +
+              std::to_string(i) + R"(,"dur":1})";
   }
   const std::string bytes = R"({"traceEvents":[)" + events + "]}";
   KinetoLimits small_events;
@@ -126,7 +124,7 @@ TEST(KinetoHazards, BareNaAndHugeIntegers) {
   EXPECT_EQ(g.dst_kind[0], timeline::MemKind::kDevice);
   EXPECT_EQ(g.registers[1], -1);  // 70000 does not fit the column
   EXPECT_EQ(g.grid[1], (std::array<int32_t, 3>{0, 2, 3}));
-  EXPECT_EQ(r->stats.count("kineto_bad_number"), 3);  // bytes, ts, grid[0]
+  EXPECT_EQ(r->stats.count("kineto_bad_number"), 3);    // bytes, ts, grid[0]
   EXPECT_EQ(r->stats.count("kineto_int_overflow"), 1);  // correlation; Comms Id is unread
   EXPECT_EQ(r->stats.count("kineto_missing_timestamp"), 1);
 }
@@ -232,12 +230,12 @@ TEST(KinetoHazards, InvalidUtf8IsRepaired) {
 }
 
 TEST(KinetoHazards, StringPidsAndNonObjects) {
-  auto r = import(trace({
-      "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"x\", \"pid\": \"Spans\", \"tid\": 1, "
-      "\"ts\": 1, \"dur\": 1}",
-      "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"y\", \"pid\": \"12\", \"tid\": 1, "
-      "\"ts\": 1, \"dur\": 1}",
-      "  42", "  \"text\"", "  [1, {\"a\": 2}]", "  null", kernel("2")}));
+  auto r = import(
+      trace({"  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"x\", \"pid\": \"Spans\", \"tid\": 1, "
+             "\"ts\": 1, \"dur\": 1}",
+             "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"y\", \"pid\": \"12\", \"tid\": 1, "
+             "\"ts\": 1, \"dur\": 1}",
+             "  42", "  \"text\"", "  [1, {\"a\": 2}]", "  null", kernel("2")}));
   ASSERT_TRUE(r->status.ok());
   EXPECT_EQ(r->stats.count("kineto_non_numeric_pid"), 1);
   EXPECT_EQ(r->stats.count("kineto_non_object_event"), 4);
@@ -250,8 +248,7 @@ TEST(KinetoHazards, OversizedEventIsSkipped) {
   KinetoLimits limits;
   limits.max_value_bytes = 2000;
   limits.chunk_bytes = 512;
-  auto r = import(trace({kernel("1", "a"), kernel("2", std::string(5000, 'x')), kernel("3", "c")}),
-                  limits);
+  auto r = import(trace({kernel("1", "a"), kernel("2", std::string(5000, 'x')), kernel("3", "c")}), limits);
   ASSERT_TRUE(r->status.ok());
   EXPECT_EQ(names(*r), (std::vector<std::string>{"a", "c"}));
   EXPECT_EQ(r->stats.count("kineto_malformed_event"), 1);
@@ -259,10 +256,11 @@ TEST(KinetoHazards, OversizedEventIsSkipped) {
 
 TEST(KinetoHazards, RepeatedArgsListsKeepTheLast) {
   // Found by the fuzzer: two "Input Dims" lists in one event.
-  auto r = import(trace({"  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", "
-                         "\"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1, \"args\": {"
-                         "\"Input Dims\": [[1, 2, 3], [4]], \"Input type\": [\"a\"], "
-                         "\"Input Dims\": [[5], [6, 7]], \"Input type\": [\"b\", \"c\"]}}"}));
+  auto r = import(
+      trace({"  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", "
+             "\"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1, \"args\": {"
+             "\"Input Dims\": [[1, 2, 3], [4]], \"Input type\": [\"a\"], "
+             "\"Input Dims\": [[5], [6, 7]], \"Input type\": [\"b\", \"c\"]}}"}));
   ASSERT_TRUE(r->status.ok());
   const auto& in = r->tl.op_inputs;
   ASSERT_EQ(in.ops(), 1u);
@@ -275,8 +273,8 @@ TEST(KinetoHazards, RepeatedArgsListsKeepTheLast) {
 
 TEST(KinetoHazards, HazardFilesReadTheSameInAnyChunkSize) {
   const std::string dir = std::string(CHOKEPOINT_TEST_DATA) + "/kineto/hazards/";
-  for (const char* file : {"unescaped_quote.json", "bad_values.json", "duplicate_events.json",
-                           "truncated.json", "truncated.json.gz", "invalid_utf8.json"}) {
+  for (const char* file : {"unescaped_quote.json", "bad_values.json", "duplicate_events.json", "truncated.json",
+                           "truncated.json.gz", "invalid_utf8.json"}) {
     std::ifstream f(dir + file, std::ios::binary);
     std::stringstream ss;
     ss << f.rdbuf();
@@ -330,8 +328,7 @@ TEST(KinetoHazards, NotATrace) {
   EXPECT_EQ(msg("  \n"), "the file holds no JSON");
   EXPECT_EQ(msg("hello world"), "not a JSON trace: it starts with 'h'");
   EXPECT_EQ(msg("\x89PNG\r\n"), "not a JSON trace: it starts with byte 0x89");
-  EXPECT_EQ(msg(R"({"device": "NVIDIA H200", "expect": [1, 2]})"),
-            "no traceEvents array: not a Kineto / Chrome trace");
+  EXPECT_EQ(msg(R"({"device": "NVIDIA H200", "expect": [1, 2]})"), "no traceEvents array: not a Kineto / Chrome trace");
   EXPECT_EQ(msg(R"({"schemaVersion": 1, "deviceProperties": [)"),
             "the file ends before any traceEvents array (truncated?)");
   EXPECT_EQ(msg(R"({"a": 1, ]})"), "malformed JSON at byte 9: expected a member name, found ']'");

@@ -10,21 +10,17 @@
 namespace chokepoint::importers {
 namespace {
 
-bool contains(std::string_view s, std::string_view what) {
-  return s.find(what) != std::string_view::npos;
-}
+bool contains(std::string_view s, std::string_view what) { return s.find(what) != std::string_view::npos; }
 
 class KinetoImporter final : public Importer {
  public:
   std::string_view name() const override { return "kineto"; }
-  std::string_view description() const override {
-    return "PyTorch profiler Chrome-trace JSON, .json or .json.gz";
-  }
+  std::string_view description() const override { return "PyTorch profiler Chrome-trace JSON, .json or .json.gz"; }
   // Covers Kineto's own *.pt.trace.json[.gz].
   std::vector<std::string_view> file_suffixes() const override { return {".json", ".json.gz"}; }
   bool sniff(std::string_view head) const override { return sniff_kineto(head); }
-  Status import(const std::string& path, int32_t source_index, timeline::Timeline& tl,
-                timeline::ImportStats& stats, const ImportOptions& opts) override {
+  Status import(const std::string& path, int32_t source_index, timeline::Timeline& tl, timeline::ImportStats& stats,
+                const ImportOptions& opts) override {
     Result<std::unique_ptr<ByteSource>> in = open_file(path);
     if (!in.ok()) return in.status();
     return import_kineto(*in.value(), source_index, tl, stats, opts);
@@ -56,9 +52,8 @@ bool sniff_kineto(std::string_view head) {
   return false;
 }
 
-Status import_kineto(ByteSource& in, int32_t source_index, timeline::Timeline& tl,
-                     timeline::ImportStats& stats, const ImportOptions& opts,
-                     const KinetoLimits& limits) {
+Status import_kineto(ByteSource& in, int32_t source_index, timeline::Timeline& tl, timeline::ImportStats& stats,
+                     const ImportOptions& opts, const KinetoLimits& limits) {
   if (source_index < 0 || static_cast<size_t>(source_index) >= tl.sources.size()) {
     return Status::Error(ErrorCode::kInternal,
                          "internal: source " + std::to_string(source_index) + " was not added to the timeline");
@@ -76,9 +71,8 @@ Status import_kineto(ByteSource& in, int32_t source_index, timeline::Timeline& t
   return Status::Ok();
 }
 
-Status import_kineto_buffer(std::string_view bytes, int32_t source_index,
-                            timeline::Timeline& tl, timeline::ImportStats& stats,
-                            const KinetoLimits& limits) {
+Status import_kineto_buffer(std::string_view bytes, int32_t source_index, timeline::Timeline& tl,
+                            timeline::ImportStats& stats, const KinetoLimits& limits) {
   if (source_index >= 0 && static_cast<size_t>(source_index) == tl.sources.size()) {
     timeline::Source src;
     src.path = "<memory>";

@@ -28,14 +28,12 @@ bool sniff_kineto(std::string_view head);
 // `source_index`, which must exist in tl.sources. Odd input is counted in `stats`; a
 // non-ok status means the input is not a trace (or an I/O error), and `tl` may then hold
 // a partial import of this source.
-Status import_kineto(ByteSource& in, int32_t source_index, timeline::Timeline& tl,
-                     timeline::ImportStats& stats, const ImportOptions& opts = {},
-                     const KinetoLimits& limits = {});
+Status import_kineto(ByteSource& in, int32_t source_index, timeline::Timeline& tl, timeline::ImportStats& stats,
+                     const ImportOptions& opts = {}, const KinetoLimits& limits = {});
 
 // Same, from bytes in memory (plain or gzip); used by tests and the fuzzer. When
 // tl.sources has no entry `source_index` yet, one named "<memory>" is appended.
-Status import_kineto_buffer(std::string_view bytes, int32_t source_index,
-                            timeline::Timeline& tl, timeline::ImportStats& stats,
-                            const KinetoLimits& limits = {});
+Status import_kineto_buffer(std::string_view bytes, int32_t source_index, timeline::Timeline& tl,
+                            timeline::ImportStats& stats, const KinetoLimits& limits = {});
 
 }  // namespace chokepoint::importers

@@ -98,8 +98,7 @@ TEST_F(SyncHostBound, FirstKernelExactly) {
   EXPECT_EQ(g.start[i], tl.gpu_ops.start[0]);  // the earliest GPU op
   EXPECT_EQ(g.end[i], 1795963461402434246 + 1120);
   EXPECT_EQ(g.kind[i], timeline::GpuOpKind::kKernel);
-  EXPECT_EQ(tl.strings.view(g.name[i]).substr(0, 48),
-            "void at::native::vectorized_elementwise_kernel<8");
+  EXPECT_EQ(tl.strings.view(g.name[i]).substr(0, 48), "void at::native::vectorized_elementwise_kernel<8");
   EXPECT_EQ(g.stream[i], 7);
   EXPECT_EQ(tl.devices[g.device[i]].local_id, 0);
   EXPECT_EQ(g.correlation[i], 1756);
@@ -226,24 +225,23 @@ TEST_P(AllFixtures, ImportCleanly) {
   ASSERT_EQ(stats.all().size(), 1u);  // nothing odd besides the skipped flows/metadata
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Kineto, AllFixtures,
-    ::testing::Values(FixtureCounts{"allocator_churn.json.gz", 210, 738, 354, 9, 3, 20, 726},
-                      FixtureCounts{"elementwise_chain.json.gz", 46, 36, 31, 3, 3, 19, 118},
-                      FixtureCounts{"fp32_gemm.json.gz", 212, 534, 151, 6, 3, 20, 489},
-                      FixtureCounts{"healthy_bf16.json.gz", 422, 1746, 328, 6, 3, 20, 1128},
-                      FixtureCounts{"healthy_bf16_stack.json.gz", 405, 3475, 328, 6, 3, 20, 1669},
-                      FixtureCounts{"input_bound.json.gz", 192, 894, 325, 6, 3, 20, 661},
-                      FixtureCounts{"input_bound_stack.json.gz", 192, 4678, 325, 6, 3, 20, 967},
-                      FixtureCounts{"launch_bound.json.gz", 360, 1083, 361, 3, 3, 19, 762},
-                      FixtureCounts{"pageable_copy.json.gz", 14, 39, 22, 3, 3, 19, 77},
-                      FixtureCounts{"small_grid.json.gz", 4, 3, 4, 3, 3, 19, 49},
-                      FixtureCounts{"sync_bound.json.gz", 144, 267, 169, 3, 3, 19, 354},
-                      FixtureCounts{"sync_host_bound.json.gz", 219, 615, 244, 3, 3, 19, 504}),
-    [](const auto& info) {
-      std::string n = info.param.file;
-      return n.substr(0, n.find('.'));
-    });
+INSTANTIATE_TEST_SUITE_P(Kineto, AllFixtures,
+                         ::testing::Values(FixtureCounts{"allocator_churn.json.gz", 210, 738, 354, 9, 3, 20, 726},
+                                           FixtureCounts{"elementwise_chain.json.gz", 46, 36, 31, 3, 3, 19, 118},
+                                           FixtureCounts{"fp32_gemm.json.gz", 212, 534, 151, 6, 3, 20, 489},
+                                           FixtureCounts{"healthy_bf16.json.gz", 422, 1746, 328, 6, 3, 20, 1128},
+                                           FixtureCounts{"healthy_bf16_stack.json.gz", 405, 3475, 328, 6, 3, 20, 1669},
+                                           FixtureCounts{"input_bound.json.gz", 192, 894, 325, 6, 3, 20, 661},
+                                           FixtureCounts{"input_bound_stack.json.gz", 192, 4678, 325, 6, 3, 20, 967},
+                                           FixtureCounts{"launch_bound.json.gz", 360, 1083, 361, 3, 3, 19, 762},
+                                           FixtureCounts{"pageable_copy.json.gz", 14, 39, 22, 3, 3, 19, 77},
+                                           FixtureCounts{"small_grid.json.gz", 4, 3, 4, 3, 3, 19, 49},
+                                           FixtureCounts{"sync_bound.json.gz", 144, 267, 169, 3, 3, 19, 354},
+                                           FixtureCounts{"sync_host_bound.json.gz", 219, 615, 244, 3, 3, 19, 504}),
+                         [](const auto& info) {
+                           std::string n = info.param.file;
+                           return n.substr(0, n.find('.'));
+                         });
 
 TEST(KinetoSources, IdsAreUniqueAcrossSources) {
   Timeline tl;

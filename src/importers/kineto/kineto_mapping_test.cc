@@ -84,7 +84,7 @@ TEST(KinetoMapping, SyncRecordsTakeTheThreadOfTheirCall) {
   EXPECT_EQ(r->tl.devices[s.device[0]].local_id, 0);
   EXPECT_EQ(s.kind[1], timeline::SyncKind::kContextSync);
   EXPECT_EQ(s.stream[1], -1);
-  EXPECT_EQ(s.pid[1], -1);  // no runtime call with correlation 90
+  EXPECT_EQ(s.pid[1], -1);                               // no runtime call with correlation 90
   EXPECT_EQ(s.kind[2], timeline::SyncKind::kEventSync);  // from the name
   EXPECT_EQ(s.correlation[2], -1);
   EXPECT_EQ(s.kind[3], timeline::SyncKind::kStreamWaitEvent);

@@ -12,25 +12,25 @@
 namespace chokepoint::importers::kineto {
 
 enum class Stat : uint8_t {
-  kEventsIgnored,      // flows, counters, instants, Trace spans, other metadata
-  kNonNumericPid,      // pid/tid given as a string ("Spans")
-  kMalformedEvent,     // element that is not valid JSON; skipped
-  kNonObjectEvent,     // element of traceEvents that is not an object
-  kInvalidUtf8,        // invalid UTF-8 replaced by '?'
-  kBadNumber,          // a numeric field that is not a number (bare N/A, "", ...)
-  kIntOverflow,        // an integer field beyond int64
-  kIdOutOfRange,       // pid/tid/device/stream/id beyond the model's integer width
-  kMissingTimestamp,   // X event without a readable ts: skipped
-  kMissingDuration,    // X event without a readable dur: zero length
-  kNegativeDuration,   // clamped to zero
-  kDuplicateKey,       // a key repeated inside one event: the last value wins
-  kTruncated,          // the file ends in the middle of the trace
-  kGzipCorrupt,        // the gzip stream ends early or is corrupt
-  kEmptyTrace,         // traceEvents is empty
-  kNoSteps,            // no ProfilerStep#N annotation
-  kUnknownDevice,      // GPU events on a device absent from deviceProperties
-  kBadMetadata,        // unreadable top-level member (deviceProperties, ...)
-  kNoBaseTime,         // no baseTimeNanoseconds: times stay on the trace's own clock
+  kEventsIgnored,     // flows, counters, instants, Trace spans, other metadata
+  kNonNumericPid,     // pid/tid given as a string ("Spans")
+  kMalformedEvent,    // element that is not valid JSON; skipped
+  kNonObjectEvent,    // element of traceEvents that is not an object
+  kInvalidUtf8,       // invalid UTF-8 replaced by '?'
+  kBadNumber,         // a numeric field that is not a number (bare N/A, "", ...)
+  kIntOverflow,       // an integer field beyond int64
+  kIdOutOfRange,      // pid/tid/device/stream/id beyond the model's integer width
+  kMissingTimestamp,  // X event without a readable ts: skipped
+  kMissingDuration,   // X event without a readable dur: zero length
+  kNegativeDuration,  // clamped to zero
+  kDuplicateKey,      // a key repeated inside one event: the last value wins
+  kTruncated,         // the file ends in the middle of the trace
+  kGzipCorrupt,       // the gzip stream ends early or is corrupt
+  kEmptyTrace,        // traceEvents is empty
+  kNoSteps,           // no ProfilerStep#N annotation
+  kUnknownDevice,     // GPU events on a device absent from deviceProperties
+  kBadMetadata,       // unreadable top-level member (deviceProperties, ...)
+  kNoBaseTime,        // no baseTimeNanoseconds: times stay on the trace's own clock
   kCount
 };
 

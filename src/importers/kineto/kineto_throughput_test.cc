@@ -48,13 +48,13 @@ TEST(KinetoThroughput, DISABLED_BigTrace) {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   const double mb = static_cast<double>(json_bytes) / 1e6;
-  std::printf("%s: %.1f MB of JSON (file %.1f MB)\n", path, mb,
-              static_cast<double>(in.value()->total()) / 1e6);
+  std::printf("%s: %.1f MB of JSON (file %.1f MB)\n", path, mb, static_cast<double>(in.value()->total()) / 1e6);
   std::printf("  read only: %.2f s = %.0f MB/s\n", read_secs, mb / read_secs);
-  std::printf("  import:    %.2f s = %.0f MB/s of JSON, %zu events, model %.0f MiB, "
-              "peak RSS %.0f MiB\n",
-              secs, mb / secs, tl.event_count(), static_cast<double>(tl.memory_bytes()) / 1048576.0,
-              static_cast<double>(ru.ru_maxrss) / 1024.0);
+  std::printf(
+      "  import:    %.2f s = %.0f MB/s of JSON, %zu events, model %.0f MiB, "
+      "peak RSS %.0f MiB\n",
+      secs, mb / secs, tl.event_count(), static_cast<double>(tl.memory_bytes()) / 1048576.0,
+      static_cast<double>(ru.ru_maxrss) / 1024.0);
   for (const auto& s : stats.all()) {
     std::printf("  stat %s = %lld\n", s.name.c_str(), static_cast<long long>(s.count));
   }

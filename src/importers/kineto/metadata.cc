@@ -26,8 +26,7 @@ class MetadataReader {
   template <typename T>
   void set_int(od::value& v, T* out) {
     int64_t x;
-    if (int_value(v, &x) && x >= std::numeric_limits<T>::min() &&
-        x <= std::numeric_limits<T>::max()) {
+    if (int_value(v, &x) && x >= std::numeric_limits<T>::min() && x <= std::numeric_limits<T>::max()) {
       *out = static_cast<T>(x);
     }
   }
@@ -123,8 +122,7 @@ bool is_metadata_key(std::string_view key) {
   return key == "baseTimeNanoseconds" || key == "deviceProperties" || key == "distributedInfo";
 }
 
-void read_metadata_member(std::string_view key, std::string_view value_json,
-                          TraceMetadata& meta, StatCounter& stats) {
+void read_metadata_member(std::string_view key, std::string_view value_json, TraceMetadata& meta, StatCounter& stats) {
   // Wrapped back into an object so that a scalar (baseTimeNanoseconds) is read as a value.
   simdjson::padded_string padded("{\"v\":" + std::string(value_json) + "}");
   MetadataReader reader(std::string_view(padded.data(), padded.size()));

@@ -14,7 +14,6 @@ bool is_metadata_key(std::string_view key);
 
 // Parses `value_json` (the raw JSON of top-level member `key`) into `meta`. Unreadable
 // values raise Stat::kBadMetadata.
-void read_metadata_member(std::string_view key, std::string_view value_json,
-                          TraceMetadata& meta, StatCounter& stats);
+void read_metadata_member(std::string_view key, std::string_view value_json, TraceMetadata& meta, StatCounter& stats);
 
 }  // namespace chokepoint::importers::kineto

@@ -19,9 +19,9 @@ struct RawId {
 };
 
 struct RawEvent {
-  char ph = 0;                  // first letter of "ph"; 0 when absent or not a string
-  std::string_view cat;         // raw text (categories never need unescaping)
-  std::string_view name;        // unescaped; valid until the next batch is parsed
+  char ph = 0;            // first letter of "ph"; 0 when absent or not a string
+  std::string_view cat;   // raw text (categories never need unescaping)
+  std::string_view name;  // unescaped; valid until the next batch is parsed
   RawId pid, tid;
   bool has_ts = false, has_dur = false;
   int64_t ts_ns = 0, dur_ns = 0;  // relative to baseTimeNanoseconds
@@ -31,8 +31,8 @@ struct RawEvent {
   int64_t registers = -1, shared_mem = -1, bytes = -1, sequence = -1;
   float occupancy_pct = timeline::kUnknownF;
   std::array<int32_t, 3> grid{}, block{};
-  std::string_view sync_kind;   // args.cuda_sync_kind
-  std::string_view arg_name;    // args.name of M events (process/thread name)
+  std::string_view sync_kind;  // args.cuda_sync_kind
+  std::string_view arg_name;   // args.name of M events (process/thread name)
 
   // Input type / Input Dims of cpu_op: input j has type input_types[j] (when listed) and
   // dims dims[dim_begin[j] .. dim_begin[j+1]) (when listed).

@@ -32,8 +32,7 @@ size_t skip_space(const char* d, size_t p, size_t len) {
 
 }  // namespace
 
-TraceReader::TraceReader(ByteSource& in, const ReaderLimits& limits, const ImportOptions& opts,
-                         StatCounter& stats)
+TraceReader::TraceReader(ByteSource& in, const ReaderLimits& limits, const ImportOptions& opts, StatCounter& stats)
     : in_(in), limits_(limits), opts_(opts), stats_(stats) {}
 
 Status TraceReader::run(EventMapper& mapper, TraceMetadata& meta) {
@@ -252,8 +251,7 @@ bool TraceReader::skip_value() {
       }
       continue;
     }
-    const bool ends_before = (c == ',' && s.depth == 0) ||
-                             ((c == '}' || c == ']') && s.depth == 0) ||
+    const bool ends_before = (c == ',' && s.depth == 0) || ((c == '}' || c == ']') && s.depth == 0) ||
                              (is_json_space(c) && s.depth == 0 && s.started);
     if (ends_before) {
       pos_ = p;
@@ -281,8 +279,8 @@ TraceReader::Step TraceReader::top_level_error(size_t p, const char* expected) {
     state_ = State::kDone;
     return Step::kDone;
   }
-  error_ = "malformed JSON at byte " + std::to_string(offset(p)) + ": expected " + expected +
-           ", found " + describe_byte(buf_[p]);
+  error_ = "malformed JSON at byte " + std::to_string(offset(p)) + ": expected " + expected + ", found " +
+           describe_byte(buf_[p]);
   return Step::kError;
 }
 

@@ -23,8 +23,7 @@ class EventBatch;
 
 class TraceReader {
  public:
-  TraceReader(ByteSource& in, const ReaderLimits& limits, const ImportOptions& opts,
-              StatCounter& stats);
+  TraceReader(ByteSource& in, const ReaderLimits& limits, const ImportOptions& opts, StatCounter& stats);
 
   // Reads the whole input, mapping events through `mapper` and top-level members into
   // `meta`. Fails only when the input is not a trace at all.
@@ -61,7 +60,7 @@ class TraceReader {
 
   std::vector<char> buf_;  // [0, len_) input, then json::kScanPadding bytes
   size_t len_ = 0;
-  size_t pos_ = 0;          // first byte not consumed yet
+  size_t pos_ = 0;  // first byte not consumed yet
   uint64_t buffer_offset_ = 0;
   bool eof_ = false;
 

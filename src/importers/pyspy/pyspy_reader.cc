@@ -21,10 +21,10 @@ namespace od = simdjson::ondemand;
 constexpr uint64_t kMaxBytes = 4ull << 30;
 
 struct ThreadState {
-  int32_t thread = -1;                 // index into PyStacks::threads, -1 until named
-  std::vector<int32_t> stack;          // frame ids, outermost first (user frames only)
-  std::vector<bool> is_root;           // per pushed B: an identity frame, not a frame
-  int64_t last_ts = -1;                // ts of the state `stack` holds
+  int32_t thread = -1;         // index into PyStacks::threads, -1 until named
+  std::vector<int32_t> stack;  // frame ids, outermost first (user frames only)
+  std::vector<bool> is_root;   // per pushed B: an identity frame, not a frame
+  int64_t last_ts = -1;        // ts of the state `stack` holds
   int64_t pid = 0;
   std::string process_frame, thread_frame;
 };
@@ -38,7 +38,8 @@ struct Builder {
   int64_t origin_ns = 0;
 
   int32_t frame_id(std::string_view fn, std::string_view file, int64_t line) {
-    samples::PyFrame f{std::string(fn), std::string(file), static_cast<int32_t>(std::clamp<int64_t>(line, 0, INT32_MAX))};
+    samples::PyFrame f{std::string(fn), std::string(file),
+                       static_cast<int32_t>(std::clamp<int64_t>(line, 0, INT32_MAX))};
     auto [it, fresh] = frame_ids.emplace(f, static_cast<int32_t>(out.frames.size()));
     if (fresh) out.frames.push_back(std::move(f));
     return it->second;

@@ -21,8 +21,8 @@ namespace chokepoint::importers {
 
 struct PySpyReadStats {
   uint64_t events = 0;
-  uint64_t skipped = 0;       // malformed events, unknown phases, unmatched ends
-  bool truncated = false;     // the array was cut off (py-spy killed mid-write)
+  uint64_t skipped = 0;    // malformed events, unknown phases, unmatched ends
+  bool truncated = false;  // the array was cut off (py-spy killed mid-write)
 };
 
 // Parses the text of a chrometrace file.

@@ -68,7 +68,8 @@ TEST(PySpyReader, ReadsThreadsStacksAndTimes) {
 }
 
 TEST(PySpyReader, CutFileKeepsWhatCameBefore) {
-  const std::string j = R"([{"args":{"filename":"","line":0},"cat":"py-spy","name":"thread (77): MainThread","ph":"B","pid":77,"tid":1,"ts":0},
+  const std::string j =
+      R"([{"args":{"filename":"","line":0},"cat":"py-spy","name":"thread (77): MainThread","ph":"B","pid":77,"tid":1,"ts":0},
 {"args":{"filename":"t.py","line":3},"cat":"py-spy","name":"f","ph":"B","pid":77,"tid":1,"ts":0},
 {"args":{"filename":"t.py","line":3},"cat":"py-spy","name":"f","ph":"E","pid":77,"tid":1,"ts":10000},
 {"args":{"filename":"t.py","line":5},"cat":"py-spy","name":"g","ph":"B","pid":77,"tid":1,"ts":10000},
@@ -113,7 +114,8 @@ namespace {
 // Found by fuzz/pyspy_fuzzer: time going back within a thread, and one OS thread under two
 // chrometrace ids, must not give overlapping segments.
 TEST(PySpyReader, SegmentsNeverOverlapWithinAThread) {
-  const std::string j = R"([{"args":{"filename":"","line":0},"name":"thread (9): MainThread","ph":"B","pid":9,"tid":1,"ts":0},
+  const std::string j =
+      R"([{"args":{"filename":"","line":0},"name":"thread (9): MainThread","ph":"B","pid":9,"tid":1,"ts":0},
 {"args":{"filename":"t.py","line":1},"name":"f","ph":"B","pid":9,"tid":1,"ts":0},
 {"args":{"filename":"t.py","line":1},"name":"f","ph":"E","pid":9,"tid":1,"ts":100},
 {"args":{"filename":"t.py","line":2},"name":"g","ph":"B","pid":9,"tid":1,"ts":50},

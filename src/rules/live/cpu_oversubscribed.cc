@@ -31,11 +31,13 @@ constexpr double kMinShare = 0.10;
 std::optional<Finding> cpu_oversubscribed(const SampleEvidence& c) {
   const auto& h = c.la.host;
   const samples::Series* runq = host_series(c, MetricId::kHostProcsRunning);
-  const samples::Series* psi = analyses::live::psi_series(c.rec.samples, MetricId::kHostPsiCpuSomePct, MetricId::kHostPsiCpuSomeAvg10);
+  const samples::Series* psi = analyses::live::psi_series(c.rec.samples, MetricId::kHostPsiCpuSomePct,
+                                                          MetricId::kHostPsiCpuSomeAvg10);
   std::vector<std::pair<const samples::Series*, const samples::Series*>> tree;  // (run delay, cpu)
   double tree_wait = 0, tree_invol = 0;
   for (const ProcessLive& p : c.la.processes) {
-    tree.emplace_back(proc_series(c, p.meta.pid, MetricId::kProcRunqWaitNsPerS), proc_series(c, p.meta.pid, MetricId::kProcCpuPct));
+    tree.emplace_back(proc_series(c, p.meta.pid, MetricId::kProcRunqWaitNsPerS),
+                      proc_series(c, p.meta.pid, MetricId::kProcCpuPct));
     if (p.runq_wait_ns_per_s) tree_wait += p.runq_wait_ns_per_s->mean / 1e9;
     if (p.ctx_involuntary_per_s) tree_invol += p.ctx_involuntary_per_s->mean;
   }
@@ -62,21 +64,25 @@ std::optional<Finding> cpu_oversubscribed(const SampleEvidence& c) {
   if (!share || *share < kMinShare) return std::nullopt;
   const double tree_cores = c.la.tree_cpu_pct_mean / 100;
   Finding f = new_finding("cpu-oversubscribed", Category::kHost, 100 * *share, std::nullopt);
-  f.title = fmt::format("CPU oversubscribed in {:.0f}% of the run: the job's threads wait {:.2f} s per second for a CPU",
-                        100 * *share, tree_wait);
+  f.title = fmt::format(
+      "CPU oversubscribed in {:.0f}% of the run: the job's threads wait {:.2f} s per second for a CPU", 100 * *share,
+      tree_wait);
   f.detail = fmt::format(
       "The process tree ran on {:.1f} cores on average and its threads spent {:.2f} s/s runnable but "
       "waiting ({:.0f}% of their run time), with {:.0f} preemptions/s{}{}.",
       tree_cores, tree_wait, tree_cores > 0 ? 100 * tree_wait / tree_cores : 0.0, tree_invol,
       h.procs_running && h.cpu_count > 0
-          ? fmt::format("; {:.0f} runnable tasks (median) for {} CPUs", h.procs_running->p50, h.cpu_count) : "",
+          ? fmt::format("; {:.0f} runnable tasks (median) for {} CPUs", h.procs_running->p50, h.cpu_count)
+          : "",
       h.psi_cpu_some ? fmt::format("; PSI cpu some {:.1f}%", h.psi_cpu_some->mean) : "");
   f.evidence = {evidence("oversubscribed_ticks_pct", 100 * *share, "%", 100 * kMinShare),
                 evidence("tree_runq_wait_s_per_s", tree_wait, "s/s", kMinWaitRatio * tree_cores),
                 evidence("tree_involuntary_switches_per_s", tree_invol, "1/s"),
                 evidence("tree_cpu_cores", tree_cores, "cores")};
-  if (h.procs_running && h.cpu_count > 0) f.evidence.push_back(evidence("procs_running_p50", h.procs_running->p50, "tasks", runq_limit(h.cpu_count)));
-  if (h.psi_cpu_some) f.evidence.push_back(evidence("psi_cpu_some_mean_pct", h.psi_cpu_some->mean, "%", kMinPsiCpuSomePct));
+  if (h.procs_running && h.cpu_count > 0)
+    f.evidence.push_back(evidence("procs_running_p50", h.procs_running->p50, "tasks", runq_limit(h.cpu_count)));
+  if (h.psi_cpu_some)
+    f.evidence.push_back(evidence("psi_cpu_some_mean_pct", h.psi_cpu_some->mean, "%", kMinPsiCpuSomePct));
   f.recommendation = fmt::format(
       "Match threads to cores: OMP_NUM_THREADS / torch.set_num_threads(cores per process), 1 in "
       "DataLoader workers (worker_init_fn; also cv2.setNumThreads(0)), and num_workers + training "

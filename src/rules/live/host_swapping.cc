@@ -22,13 +22,15 @@ constexpr double kMinShare = 0.05;
 std::optional<Finding> host_swapping(const SampleEvidence& c) {
   const samples::Series* in = host_series(c, MetricId::kHostSwapInPagesPerS);
   const samples::Series* out = host_series(c, MetricId::kHostSwapOutPagesPerS);
-  const samples::Series* psi = analyses::live::psi_series(c.rec.samples, MetricId::kHostPsiMemorySomePct, MetricId::kHostPsiMemorySomeAvg10);
+  const samples::Series* psi = analyses::live::psi_series(c.rec.samples, MetricId::kHostPsiMemorySomePct,
+                                                          MetricId::kHostPsiMemorySomeAvg10);
   const int64_t age = max_age_ns(c.la);
   const std::optional<double> share = tick_share(work_ticks(c.la), [&](int64_t t) -> std::optional<bool> {
     const auto i = analyses::live::held(in, t, age), o = analyses::live::held(out, t, age);
     const auto p = analyses::live::held(psi, t, age);
     if (!i && !o && !p) return std::nullopt;
-    return i.value_or(0) >= kMinSwapPagesPerS || o.value_or(0) >= kMinSwapPagesPerS || p.value_or(0) >= kMinPsiMemSomePct;
+    return i.value_or(0) >= kMinSwapPagesPerS || o.value_or(0) >= kMinSwapPagesPerS ||
+           p.value_or(0) >= kMinPsiMemSomePct;
   });
   if (!share || *share < kMinShare) return std::nullopt;
   const auto& h = c.la.host;
@@ -38,17 +40,20 @@ std::optional<Finding> host_swapping(const SampleEvidence& c) {
                         100 * *share, in95, out95);
   f.detail = fmt::format("Swap or memory stalls in {:.0f}% of the {:.1f} s run{}{}.", 100 * *share, c.la.duration_s,
                          h.psi_mem_some ? fmt::format("; PSI memory some {:.1f}% on average, {:.1f}% peak",
-                                                      h.psi_mem_some->mean, h.psi_mem_some->max) : "",
+                                                      h.psi_mem_some->mean, h.psi_mem_some->max)
+                                        : "",
                          h.mem_available_bytes && h.mem_total_bytes
-                             ? fmt::format("; as little as {:.1f} of {:.1f} GiB available", h.mem_available_bytes->min / (1 << 30),
-                                           *h.mem_total_bytes / (1 << 30))
+                             ? fmt::format("; as little as {:.1f} of {:.1f} GiB available",
+                                           h.mem_available_bytes->min / (1 << 30), *h.mem_total_bytes / (1 << 30))
                              : "");
   f.detail += " Pages the job needs come back from disk, stalling the data pipeline and the training loop.";
   f.evidence = {evidence("pressure_ticks_pct", 100 * *share, "%", 100 * kMinShare),
                 evidence("swap_in_p95_pages_per_s", in95, "pages/s", kMinSwapPagesPerS),
                 evidence("swap_out_p95_pages_per_s", out95, "pages/s", kMinSwapPagesPerS)};
-  if (h.psi_mem_some) f.evidence.push_back(evidence("psi_memory_some_mean_pct", h.psi_mem_some->mean, "%", kMinPsiMemSomePct));
-  if (h.mem_available_bytes) f.evidence.push_back(evidence("mem_available_min_gib", h.mem_available_bytes->min / (1 << 30), "GiB"));
+  if (h.psi_mem_some)
+    f.evidence.push_back(evidence("psi_memory_some_mean_pct", h.psi_mem_some->mean, "%", kMinPsiMemSomePct));
+  if (h.mem_available_bytes)
+    f.evidence.push_back(evidence("mem_available_min_gib", h.mem_available_bytes->min / (1 << 30), "GiB"));
   f.recommendation =
       "Use less host memory: fewer DataLoader workers or a smaller prefetch_factor (each worker holds "
       "its batches), keep the dataset in numpy arrays or a memory-mapped file instead of Python lists "

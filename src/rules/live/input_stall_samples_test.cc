@@ -14,7 +14,9 @@ RecordingBuilder starved_by_workers() {
   RecordingBuilder b;
   b.host_fact("cpus", "16");
   b.gpu(0);
-  b.series(MetricId::kGpuUtilization, kGpu, [](int i) { return std::optional<double>(i < 5 ? 0 : i % 5 == 0 ? 90 : 20); });
+  b.series(MetricId::kGpuUtilization, kGpu, [](int i) {
+    return std::optional<double>(i < 5 ? 0 : i % 5 == 0 ? 90 : 20);
+  });
   b.process(kPid, ProcessRole::kLaunched);
   b.process(kPid + 1, ProcessRole::kDataLoaderWorker);
   b.process(kPid + 2, ProcessRole::kDataLoaderWorker);
@@ -112,7 +114,6 @@ TEST(InputPipelineStallSamples, FedGpuOrIdleLoaderDoesNotFire) {
   idle.series(MetricId::kProcCpuPct, Entity::process(kPid + 1), every(30));
   EXPECT_FALSE(run_rule(input_pipeline_stall_samples, idle.rec()));
 }
-
 
 // The main process saturated, the GPU starved: the GPU's own readings tell an input stall
 // from launch overhead (kernels running, SMs empty) and pageable copies (PCIe busy).

@@ -18,7 +18,8 @@ constexpr double kMinShare = 0.10;
 }  // namespace
 
 std::optional<Finding> io_wait(const SampleEvidence& c) {
-  const samples::Series* psi = analyses::live::psi_series(c.rec.samples, MetricId::kHostPsiIoSomePct, MetricId::kHostPsiIoSomeAvg10);
+  const samples::Series* psi = analyses::live::psi_series(c.rec.samples, MetricId::kHostPsiIoSomePct,
+                                                          MetricId::kHostPsiIoSomeAvg10);
   const samples::Series* iowait = host_series(c, MetricId::kHostCpuIowaitPct);
   const int64_t age = max_age_ns(c.la);
   const std::optional<double> share = tick_share(work_ticks(c.la), [&](int64_t t) -> std::optional<bool> {
@@ -30,17 +31,20 @@ std::optional<Finding> io_wait(const SampleEvidence& c) {
   const auto& h = c.la.host;
   double tree_read = 0;
   for (const ProcessLive& p : c.la.processes) tree_read += p.read_bytes_per_s ? p.read_bytes_per_s->mean : 0;
-  const auto writes = analyses::live::stat_of(host_series(c, MetricId::kHostDiskWriteBytesPerS), c.la.start_ns, c.la.end_ns);
+  const auto writes = analyses::live::stat_of(host_series(c, MetricId::kHostDiskWriteBytesPerS), c.la.start_ns,
+                                              c.la.end_ns);
   const double disk_read = h.disk_read_bytes_per_s ? h.disk_read_bytes_per_s->mean : 0;
   Finding f = new_finding("io-wait", Category::kIo, 100 * *share, std::nullopt);
-  f.title = fmt::format("Waiting on storage in {:.0f}% of the run (the job reads {:.1f} MB/s)", 100 * *share, tree_read / 1e6);
+  f.title = fmt::format("Waiting on storage in {:.0f}% of the run (the job reads {:.1f} MB/s)", 100 * *share,
+                        tree_read / 1e6);
   f.detail = fmt::format("Tasks stalled on I/O in {:.0f}% of the {:.1f} s run{}{}{}.", 100 * *share, c.la.duration_s,
                          h.psi_io_some ? fmt::format("; PSI io some {:.1f}% on average", h.psi_io_some->mean) : "",
                          h.iowait_pct ? fmt::format(", iowait {:.1f}% of all CPUs", h.iowait_pct->mean) : "",
                          h.procs_blocked ? fmt::format(", {:.1f} tasks blocked", h.procs_blocked->mean) : "");
-  f.detail += fmt::format(" The disks read {:.1f} MB/s, the job's processes {:.1f} MB/s{}.", disk_read / 1e6, tree_read / 1e6,
-                          writes ? fmt::format("; writes {:.1f} MB/s", writes->mean / 1e6) : "");
-  if (tree_read <= 0.1 * disk_read) f.detail += " Most reads are not the job's: another process, or swap, loads the disks.";
+  f.detail += fmt::format(" The disks read {:.1f} MB/s, the job's processes {:.1f} MB/s{}.", disk_read / 1e6,
+                          tree_read / 1e6, writes ? fmt::format("; writes {:.1f} MB/s", writes->mean / 1e6) : "");
+  if (tree_read <= 0.1 * disk_read)
+    f.detail += " Most reads are not the job's: another process, or swap, loads the disks.";
   if (writes && writes->mean > disk_read) f.detail += " Writes dominate: checkpoints or logs may be what waits.";
   f.evidence = {evidence("io_wait_ticks_pct", 100 * *share, "%", 100 * kMinShare),
                 evidence("tree_read_mb_per_s", tree_read / 1e6, "MB/s"),

@@ -30,7 +30,8 @@ inline Diagnosis run_diagnosis(const samples::Recording& rec) {
 
 // The evidence named `metric`; fails the test when absent.
 inline const Evidence& ev(const Finding& f, std::string_view metric) {
-  const auto it = std::find_if(f.evidence.begin(), f.evidence.end(), [&](const Evidence& e) { return e.metric == metric; });
+  const auto it = std::find_if(f.evidence.begin(), f.evidence.end(),
+                               [&](const Evidence& e) { return e.metric == metric; });
   if (it == f.evidence.end()) {
     ADD_FAILURE() << "no evidence " << metric << " in " << f.id;
     static const Evidence kNone{};
@@ -42,7 +43,9 @@ inline const Evidence& ev(const Finding& f, std::string_view metric) {
 inline bool contains(const std::string& s, std::string_view part) { return s.find(part) != std::string::npos; }
 
 // Per-tick value functions for RecordingBuilder::series.
-inline RecordingBuilder::Fn every(double v) { return [v](int) { return std::optional<double>(v); }; }
+inline RecordingBuilder::Fn every(double v) {
+  return [v](int) { return std::optional<double>(v); };
+}
 inline RecordingBuilder::Fn from(int first, double before, double after) {
   return [=](int i) { return std::optional<double>(i < first ? before : after); };
 }

@@ -82,7 +82,8 @@ std::optional<Finding> numa_mismatch(const SampleEvidence& c) {
     const auto gm = std::find_if(c.rec.meta.gpus.begin(), c.rec.meta.gpus.end(),
                                  [&](const samples::GpuMeta& m) { return m.index == g->index; });
     if (gm == c.rec.meta.gpus.end() || gm->local_cpus.empty()) continue;
-    const bool far_exists = h.numa_nodes > 1 || (h.cpu_count > 0 && gm->local_cpus.size() < static_cast<size_t>(h.cpu_count));
+    const bool far_exists = h.numa_nodes > 1 ||
+                            (h.cpu_count > 0 && gm->local_cpus.size() < static_cast<size_t>(h.cpu_count));
     if (!far_exists) continue;
     const FarPinning fp = far_pinning(c, *gm);
     if (fp.worst_p == nullptr) continue;

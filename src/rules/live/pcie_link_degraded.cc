@@ -29,8 +29,8 @@ std::optional<Finding> pcie_link_degraded(const SampleEvidence& c) {
     const samples::Series* tx = gpu_series(c, *g, MetricId::kGpuPcieTxBytesPerS);
     const int64_t age = max_age_ns(c.la);
     const double busy_bps = kBusyLinkFraction * seen * 1e9;
-    const std::optional<double> busy_share =
-        tick_share(analyses::live::active_ticks(c.la, *g), [&](int64_t t) -> std::optional<bool> {
+    const std::optional<double> busy_share = tick_share(
+        analyses::live::active_ticks(c.la, *g), [&](int64_t t) -> std::optional<bool> {
           const auto r = analyses::live::held(rx, t, age), x = analyses::live::held(tx, t, age);
           if (!r && !x) return std::nullopt;
           return std::max(r.value_or(0), x.value_or(0)) >= busy_bps;

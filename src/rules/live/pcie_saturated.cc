@@ -47,8 +47,7 @@ std::optional<Finding> pcie_saturated(const SampleEvidence& c) {
         100 * kNearCeilingFraction, 100 * share);
     f.evidence = {evidence(rx ? "pcie_rx_p95_gbps" : "pcie_tx_p95_gbps", st.p95 / 1e9, "GB/s", limit_bps / 1e9),
                   evidence(rx ? "pcie_rx_mean_gbps" : "pcie_tx_mean_gbps", st.mean / 1e9, "GB/s"),
-                  evidence("link_ceiling_gbps", ceiling, "GB/s"),
-                  evidence("ticks_near_ceiling_pct", 100 * share, "%")};
+                  evidence("link_ceiling_gbps", ceiling, "GB/s"), evidence("ticks_near_ceiling_pct", 100 * share, "%")};
     f.recommendation =
         "The link is saturated, so move fewer bytes: send uint8/fp16 and convert on the GPU, decode "
         "images on the GPU (nvJPEG / DALI), keep reused tensors (embeddings, the dataset if it fits) "

@@ -14,7 +14,9 @@ RecordingBuilder threads(int n, double pct, const std::string& comm = "python3",
   b.series(MetricId::kProcCpuPct, Entity::process(kPid), every(n * pct));
   for (int k = 0; k < n; ++k) {
     const Entity t = Entity::thread(kPid, kPid + k);
-    auto visit = [n, k](double v) { return [=](int i) { return i % n == k ? std::optional<double>(v) : std::nullopt; }; };
+    auto visit = [n, k](double v) {
+      return [=](int i) { return i % n == k ? std::optional<double>(v) : std::nullopt; };
+    };
     b.series(MetricId::kThreadCpuPct, t, visit(pct));
     b.series(MetricId::kThreadCtxVoluntaryPerS, t, visit(switches_per_s));
   }
@@ -82,9 +84,7 @@ TEST(GilContention, ABusiestThreadNearAFullCoreIsNotContention) {
   EXPECT_FALSE(run_rule(gil_contention, b.rec()));
 }
 
-TEST(GilContention, NotPythonDoesNotFire) {
-  EXPECT_FALSE(run_rule(gil_contention, threads(4, 25, "server").rec()));
-}
+TEST(GilContention, NotPythonDoesNotFire) { EXPECT_FALSE(run_rule(gil_contention, threads(4, 25, "server").rec())); }
 
 // Two NUMA nodes of 16 CPUs; GPU 0 is local to node 0 (CPUs 0-15) and used by kPid.
 RecordingBuilder numa(std::vector<unsigned> allowed) {

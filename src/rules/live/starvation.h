@@ -32,10 +32,10 @@ struct Starvation {
   double fed_busy = 0;   // sum of their busy %
   struct Cause {
     int64_t ticks = 0;
-    int64_t by_workers = 0;  // of them, with a saturated DataLoader worker
-    double busy = 0;         // sum of busy %
+    int64_t by_workers = 0;       // of them, with a saturated DataLoader worker
+    double busy = 0;              // sum of busy %
     double pcie_bytes_per_s = 0;  // sum of RX + TX
-    double sm = 0;           // sum of SM activity % (where GPM read)
+    double sm = 0;                // sum of SM activity % (where GPM read)
     int64_t sm_ticks = 0;
   } causes[kNumStarveCauses];
 

@@ -63,7 +63,9 @@ std::vector<Assessment> numa_mismatch(const MachineEvidence& m) {
 std::vector<Assessment> gpm_metrics(const MachineEvidence& m) { return each_gpu<check_gpm>(m); }
 std::vector<Assessment> cpu_governor(const MachineEvidence& m) { return {check_cpu_governor(m.host)}; }
 std::vector<Assessment> host_swapping(const MachineEvidence& m) { return {check_swap(m.host)}; }
-std::vector<Assessment> transparent_hugepages(const MachineEvidence& m) { return {check_transparent_hugepages(m.host)}; }
+std::vector<Assessment> transparent_hugepages(const MachineEvidence& m) {
+  return {check_transparent_hugepages(m.host)};
+}
 std::vector<Assessment> memlock(const MachineEvidence& m) { return {check_memlock(m.host)}; }
 std::vector<Assessment> dev_shm(const MachineEvidence& m) { return {check_dev_shm(m.host)}; }
 

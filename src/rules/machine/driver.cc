@@ -32,8 +32,9 @@ Assessment check_nvidia_driver(const NvmlFacts& n) {
   if (!n.available) {
     c.outcome = Assessment::Outcome::kSkipped;
     c.observed = "no usable NVIDIA driver: " + n.error;
-    c.advice = "GPU checks skipped. On a GPU machine: install the NVIDIA driver, or run where the GPU is visible "
-               "(containers need --gpus all / the NVIDIA container toolkit).";
+    c.advice =
+        "GPU checks skipped. On a GPU machine: install the NVIDIA driver, or run where the GPU is visible "
+        "(containers need --gpus all / the NVIDIA container toolkit).";
     return c;
   }
   if (!n.device_count.valid) {
@@ -43,13 +44,15 @@ Assessment check_nvidia_driver(const NvmlFacts& n) {
     return c;
   }
   std::string text = "driver " + n.driver_version.value_or("?");
-  if (n.cuda_driver_version.valid) text += " (runs CUDA up to " + nvml::format_cuda_version(*n.cuda_driver_version) + ")";
+  if (n.cuda_driver_version.valid)
+    text += " (runs CUDA up to " + nvml::format_cuda_version(*n.cuda_driver_version) + ")";
   const unsigned count = *n.device_count;
   if (count == 0) {
     c.outcome = Assessment::Outcome::kSkipped;
     c.observed = text + ", but no GPU is visible";
-    c.advice = "GPU checks skipped. The driver is loaded yet lists no GPU: check `nvidia-smi`, the container's "
-               "--gpus flag, or NVIDIA_VISIBLE_DEVICES.";
+    c.advice =
+        "GPU checks skipped. The driver is loaded yet lists no GPU: check `nvidia-smi`, the container's "
+        "--gpus flag, or NVIDIA_VISIBLE_DEVICES.";
     return c;
   }
   c.outcome = Assessment::Outcome::kPass;
@@ -72,8 +75,10 @@ Assessment check_cuda_compat(const NvmlFacts& n, const HostFacts& h) {
   const int drv = *n.cuda_driver_version;
   const std::string drv_text = nvml::format_cuda_version(drv);
   if (!h.torch) {
-    c.observed = "PyTorch not found (looked in the active venv/conda env, python3 on PATH, ~/.local, pyenv, /usr/local, /usr, "
-                 "/opt/conda); the driver runs CUDA up to " + drv_text;
+    c.observed =
+        "PyTorch not found (looked in the active venv/conda env, python3 on PATH, ~/.local, pyenv, /usr/local, /usr, "
+        "/opt/conda); the driver runs CUDA up to " +
+        drv_text;
     return c;
   }
   const TorchInstall& t = *h.torch;
@@ -91,12 +96,14 @@ Assessment check_cuda_compat(const NvmlFacts& n, const HostFacts& h) {
   c.outcome = Assessment::Outcome::kPass;
   if (tv->major > drv / 1000) {
     raise(c, Severity::kWarning);
-    c.advice = "The driver is older than the CUDA major version PyTorch needs: torch.cuda.is_available() will be "
-               "False (\"driver too old\"). Update the driver, or install a PyTorch build for CUDA " +
-               std::to_string(drv / 1000) + ".x.";
+    c.advice =
+        "The driver is older than the CUDA major version PyTorch needs: torch.cuda.is_available() will be "
+        "False (\"driver too old\"). Update the driver, or install a PyTorch build for CUDA " +
+        std::to_string(drv / 1000) + ".x.";
   } else if (torch_cuda > drv) {
-    c.advice = "Same major version: it runs through CUDA minor-version compatibility, but code that needs "
-               "JIT compilation of newer PTX can fail. Updating the driver removes the caveat.";
+    c.advice =
+        "Same major version: it runs through CUDA minor-version compatibility, but code that needs "
+        "JIT compilation of newer PTX can fail. Updating the driver removes the caveat.";
   }
   return c;
 }

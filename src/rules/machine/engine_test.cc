@@ -36,14 +36,16 @@ TEST(MachineRules, FindingsJoinTheDiagnosis) {
   EvidenceSet ev;
   ev.machine = &m;
   const Diagnosis d = diagnose(ev);
-  const auto swap = std::find_if(d.findings.begin(), d.findings.end(), [](const Finding& f) { return f.id == "host-swapping"; });
+  const auto swap = std::find_if(d.findings.begin(), d.findings.end(),
+                                 [](const Finding& f) { return f.id == "host-swapping"; });
   ASSERT_NE(swap, d.findings.end());
   EXPECT_EQ(swap->sources, std::vector<std::string>{"machine"});
   EXPECT_EQ(swap->severity, Severity::kWarning);
   EXPECT_EQ(swap->category, Category::kIo) << "the rule's category, as when samples find it";
   EXPECT_FALSE(swap->recommendation.empty());
   // A skipped check (no driver) is not a finding.
-  EXPECT_TRUE(std::none_of(d.findings.begin(), d.findings.end(), [](const Finding& f) { return f.id == "nvidia-driver"; }));
+  EXPECT_TRUE(
+      std::none_of(d.findings.begin(), d.findings.end(), [](const Finding& f) { return f.id == "nvidia-driver"; }));
 }
 
 }  // namespace

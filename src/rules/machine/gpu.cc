@@ -54,7 +54,8 @@ Assessment make(const char* id, const char* title, const GpuFacts& g) {
 Assessment check_pcie_link(const GpuFacts& g, const NvmlFacts& n) {
   Assessment c = make("pcie-link-degraded", "PCIe link", g);
   if (!g.link_gen.valid || !g.link_width.valid) {
-    return skipped(c, "link not reported: " + describe_error(n, g.link_gen.valid ? g.link_width.error : g.link_gen.error));
+    return skipped(c,
+                   "link not reported: " + describe_error(n, g.link_gen.valid ? g.link_width.error : g.link_gen.error));
   }
   const unsigned gen = *g.link_gen, width = *g.link_width;
   const unsigned max_gen = g.link_gen_max.value_or(gen), max_width = g.link_width_max.value_or(width);
@@ -79,10 +80,10 @@ Assessment check_pcie_link(const GpuFacts& g, const NvmlFacts& n) {
   }
   if (gen < max_gen) {
     if (gpu_idle(g)) {
-      note(c,
-            "Gen" + std::to_string(gen) + " now because the GPU is idle: GPUs lower the link speed to save "
-            "power and raise it within microseconds when work arrives, so an idle reading says nothing. "
-            "`chokepoint run` samples the link under load (or watch nvidia-smi -q -d PCIE during a job).");
+      note(c, "Gen" + std::to_string(gen) +
+                  " now because the GPU is idle: GPUs lower the link speed to save "
+                  "power and raise it within microseconds when work arrives, so an idle reading says nothing. "
+                  "`chokepoint run` samples the link under load (or watch nvidia-smi -q -d PCIE during a job).");
     } else {
       raise(c, Severity::kWarning,
             "The GPU is busy, yet the link runs at Gen" + std::to_string(gen) + " of Gen" + std::to_string(max_gen) +
@@ -110,8 +111,8 @@ Assessment check_persistence_mode(const GpuFacts& g, const NvmlFacts& n) {
 Assessment check_clocks(const GpuFacts& g, const NvmlFacts& n) {
   Assessment c = make("clock-throttled", "Clocks and throttling", g);
   c.expected = "no thermal, hardware-slowdown or power-brake reasons (idle, and the power cap under load, are normal)";
-  std::string obs = "SM " + mhz(g.sm_clock) + "/" + mhz(g.sm_clock_max) + " MHz, memory " + mhz(g.mem_clock) +
-                    "/" + mhz(g.mem_clock_max) + " MHz";
+  std::string obs = "SM " + mhz(g.sm_clock) + "/" + mhz(g.sm_clock_max) + " MHz, memory " + mhz(g.mem_clock) + "/" +
+                    mhz(g.mem_clock_max) + " MHz";
   if (g.pstate.valid) obs += ", P" + std::to_string(*g.pstate);
   if (g.temperature_c.valid) obs += ", " + std::to_string(*g.temperature_c) + " C";
   if (g.power_mw.valid) {
@@ -129,8 +130,8 @@ Assessment check_clocks(const GpuFacts& g, const NvmlFacts& n) {
   for (const auto& name : nvml::clock_event_reason_names(r)) names += (names.empty() ? "" : ", ") + name;
   c.observed = obs + "; reasons: " + (names.empty() ? "none" : names);
 
-  constexpr uint64_t kHardware =
-      nvml::kReasonHwSlowdown | nvml::kReasonHwThermalSlowdown | nvml::kReasonHwPowerBrakeSlowdown;
+  constexpr uint64_t kHardware = nvml::kReasonHwSlowdown | nvml::kReasonHwThermalSlowdown |
+                                 nvml::kReasonHwPowerBrakeSlowdown;
   if (r & kHardware) {
     raise(c, Severity::kCritical,
           "Hardware slowdown is active: clocks are cut hard to protect the GPU. HW thermal means it is too hot "
@@ -151,13 +152,12 @@ Assessment check_clocks(const GpuFacts& g, const NvmlFacts& n) {
               std::to_string(*g.power_default_limit_mw / 1000) + "` unless the cap is intended.");
   }
   if (r & nvml::kReasonSwPowerCap) {
-    note(c,
-          "Clocks are at the power limit: normal while heavy work runs (the driver trades clock for watts).");
+    note(c, "Clocks are at the power limit: normal while heavy work runs (the driver trades clock for watts).");
   }
   if (r & nvml::kReasonApplicationsClocksSetting) {
     note(c,
-          "Clocks are held at the applications clocks setting (`nvidia-smi -q -d CLOCK` shows it; "
-          "`sudo nvidia-smi -rac` resets it).");
+         "Clocks are held at the applications clocks setting (`nvidia-smi -q -d CLOCK` shows it; "
+         "`sudo nvidia-smi -rac` resets it).");
   }
   if ((r & nvml::kReasonGpuIdle) && c.outcome == Assessment::Outcome::kPass && c.advice.empty()) {
     c.advice = "Idle: clocks are low to save power and rise when work arrives.";
@@ -193,8 +193,7 @@ std::optional<std::string> uncorrectable_part(const GpuFacts& g, Assessment& c) 
           "Uncorrectable memory errors since the driver loaded: results computed since may be wrong. Reset the "
           "GPU (`sudo nvidia-smi -r`) or reboot; if errors return, drain the GPU and have it checked.");
   } else if (g.ecc_aggregate_uncorrected.valid && *g.ecc_aggregate_uncorrected > 0) {
-    raise(c, Severity::kWarning,
-          "This board has had uncorrectable memory errors in its lifetime: watch for new ones.");
+    raise(c, Severity::kWarning, "This board has had uncorrectable memory errors in its lifetime: watch for new ones.");
   }
   return "uncorrectable errors " + num(g.ecc_volatile_uncorrected) + " since driver load, " +
          num(g.ecc_aggregate_uncorrected) + " lifetime";
@@ -240,7 +239,8 @@ Assessment check_memory_errors(const GpuFacts& g, const NvmlFacts& n) {
   for (auto* part : {&ecc_mode_part, &uncorrectable_part, &remapped_rows_part, &retired_pages_part}) {
     if (std::optional<std::string> p = part(g, c)) parts.push_back(std::move(*p));
   }
-  if (parts.empty()) return skipped(c, "ECC and memory error counters not readable: " + describe_error(n, g.ecc_mode.error));
+  if (parts.empty())
+    return skipped(c, "ECC and memory error counters not readable: " + describe_error(n, g.ecc_mode.error));
   for (const auto& p : parts) c.observed += (c.observed.empty() ? "" : "; ") + p;
   return c;
 }
@@ -265,15 +265,16 @@ Assessment check_other_processes(const GpuFacts& g, const NvmlFacts& n) {
         list += format_bytes(*p.used_bytes);
       }
     }
-    c.observed = std::to_string(g.processes->size()) + " process" + (g.processes->size() > 1 ? "es" : "") +
-                 " hold " + format_bytes(held) + ": " + list + (mem.empty() ? "" : "; " + mem);
+    c.observed = std::to_string(g.processes->size()) + " process" + (g.processes->size() > 1 ? "es" : "") + " hold " +
+                 format_bytes(held) + ": " + list + (mem.empty() ? "" : "; " + mem);
     raise(c, Severity::kWarning,
           "A job started now shares this GPU's memory and SMs with them: less memory (OOM sooner) and slower "
           "kernels. Stop them, or pick a free GPU with CUDA_VISIBLE_DEVICES.");
     return c;
   }
   if (!g.memory.valid) {
-    if (!g.processes.valid) return skipped(c, "processes and memory not readable: " + describe_error(n, g.processes.error));
+    if (!g.processes.valid)
+      return skipped(c, "processes and memory not readable: " + describe_error(n, g.processes.error));
     c.observed = "no compute process";
     return c;
   }
@@ -282,9 +283,10 @@ Assessment check_other_processes(const GpuFacts& g, const NvmlFacts& n) {
   c.observed = (g.processes.valid ? "no compute process; " : "process list not readable; ") + mem;
   if (g.memory->used > threshold) {
     raise(c, Severity::kWarning,
-          format_bytes(g.memory->used) + " is in use but no process is listed: processes in another container or "
-          "PID namespace hold it (NVML names only processes it can see from here). A job started now gets "
-          "that much less memory.");
+          format_bytes(g.memory->used) +
+              " is in use but no process is listed: processes in another container or "
+              "PID namespace hold it (NVML names only processes it can see from here). A job started now gets "
+              "that much less memory.");
   }
   return c;
 }
@@ -311,8 +313,9 @@ Assessment check_numa_affinity(const GpuFacts& g, const HostFacts& h) {
     return skipped(c, "the firmware does not say which NUMA node the GPU is attached to (numa_node -1)");
   }
   const std::string node_text = node >= 0 ? "node " + std::to_string(node) : "its node";
-  const std::string bind = node >= 0 ? "numactl --cpunodebind=" + std::to_string(node) + " --membind=" + std::to_string(node)
-                                     : "taskset -c " + format_cpu_list(local);
+  const std::string bind = node >= 0
+                               ? "numactl --cpunodebind=" + std::to_string(node) + " --membind=" + std::to_string(node)
+                               : "taskset -c " + format_cpu_list(local);
   const auto both = intersect_cpus(*h.allowed_cpus, local);
   c.observed = "GPU on " + node_text + " (CPUs " + format_cpu_list(local) + "); this process may use CPUs " + allowed;
   if (both.empty()) {
@@ -321,10 +324,10 @@ Assessment check_numa_affinity(const GpuFacts& g, const HostFacts& h) {
           "interconnect (lower pinned-copy bandwidth, higher launch latency). Bind the job to the GPU's node: `" +
               bind + " -- python train.py`, one binding per rank.");
   } else if (both.size() < h.allowed_cpus->size()) {
-    note(c,
-          std::to_string(both.size()) + " of the " + std::to_string(h.allowed_cpus->size()) +
-              " CPUs this process may use are on the GPU's node. A shell usually may use all CPUs; for a GPU job, "
-              "bind each rank to its GPU's node (`" + bind + "`).");
+    note(c, std::to_string(both.size()) + " of the " + std::to_string(h.allowed_cpus->size()) +
+                " CPUs this process may use are on the GPU's node. A shell usually may use all CPUs; for a GPU job, "
+                "bind each rank to its GPU's node (`" +
+                bind + "`).");
   }
   return c;
 }
@@ -334,8 +337,9 @@ Assessment check_gpm(const GpuFacts& g, const NvmlFacts& n) {
   c.expected = "supported (Hopper and newer)";
   if (!g.gpm_supported.valid) return skipped(c, "GPM not available: " + describe_error(n, g.gpm_supported.error));
   if (!*g.gpm_supported) {
-    return skipped(c, "this GPU does not offer GPM (it needs Hopper or newer): SM, tensor and DRAM activity need "
-                      "DCGM profiling here; utilization.gpu only says whether any kernel ran");
+    return skipped(c,
+                   "this GPU does not offer GPM (it needs Hopper or newer): SM, tensor and DRAM activity need "
+                   "DCGM profiling here; utilization.gpu only says whether any kernel ran");
   }
   c.observed = "supported: SM, tensor-core and DRAM activity can be sampled (chokepoint run / watch)";
   return c;
@@ -345,7 +349,7 @@ Assessment check_gpu_access(const GpuFacts& g, const NvmlFacts& n) {
   Assessment c = make("gpu-access", "GPU access", g);
   c.observed = "NVML cannot open this GPU: " + describe_error(n, g.handle_error);
   c.expected = "the GPU answers";
-  const bool lost = g.handle_error == 15;  // NVML_ERROR_GPU_IS_LOST
+  const bool lost = g.handle_error == 15;                                    // NVML_ERROR_GPU_IS_LOST
   raise(c, g.handle_error == 4 ? Severity::kWarning : Severity::kCritical);  // 4: NVML_ERROR_NO_PERMISSION
   c.advice = lost ? "The GPU has fallen off the bus: check `dmesg` for Xid 79, then reset or reboot the node."
                   : "Check `nvidia-smi`; permissions on /dev/nvidia* decide what a non-root user may read.";

@@ -34,8 +34,9 @@ Assessment check_cpu_governor(const HostFacts& f) {
   Assessment c = pass("cpu-governor", "CPU frequency governor", Assessment::Scope::kHost);
   c.expected = "performance";
   if (f.governors.empty()) {
-    return skipped(c, "no cpufreq interface (usual in VMs and many containers: the hypervisor or firmware sets CPU "
-                      "frequency)");
+    return skipped(c,
+                   "no cpufreq interface (usual in VMs and many containers: the hypervisor or firmware sets CPU "
+                   "frequency)");
   }
   unsigned total = 0, performance = 0;
   std::string list;
@@ -47,9 +48,10 @@ Assessment check_cpu_governor(const HostFacts& f) {
   c.observed = list;
   if (performance < total) {
     raise(c, Severity::kWarning);
-    c.advice = "CPUs that idle between short bursts clock down, and ramping back up delays kernel launches, "
-               "Python overhead and data loading. `sudo cpupower frequency-set -g performance` (or the tuned "
-               "profile throughput-performance) for training hosts.";
+    c.advice =
+        "CPUs that idle between short bursts clock down, and ramping back up delays kernel launches, "
+        "Python overhead and data loading. `sudo cpupower frequency-set -g performance` (or the tuned "
+        "profile throughput-performance) for training hosts.";
   }
   return c;
 }
@@ -63,7 +65,8 @@ Assessment check_swap(const HostFacts& f) {
                  swap_free = *f.meminfo->swap_free_bytes;
   const std::optional<uint64_t> available = f.meminfo->mem_available_bytes;
   const uint64_t used = swap_total > swap_free ? swap_total - swap_free : 0;
-  std::string obs = swap_total == 0 ? "no swap configured" : format_bytes(used) + " of " + format_bytes(swap_total) + " swap used";
+  std::string obs = swap_total == 0 ? "no swap configured"
+                                    : format_bytes(used) + " of " + format_bytes(swap_total) + " swap used";
   if (f.swap_activity) {
     obs += "; " + std::to_string(f.swap_activity->pswpin) + " pages swapped in, " +
            std::to_string(f.swap_activity->pswpout) + " out since boot";
@@ -73,9 +76,10 @@ Assessment check_swap(const HostFacts& f) {
   const bool swapped = used > 0 || (f.swap_activity && (f.swap_activity->pswpin + f.swap_activity->pswpout) > 0);
   if (swapped) {
     raise(c, Severity::kWarning);
-    c.advice = "This host has swapped: a training process whose pages were swapped out stalls on every fault, "
-               "and pinned staging buffers cannot be swapped at all, so others are. Use fewer DataLoader workers "
-               "or smaller prefetch, add RAM, or lower vm.swappiness.";
+    c.advice =
+        "This host has swapped: a training process whose pages were swapped out stalls on every fault, "
+        "and pinned staging buffers cannot be swapped at all, so others are. Use fewer DataLoader workers "
+        "or smaller prefetch, add RAM, or lower vm.swappiness.";
   }
   if (available && static_cast<double>(*available) < kLowMemAvailableFraction * static_cast<double>(total)) {
     raise(c, Severity::kWarning);
@@ -93,12 +97,14 @@ Assessment check_transparent_hugepages(const HostFacts& f) {
   c.observed = "enabled = " + *f.thp_enabled + (f.thp_defrag ? ", defrag = " + *f.thp_defrag : "");
   if (*f.thp_enabled == "always" && f.thp_defrag && *f.thp_defrag == "always") {
     raise(c, Severity::kWarning);
-    c.advice = "With defrag = always, a thread that touches new memory stalls while the kernel compacts memory "
-               "(kernel admin guide, transhuge.rst): latency spikes in data loading. "
-               "`echo defer+madvise | sudo tee /sys/kernel/mm/transparent_hugepage/defrag`.";
+    c.advice =
+        "With defrag = always, a thread that touches new memory stalls while the kernel compacts memory "
+        "(kernel admin guide, transhuge.rst): latency spikes in data loading. "
+        "`echo defer+madvise | sudo tee /sys/kernel/mm/transparent_hugepage/defrag`.";
   } else if (*f.thp_enabled == "never") {
-    c.advice = "Huge pages are off: PyTorch's THP_MEM_ALLOC_ENABLE=1 (2 MiB pages for large CPU tensors) has no "
-               "effect. Fine unless host-side tensor work is heavy.";
+    c.advice =
+        "Huge pages are off: PyTorch's THP_MEM_ALLOC_ENABLE=1 (2 MiB pages for large CPU tensors) has no "
+        "effect. Fine unless host-side tensor work is heavy.";
   }
   return c;
 }
@@ -112,10 +118,11 @@ Assessment check_memlock(const HostFacts& f) {
   c.observed = "soft " + text(m.soft_unlimited, m.soft_bytes) + ", hard " + text(m.hard_unlimited, m.hard_bytes);
   if (!m.soft_unlimited && m.soft_bytes < kMemlockMinBytes) {
     raise(c, Severity::kWarning);
-    c.advice = "RDMA (NCCL over InfiniBand/RoCE, GPUDirect RDMA, GPUDirect Storage) pins its buffers against this "
-               "limit and fails to register them when it is small; single-node jobs are not affected "
-               "(cudaHostAlloc/pin_memory do not count against it). Raise it: `ulimit -l unlimited`, "
-               "/etc/security/limits.conf (memlock), or `docker run --ulimit memlock=-1`.";
+    c.advice =
+        "RDMA (NCCL over InfiniBand/RoCE, GPUDirect RDMA, GPUDirect Storage) pins its buffers against this "
+        "limit and fails to register them when it is small; single-node jobs are not affected "
+        "(cudaHostAlloc/pin_memory do not count against it). Raise it: `ulimit -l unlimited`, "
+        "/etc/security/limits.conf (memlock), or `docker run --ulimit memlock=-1`.";
   }
   return c;
 }
@@ -126,21 +133,26 @@ Assessment check_dev_shm(const HostFacts& f) {
   if (!f.dev_shm) return skipped(c, "/dev/shm is not mounted or not readable");
   const FsSpace& s = *f.dev_shm;
   c.observed = format_bytes(s.total_bytes) + " size, " + format_bytes(s.available_bytes) + " free";
-  if (f.meminfo && *f.meminfo->mem_total_bytes > 0) c.observed += " (RAM " + format_bytes(*f.meminfo->mem_total_bytes) + ")";
+  if (f.meminfo && *f.meminfo->mem_total_bytes > 0)
+    c.observed += " (RAM " + format_bytes(*f.meminfo->mem_total_bytes) + ")";
   const char* why =
       "DataLoader workers (num_workers > 0) pass every batch through /dev/shm; when it is too small they die with "
       "\"Bus error\" or \"insufficient shared memory\".";
   if (s.total_bytes < kShmMinBytes) {
     raise(c, Severity::kWarning);
-    c.advice = std::string(why) + " Containers: `docker run --shm-size=16g` (or --ipc=host); Kubernetes: mount an "
+    c.advice = std::string(why) +
+               " Containers: `docker run --shm-size=16g` (or --ipc=host); Kubernetes: mount an "
                "emptyDir with medium: Memory at /dev/shm.";
   } else if (s.available_bytes < kShmMinFreeBytes) {
     raise(c, Severity::kWarning);
-    c.advice = std::string(why) + " It is nearly full: killed workers leave segments behind; "
+    c.advice = std::string(why) +
+               " It is nearly full: killed workers leave segments behind; "
                "look at `ls -la /dev/shm` and remove stale torch_* files.";
-  } else if (f.meminfo && static_cast<double>(s.total_bytes) < kShmNoteFractionOfRam * static_cast<double>(*f.meminfo->mem_total_bytes)) {
-    c.advice = "Under 10% of RAM: enough for typical loaders; if workers crash with big batches, size it for "
-               "batch bytes x num_workers x prefetch_factor.";
+  } else if (f.meminfo && static_cast<double>(s.total_bytes) <
+                              kShmNoteFractionOfRam * static_cast<double>(*f.meminfo->mem_total_bytes)) {
+    c.advice =
+        "Under 10% of RAM: enough for typical loaders; if workers crash with big batches, size it for "
+        "batch bytes x num_workers x prefetch_factor.";
   }
   return c;
 }

@@ -68,13 +68,15 @@ std::optional<Finding> for_classes(const StackEvidence& c, std::string id, Categ
   for (const auto& h : a.spots) {
     if (&h == top || std::find(classes.begin(), classes.end(), h.cls) == classes.end() || h.idle_s <= 0) continue;
     if (++n > 3) break;
-    others += fmt::format("{}{} ({:.0f}%)", others.empty() ? "" : ", ", where(h), 100.0 * h.idle_s / std::max(a.gpu_idle_s, 1e-9));
+    others += fmt::format("{}{} ({:.0f}%)", others.empty() ? "" : ", ", where(h),
+                          100.0 * h.idle_s / std::max(a.gpu_idle_s, 1e-9));
   }
   f.detail = fmt::format(
       "The GPU was idle {:.0f}% of {:.1f} s ({}); sampled Python stacks of {} put {:.0f}% of that idle time in {}, "
       "most at {} in {}(){}.{}",
-      100.0 * a.gpu_idle_s / a.window_s, a.window_s, a.method == "trace" ? "from the trace" : "from sampled utilization",
-      a.thread, 100.0 * idle / std::max(a.gpu_idle_s, 1e-9), what, where(*top), top->frame.function,
+      100.0 * a.gpu_idle_s / a.window_s, a.window_s,
+      a.method == "trace" ? "from the trace" : "from sampled utilization", a.thread,
+      100.0 * idle / std::max(a.gpu_idle_s, 1e-9), what, where(*top), top->frame.function,
       top->inner.empty() || top->inner == top->frame.function ? "" : " (inside " + top->inner + ")",
       others.empty() ? "" : " Also: " + others + ".");
   f.evidence.push_back(evidence("gpu idle pct", 100.0 * a.gpu_idle_s / a.window_s, "%"));
@@ -104,13 +106,13 @@ std::optional<Finding> input_pipeline_stall_stacks(const StackEvidence& c) {
 }
 
 std::optional<Finding> host_work_stacks(const StackEvidence& c) {
-  return for_classes(c, "host-work", Category::kHost,
-                     {HostClass::kOptimizer, HostClass::kLogging, HostClass::kCheckpoint, HostClass::kFramework,
-                      HostClass::kOther},
-                     "host work between launches", {"move-host-work"},
-                     "Move this work out of the step or make it cheaper: fused/foreach optimizers "
-                     "(fused=True), log every N steps, checkpoint asynchronously, torch.compile or CUDA graphs for "
-                     "Python overhead between many small ops.");
+  return for_classes(
+      c, "host-work", Category::kHost,
+      {HostClass::kOptimizer, HostClass::kLogging, HostClass::kCheckpoint, HostClass::kFramework, HostClass::kOther},
+      "host work between launches", {"move-host-work"},
+      "Move this work out of the step or make it cheaper: fused/foreach optimizers "
+      "(fused=True), log every N steps, checkpoint asynchronously, torch.compile or CUDA graphs for "
+      "Python overhead between many small ops.");
 }
 
 // gil-contention from the stacks: Python threads of one process that wanted the GIL (their

@@ -132,7 +132,8 @@ void GpuSampler::sample_gpm(Dev& d, const samples::TickTime& now, Tick& out) {
   if (!d.gpm) {
     // Say "not available" for the activity metrics on every tick, not just once.
     for (const GpmMap& g : kGpm) {
-      if (g.metric != MetricId::kGpuPcieRxBytesPerS && g.metric != MetricId::kGpuPcieTxBytesPerS) out.add_invalid(g.metric, e);
+      if (g.metric != MetricId::kGpuPcieRxBytesPerS && g.metric != MetricId::kGpuPcieTxBytesPerS)
+        out.add_invalid(g.metric, e);
     }
     return;
   }

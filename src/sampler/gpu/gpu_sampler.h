@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "sampler/nvml/nvml.h"
 #include "samples/clock.h"
 #include "samples/metadata.h"
 #include "samples/series.h"
-#include "sampler/nvml/nvml.h"
 
 namespace chokepoint::sampler::gpu {
 

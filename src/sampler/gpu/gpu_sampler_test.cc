@@ -8,10 +8,10 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <cerrno>
 #include <sys/wait.h>
-#include <set>
 #include <unistd.h>
+#include <cerrno>
+#include <set>
 
 #ifndef CHOKEPOINT_FAKE_NVML_DIR
 #define CHOKEPOINT_FAKE_NVML_DIR ""
@@ -66,9 +66,9 @@ TEST_F(GpuSamplerTest, ClassicEveryTickGpmFromPairsNoFasterThanTheInterval) {
   EXPECT_EQ(find(t0, MetricId::kGpuClockEventReasons, g0), 4);
   EXPECT_EQ(find(t0, MetricId::kGpuPcieLinkGen, g1), 4);
   EXPECT_EQ(find(t0, MetricId::kGpuPcieLinkGenMax, g1), 5);
-  EXPECT_EQ(find(t0, MetricId::kGpuTemperatureC, g1), -1);  // NOT_SUPPORTED: invalid, not 0
-  EXPECT_TRUE(std::isnan(find(t0, MetricId::kGpuSmActive, g0)));  // one GPM snapshot so far
-  EXPECT_EQ(find(t0, MetricId::kGpuSmActive, g1), -1);             // no GPM on GPU 1
+  EXPECT_EQ(find(t0, MetricId::kGpuTemperatureC, g1), -1);                // NOT_SUPPORTED: invalid, not 0
+  EXPECT_TRUE(std::isnan(find(t0, MetricId::kGpuSmActive, g0)));          // one GPM snapshot so far
+  EXPECT_EQ(find(t0, MetricId::kGpuSmActive, g1), -1);                    // no GPM on GPU 1
   EXPECT_EQ(find(t0, MetricId::kGpuPcieRxBytesPerS, g1), 2048.0 * 1024);  // classic fallback
 
   Tick t1;  // 50 ms later: too soon for a GPM pair, and for the blocking classic PCIe call

@@ -10,8 +10,7 @@ namespace chokepoint::nvml {
 
 GpmSample::~GpmSample() { reset(); }
 
-GpmSample::GpmSample(GpmSample&& other) noexcept
-    : api_(other.api_), handle_(other.handle_), taken_(other.taken_) {
+GpmSample::GpmSample(GpmSample&& other) noexcept : api_(other.api_), handle_(other.handle_), taken_(other.taken_) {
   other.handle_ = nullptr;
   other.taken_ = false;
 }
@@ -45,8 +44,7 @@ Value<bool> Device::gpm_supported() const {
 }
 
 int Device::gpm_sample(GpmSample& sample) const {
-  if (api_->gpm_sample_alloc == nullptr || api_->gpm_sample_get == nullptr ||
-      api_->gpm_sample_free == nullptr) {
+  if (api_->gpm_sample_alloc == nullptr || api_->gpm_sample_get == nullptr || api_->gpm_sample_free == nullptr) {
     return kMissingSymbol;
   }
   if (sample.handle_ == nullptr) {

@@ -117,8 +117,7 @@ Result<std::unique_ptr<Nvml>> Nvml::open(const OpenOptions& options) {
     std::string tried;
     for (const auto& c : candidates) tried += (tried.empty() ? "" : ", ") + c;
     return Status::Error("NVIDIA driver library not found (tried " + tried +
-                         "); no NVIDIA driver on this machine, or it is not visible here (" +
-                         first_error + ")");
+                         "); no NVIDIA driver on this machine, or it is not visible here (" + first_error + ")");
   }
 
   std::unique_ptr<Nvml> n(new Nvml());
@@ -138,8 +137,7 @@ Result<std::unique_ptr<Nvml>> Nvml::open(const OpenOptions& options) {
   }
   const abi::Return rc = n->api_.init();
   if (rc != abi::kSuccess) {
-    std::string msg = "NVML could not start (nvmlInit: " + n->error_string(rc) + ", code " +
-                      std::to_string(rc) + ")";
+    std::string msg = "NVML could not start (nvmlInit: " + n->error_string(rc) + ", code " + std::to_string(rc) + ")";
     if (rc == abi::kErrorDriverNotLoaded) msg += ": the NVIDIA kernel driver is not loaded";
     if (rc == abi::kErrorNoPermission) msg += ": no permission to open /dev/nvidia*";
     dlclose(dl);
@@ -278,9 +276,7 @@ Value<unsigned> Device::pcie_throughput_kbps(PcieDirection direction) const {
                                  direction == PcieDirection::kTx ? abi::kPcieUtilTxBytes : abi::kPcieUtilRxBytes),
                 0u, range::kPcieKBpsMax);
 }
-Value<unsigned> Device::pcie_replay_counter() const {
-  return get_uint(api_->device_get_pcie_replay_counter, handle_);
-}
+Value<unsigned> Device::pcie_replay_counter() const { return get_uint(api_->device_get_pcie_replay_counter, handle_); }
 
 // ---- Device: clocks, power, thermals -----------------------------------------------------
 
@@ -333,7 +329,7 @@ Value<int> Device::temperature_c() const {
     const abi::Return rc = api_->device_get_temperature(handle_, abi::kTemperatureGpu, &v);
     if (rc == abi::kSuccess) {
       return v > static_cast<unsigned>(range::kTemperatureCMax) ? Value<int>::fail(kOutOfRange)
-                                                                 : checked_temperature(static_cast<int>(v));
+                                                                : checked_temperature(static_cast<int>(v));
     }
     if (first_error == kMissingSymbol) first_error = rc;
   }

@@ -30,7 +30,7 @@ enum class EccCounter { kVolatile, kAggregate };  // since driver load / lifetim
 enum class RetirementCause { kMultipleSingleBit, kDoubleBit };
 
 struct PciInfo {
-  std::string bus_id;         // NVML's form, "00000000:3B:00.0"
+  std::string bus_id;  // NVML's form, "00000000:3B:00.0"
   unsigned domain = 0;
   unsigned bus = 0;
   unsigned device = 0;
@@ -47,7 +47,7 @@ struct MemoryInfo {
 };
 
 struct ProcessInfo {
-  unsigned pid = 0;                     // host PID namespace: may not exist in a container
+  unsigned pid = 0;                    // host PID namespace: may not exist in a container
   std::optional<uint64_t> used_bytes;  // absent when NVML reports NVML_VALUE_NOT_AVAILABLE
 };
 

@@ -14,8 +14,8 @@
 
 namespace chokepoint::nvml::abi {
 
-using Return = int;                       // nvmlReturn_t
-using Device = struct DeviceOpaque*;      // nvmlDevice_t: opaque handle owned by NVML
+using Return = int;                         // nvmlReturn_t
+using Device = struct DeviceOpaque*;        // nvmlDevice_t: opaque handle owned by NVML
 using GpmSample = struct GpmSampleOpaque*;  // nvmlGpmSample_t
 
 // nvmlReturn_t values we act on (the rest are passed to nvmlErrorString).
@@ -69,7 +69,7 @@ struct PciInfo {
   unsigned int domain;
   unsigned int bus;
   unsigned int device;
-  unsigned int pci_device_id;      // 16-bit device id << 16 | 16-bit vendor id
+  unsigned int pci_device_id;  // 16-bit device id << 16 | 16-bit vendor id
   unsigned int pci_subsystem_id;
   char bus_id[kPciBusIdBufferSize];  // "%08X:%02X:%02X.0"
 };
@@ -160,7 +160,7 @@ extern "C" {
 using InitFn = Return (*)();
 using ShutdownFn = Return (*)();
 using ErrorStringFn = const char* (*)(Return);
-using SystemGetStringFn = Return (*)(char*, unsigned int);   // driver / NVML version
+using SystemGetStringFn = Return (*)(char*, unsigned int);  // driver / NVML version
 using SystemGetCudaDriverVersionFn = Return (*)(int*);
 using DeviceGetCountFn = Return (*)(unsigned int*);
 using DeviceGetHandleByIndexFn = Return (*)(unsigned int, Device*);
@@ -168,7 +168,7 @@ using DeviceGetStringFn = Return (*)(Device, char*, unsigned int);  // name, UUI
 using DeviceGetPciInfoFn = Return (*)(Device, PciInfo*);
 using DeviceGetMemoryV1Fn = Return (*)(Device, MemoryV1*);
 using DeviceGetMemoryV2Fn = Return (*)(Device, MemoryV2*);
-using DeviceGetUintFn = Return (*)(Device, unsigned int*);  // link gen/width, power, replay ...
+using DeviceGetUintFn = Return (*)(Device, unsigned int*);             // link gen/width, power, replay ...
 using DeviceGetUintByTypeFn = Return (*)(Device, int, unsigned int*);  // clocks, PCIe throughput, temp
 using DeviceGetUllFn = Return (*)(Device, unsigned long long*);        // clocks event reasons
 using DeviceGetIntFn = Return (*)(Device, int*);                       // enable states, pstate
@@ -176,10 +176,8 @@ using DeviceGetTemperatureVFn = Return (*)(Device, TemperatureV1*);
 using DeviceGetEccModeFn = Return (*)(Device, int*, int*);
 using DeviceGetTotalEccErrorsFn = Return (*)(Device, int, int, unsigned long long*);
 using DeviceGetRetiredPagesFn = Return (*)(Device, int, unsigned int*, unsigned long long*);
-using DeviceGetRetiredPagesV2Fn = Return (*)(Device, int, unsigned int*, unsigned long long*,
-                                              unsigned long long*);
-using DeviceGetRemappedRowsFn = Return (*)(Device, unsigned int*, unsigned int*, unsigned int*,
-                                            unsigned int*);
+using DeviceGetRetiredPagesV2Fn = Return (*)(Device, int, unsigned int*, unsigned long long*, unsigned long long*);
+using DeviceGetRemappedRowsFn = Return (*)(Device, unsigned int*, unsigned int*, unsigned int*, unsigned int*);
 using DeviceGetProcessesV1Fn = Return (*)(Device, unsigned int*, ProcessInfoV1*);
 using DeviceGetProcessesV2Fn = Return (*)(Device, unsigned int*, ProcessInfoV2*);
 using DeviceGetCpuAffinityFn = Return (*)(Device, unsigned int, unsigned long*);
@@ -193,20 +191,20 @@ using GpmMetricsGetFn = Return (*)(GpmMetricsGet*);
 }
 
 // Layouts as nvml.h (CUDA 13.0) defines them on x86_64 / aarch64 Linux (LP64).
-static_assert(sizeof(PciInfo) == 68 && offsetof(PciInfo, domain) == 16 &&
-              offsetof(PciInfo, bus_id) == 36, "nvmlPciInfo_t layout");
+static_assert(sizeof(PciInfo) == 68 && offsetof(PciInfo, domain) == 16 && offsetof(PciInfo, bus_id) == 36,
+              "nvmlPciInfo_t layout");
 static_assert(sizeof(MemoryV1) == 24, "nvmlMemory_t layout");
-static_assert(sizeof(MemoryV2) == 40 && offsetof(MemoryV2, total) == 8 &&
-              offsetof(MemoryV2, used) == 32, "nvmlMemory_v2_t layout");
+static_assert(sizeof(MemoryV2) == 40 && offsetof(MemoryV2, total) == 8 && offsetof(MemoryV2, used) == 32,
+              "nvmlMemory_v2_t layout");
 static_assert(kMemoryV2Version == 0x02000028u, "nvmlMemory_v2 version word");
 static_assert(sizeof(ProcessInfoV1) == 16, "nvmlProcessInfo_v1_t layout");
 static_assert(sizeof(ProcessInfoV2) == 24 && offsetof(ProcessInfoV2, used_gpu_memory) == 8 &&
-              offsetof(ProcessInfoV2, gpu_instance_id) == 16, "nvmlProcessInfo_t layout");
-static_assert(sizeof(TemperatureV1) == 12 && kTemperatureV1Version == 0x0100000Cu,
-              "nvmlTemperature_v1_t layout");
+                  offsetof(ProcessInfoV2, gpu_instance_id) == 16,
+              "nvmlProcessInfo_t layout");
+static_assert(sizeof(TemperatureV1) == 12 && kTemperatureV1Version == 0x0100000Cu, "nvmlTemperature_v1_t layout");
 static_assert(sizeof(GpmSupport) == 8, "nvmlGpmSupport_t layout");
-static_assert(sizeof(GpmMetric) == 40 && offsetof(GpmMetric, value) == 8 &&
-              offsetof(GpmMetric, metric_info) == 16, "nvmlGpmMetric_t layout");
+static_assert(sizeof(GpmMetric) == 40 && offsetof(GpmMetric, value) == 8 && offsetof(GpmMetric, metric_info) == 16,
+              "nvmlGpmMetric_t layout");
 static_assert(offsetof(GpmMetricsGet, sample1) == 8 && offsetof(GpmMetricsGet, metrics) == 24,
               "nvmlGpmMetricsGet_t header layout");
 

@@ -14,8 +14,7 @@ class Resolver {
 
   // Binds `slot` to the first of `names` the library exports (newest first).
   template <typename Fn>
-  void bind(Fn& slot, const char* slot_name, std::initializer_list<const char*> names,
-            bool required = false) {
+  void bind(Fn& slot, const char* slot_name, std::initializer_list<const char*> names, bool required = false) {
     SymbolBinding b;
     b.slot = slot_name;
     b.required = required;
@@ -75,13 +74,10 @@ std::vector<SymbolBinding> resolve_api(void* dl_handle, Api* api) {
          {"nvmlDeviceGetMaxPcieLinkGeneration"});
   r.bind(a.device_get_gpu_max_pcie_link_generation, "device_get_gpu_max_pcie_link_generation",
          {"nvmlDeviceGetGpuMaxPcieLinkGeneration"});
-  r.bind(a.device_get_curr_pcie_link_width, "device_get_curr_pcie_link_width",
-         {"nvmlDeviceGetCurrPcieLinkWidth"});
-  r.bind(a.device_get_max_pcie_link_width, "device_get_max_pcie_link_width",
-         {"nvmlDeviceGetMaxPcieLinkWidth"});
+  r.bind(a.device_get_curr_pcie_link_width, "device_get_curr_pcie_link_width", {"nvmlDeviceGetCurrPcieLinkWidth"});
+  r.bind(a.device_get_max_pcie_link_width, "device_get_max_pcie_link_width", {"nvmlDeviceGetMaxPcieLinkWidth"});
   r.bind(a.device_get_pcie_throughput, "device_get_pcie_throughput", {"nvmlDeviceGetPcieThroughput"});
-  r.bind(a.device_get_pcie_replay_counter, "device_get_pcie_replay_counter",
-         {"nvmlDeviceGetPcieReplayCounter"});
+  r.bind(a.device_get_pcie_replay_counter, "device_get_pcie_replay_counter", {"nvmlDeviceGetPcieReplayCounter"});
 
   r.bind(a.device_get_clock_info, "device_get_clock_info", {"nvmlDeviceGetClockInfo"});
   r.bind(a.device_get_max_clock_info, "device_get_max_clock_info", {"nvmlDeviceGetMaxClockInfo"});
@@ -90,8 +86,7 @@ std::vector<SymbolBinding> resolve_api(void* dl_handle, Api* api) {
          {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"});
   r.bind(a.device_get_performance_state, "device_get_performance_state", {"nvmlDeviceGetPerformanceState"});
   r.bind(a.device_get_power_usage, "device_get_power_usage", {"nvmlDeviceGetPowerUsage"});
-  r.bind(a.device_get_enforced_power_limit, "device_get_enforced_power_limit",
-         {"nvmlDeviceGetEnforcedPowerLimit"});
+  r.bind(a.device_get_enforced_power_limit, "device_get_enforced_power_limit", {"nvmlDeviceGetEnforcedPowerLimit"});
   r.bind(a.device_get_power_management_default_limit, "device_get_power_management_default_limit",
          {"nvmlDeviceGetPowerManagementDefaultLimit"});
   r.bind(a.device_get_temperature_v, "device_get_temperature_v", {"nvmlDeviceGetTemperatureV"});

@@ -86,8 +86,8 @@ void HostSampler::sample_pressure(double dt_s, Tick& out) {
        MetricId::kHostPsiCpuSomePct, MetricId::kCount},
       {"/proc/pressure/memory", MetricId::kHostPsiMemorySomeAvg10, MetricId::kHostPsiMemoryFullAvg10,
        MetricId::kHostPsiMemorySomePct, MetricId::kHostPsiMemoryFullPct},
-      {"/proc/pressure/io", MetricId::kHostPsiIoSomeAvg10, MetricId::kHostPsiIoFullAvg10,
-       MetricId::kHostPsiIoSomePct, MetricId::kCount},
+      {"/proc/pressure/io", MetricId::kHostPsiIoSomeAvg10, MetricId::kHostPsiIoFullAvg10, MetricId::kHostPsiIoSomePct,
+       MetricId::kCount},
   };
   const Entity host = Entity::host();
   // Stall time over the interval, as a share of it: what avg10 smooths over 10 s.
@@ -100,8 +100,10 @@ void HostSampler::sample_pressure(double dt_s, Tick& out) {
     const File& f = kFiles[i];
     std::optional<Pressure> p;
     if (fs_.read(f.path, buf_) == 0) p = parse_pressure(buf_);
-    if (p && p->some_avg10) out.add(f.some, host, *p->some_avg10); else out.add_invalid(f.some, host);
-    if (p && p->full_avg10) out.add(f.full, host, *p->full_avg10); else out.add_invalid(f.full, host);
+    if (p && p->some_avg10) out.add(f.some, host, *p->some_avg10);
+    else out.add_invalid(f.some, host);
+    if (p && p->full_avg10) out.add(f.full, host, *p->full_avg10);
+    else out.add_invalid(f.full, host);
     if (p) {
       share(f.some_pct, last_psi_[i].some_total_us, p->some_total_us);
       share(f.full_pct, last_psi_[i].full_total_us, p->full_total_us);

@@ -8,10 +8,10 @@
 #include <optional>
 #include <string>
 
-#include "samples/clock.h"
-#include "samples/series.h"
 #include "sampler/proc/proc_fs.h"
 #include "sampler/proc/proc_parsers.h"
+#include "samples/clock.h"
+#include "samples/series.h"
 
 namespace chokepoint::sampler::proc {
 

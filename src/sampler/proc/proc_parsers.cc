@@ -67,8 +67,8 @@ std::optional<SystemStat> parse_stat(std::string_view text) {
     std::string_view key, v;
     if (!f.next(&key)) return;
     if (key == "cpu") {
-      uint64_t* slots[] = {&s.cpu.user, &s.cpu.nice, &s.cpu.system, &s.cpu.idle,
-                           &s.cpu.iowait, &s.cpu.irq, &s.cpu.softirq, &s.cpu.steal};
+      uint64_t* slots[] = {&s.cpu.user,   &s.cpu.nice, &s.cpu.system,  &s.cpu.idle,
+                           &s.cpu.iowait, &s.cpu.irq,  &s.cpu.softirq, &s.cpu.steal};
       int n = 0;
       for (uint64_t* slot : slots) {
         if (!f.next(&v) || !to_num(v, slot)) break;
@@ -145,8 +145,8 @@ bool is_whole_disk(std::string_view name) {
   if (starts_with(name, "nvme") || starts_with(name, "mmcblk")) {
     const size_t p = name.rfind('p');
     return !(p != std::string_view::npos && p + 1 < name.size() && ends_digit &&
-             name.substr(p + 1).find_first_not_of("0123456789") == std::string_view::npos &&
-             name[p - 1] >= '0' && name[p - 1] <= '9');
+             name.substr(p + 1).find_first_not_of("0123456789") == std::string_view::npos && name[p - 1] >= '0' &&
+             name[p - 1] <= '9');
   }
   // sda1, vdb2, xvda1, hda3: a trailing number is a partition.
   return !ends_digit;

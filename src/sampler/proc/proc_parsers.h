@@ -44,7 +44,7 @@ std::optional<Pressure> parse_pressure(std::string_view text);
 // count the same bytes twice (or are not storage).
 bool is_whole_disk(std::string_view name);
 struct DiskTotals {
-  uint64_t sectors_read = 0;     // 512-byte units whatever the device's sector size
+  uint64_t sectors_read = 0;  // 512-byte units whatever the device's sector size
   uint64_t sectors_written = 0;
   int disks = 0;
 };
@@ -61,10 +61,10 @@ MemInfo parse_meminfo(std::string_view text);
 // comm (field 2) may itself hold ')' and spaces.
 struct TaskStat {
   std::string comm;
-  char state = '?';       // field 3
-  int64_t ppid = 0;       // field 4
-  uint64_t utime = 0;     // field 14, clock ticks
-  uint64_t stime = 0;     // field 15
+  char state = '?';         // field 3
+  int64_t ppid = 0;         // field 4
+  uint64_t utime = 0;       // field 14, clock ticks
+  uint64_t stime = 0;       // field 15
   int64_t num_threads = 0;  // field 20
   uint64_t starttime = 0;   // field 22, clock ticks after boot
   int64_t rss_pages = 0;    // field 24

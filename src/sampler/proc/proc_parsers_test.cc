@@ -89,7 +89,8 @@ TEST(ParseDiskstats, CountsWholeDisksOnly) {
   const DiskTotals v = parse_diskstats(data("variants/t0/proc/diskstats"));
   EXPECT_EQ(v.disks, 1);  // vda1 is a partition of vda
   EXPECT_EQ(v.sectors_read, 1000u);
-  for (const char* whole : {"sda", "vdb", "nvme0n1", "mmcblk0", "xvda", "nvme10n2"}) EXPECT_TRUE(is_whole_disk(whole)) << whole;
+  for (const char* whole : {"sda", "vdb", "nvme0n1", "mmcblk0", "xvda", "nvme10n2"})
+    EXPECT_TRUE(is_whole_disk(whole)) << whole;
   for (const char* part : {"sda1", "vda15", "nvme0n1p1", "mmcblk0p2", "loop3", "dm-0", "md127", "zram0", "sr0"}) {
     EXPECT_FALSE(is_whole_disk(part)) << part;
   }

@@ -66,7 +66,7 @@ TEST(HostSampler, ExactRatesFromTheVariants) {
   EXPECT_EQ(find(t0, MetricId::kHostProcsBlocked, h), 1);
   EXPECT_EQ(find(t0, MetricId::kHostMemAvailableBytes, h), 8192.0 * 1024);
   EXPECT_TRUE(std::isnan(find(t0, MetricId::kHostCpuUserPct, h)));  // no rate before two ticks
-  EXPECT_EQ(find(t0, MetricId::kHostPsiCpuSomeAvg10, h), -1);     // no PSI here: invalid, not 0
+  EXPECT_EQ(find(t0, MetricId::kHostPsiCpuSomeAvg10, h), -1);       // no PSI here: invalid, not 0
   EXPECT_EQ(find(t0, MetricId::kHostPsiIoFullAvg10, h), -1);
   EXPECT_EQ(host.cpu_count(), 2);
   EXPECT_EQ(host.mem_total_bytes(), 16384u * 1024);
@@ -261,7 +261,8 @@ TEST(ProcessSampler, RootThatIsGoneGivesAnEmptyTree) {
 }
 
 TEST(Roles, TorchrunRanksAndWorkers) {
-  const std::vector<std::string> agent = {"/usr/bin/python3", "/usr/local/bin/torchrun", "--nproc-per-node", "2", "train.py"};
+  const std::vector<std::string> agent = {"/usr/bin/python3", "/usr/local/bin/torchrun", "--nproc-per-node", "2",
+                                          "train.py"};
   const std::vector<std::string> agent_m = {"python", "-m", "torch.distributed.run", "train.py"};
   const std::vector<std::string> rank = {"/usr/bin/python3", "-u", "train.py"};
   EXPECT_TRUE(is_torchrun_agent(agent));
@@ -307,7 +308,6 @@ TEST(ProcessSampler, RankFromEnvironAndWorkerRenamedAfterFork) {
   EXPECT_EQ(ps2.processes().at(4300).role, ProcessRole::kTorchrunRank);
   EXPECT_EQ(ps2.processes().at(4300).rank, 1);
 }
-
 
 // `run` often sees its command before the exec (or through a wrapper such as a pyenv
 // shim): when the name changes, argv is read again and the process recorded anew.

@@ -185,7 +185,8 @@ void ProcessSampler::sample_process(int64_t pid, ProcState& p, const TickTime& n
   const uint64_t cpu = st->utime + st->stime;
   const double dt_s = p.last_mono_ns < 0 ? 0.0 : static_cast<double>(now.monotonic_ns - p.last_mono_ns) / 1e9;
   if (dt_s > 0) {
-    out.add(MetricId::kProcCpuPct, e, 100.0 * per_s(p.cpu_ticks, cpu, dt_s) / static_cast<double>(opt_.clock_ticks_per_s));
+    out.add(MetricId::kProcCpuPct, e,
+            100.0 * per_s(p.cpu_ticks, cpu, dt_s) / static_cast<double>(opt_.clock_ticks_per_s));
   }
   out.add(MetricId::kProcThreads, e, static_cast<double>(st->num_threads));
   out.add(MetricId::kProcRssBytes, e, static_cast<double>(st->rss_pages * opt_.page_size));
@@ -195,9 +196,11 @@ void ProcessSampler::sample_process(int64_t pid, ProcState& p, const TickTime& n
   if (io_rc == 0) io = parse_io(buf_);
   if (dt_s > 0) {
     // EACCES (another user's process, or ptrace rules) leaves the counters unknown.
-    if (io.read_bytes && p.io.read_bytes) out.add(MetricId::kProcReadBytesPerS, e, per_s(*p.io.read_bytes, *io.read_bytes, dt_s));
+    if (io.read_bytes && p.io.read_bytes)
+      out.add(MetricId::kProcReadBytesPerS, e, per_s(*p.io.read_bytes, *io.read_bytes, dt_s));
     else out.add_invalid(MetricId::kProcReadBytesPerS, e);
-    if (io.write_bytes && p.io.write_bytes) out.add(MetricId::kProcWriteBytesPerS, e, per_s(*p.io.write_bytes, *io.write_bytes, dt_s));
+    if (io.write_bytes && p.io.write_bytes)
+      out.add(MetricId::kProcWriteBytesPerS, e, per_s(*p.io.write_bytes, *io.write_bytes, dt_s));
     else out.add_invalid(MetricId::kProcWriteBytesPerS, e);
   }
   p.io = io;
@@ -253,13 +256,21 @@ void ProcessSampler::visit_thread(int64_t pid, int64_t tid, ThreadState& t, cons
   if (dt_s > 0) {
     t.has_rates = true;
     t.runq_ns_per_s = sched ? per_s(t.sched.runq_wait_ns, sched->runq_wait_ns, dt_s) : 0.0;
-    t.voluntary_per_s = status.voluntary_ctxt_switches && t.voluntary ? per_s(*t.voluntary, *status.voluntary_ctxt_switches, dt_s) : 0.0;
-    t.involuntary_per_s = status.nonvoluntary_ctxt_switches && t.involuntary ? per_s(*t.involuntary, *status.nonvoluntary_ctxt_switches, dt_s) : 0.0;
+    t.voluntary_per_s = status.voluntary_ctxt_switches && t.voluntary
+                            ? per_s(*t.voluntary, *status.voluntary_ctxt_switches, dt_s)
+                            : 0.0;
+    t.involuntary_per_s = status.nonvoluntary_ctxt_switches && t.involuntary
+                              ? per_s(*t.involuntary, *status.nonvoluntary_ctxt_switches, dt_s)
+                              : 0.0;
     if (opt_.per_thread_series) {
-      out.add(MetricId::kThreadCpuPct, e, 100.0 * per_s(t.cpu_ticks, cpu, dt_s) / static_cast<double>(opt_.clock_ticks_per_s));
-      if (sched) out.add(MetricId::kThreadRunqWaitNsPerS, e, t.runq_ns_per_s); else out.add_invalid(MetricId::kThreadRunqWaitNsPerS, e);
-      if (status.voluntary_ctxt_switches) out.add(MetricId::kThreadCtxVoluntaryPerS, e, t.voluntary_per_s); else out.add_invalid(MetricId::kThreadCtxVoluntaryPerS, e);
-      if (status.nonvoluntary_ctxt_switches) out.add(MetricId::kThreadCtxInvoluntaryPerS, e, t.involuntary_per_s); else out.add_invalid(MetricId::kThreadCtxInvoluntaryPerS, e);
+      out.add(MetricId::kThreadCpuPct, e,
+              100.0 * per_s(t.cpu_ticks, cpu, dt_s) / static_cast<double>(opt_.clock_ticks_per_s));
+      if (sched) out.add(MetricId::kThreadRunqWaitNsPerS, e, t.runq_ns_per_s);
+      else out.add_invalid(MetricId::kThreadRunqWaitNsPerS, e);
+      if (status.voluntary_ctxt_switches) out.add(MetricId::kThreadCtxVoluntaryPerS, e, t.voluntary_per_s);
+      else out.add_invalid(MetricId::kThreadCtxVoluntaryPerS, e);
+      if (status.nonvoluntary_ctxt_switches) out.add(MetricId::kThreadCtxInvoluntaryPerS, e, t.involuntary_per_s);
+      else out.add_invalid(MetricId::kThreadCtxInvoluntaryPerS, e);
     }
   }
   if (opt_.per_thread_series) out.add(MetricId::kThreadState, e, static_cast<double>(st->state));

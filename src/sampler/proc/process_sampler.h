@@ -23,11 +23,11 @@
 #include <string>
 #include <vector>
 
+#include "sampler/proc/proc_fs.h"
+#include "sampler/proc/proc_parsers.h"
 #include "samples/clock.h"
 #include "samples/metadata.h"
 #include "samples/series.h"
-#include "sampler/proc/proc_fs.h"
-#include "sampler/proc/proc_parsers.h"
 
 namespace chokepoint::sampler::proc {
 

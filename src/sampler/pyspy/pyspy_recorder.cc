@@ -23,7 +23,7 @@ namespace chokepoint::sampler {
 namespace {
 
 bool executable(const std::string& p) {
-  struct stat st{};
+  struct stat st {};
   return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
 }
 
@@ -116,8 +116,9 @@ Result<std::unique_ptr<PySpyRecorder>> PySpyRecorder::start(const PySpyOptions& 
   r->target_ = target;
   const std::string rate = std::to_string(static_cast<int>(o.rate_hz > 0 ? o.rate_hz : 20));
   const std::string pid = std::to_string(target);
-  std::vector<std::string> args = {o.binary, "record", "--pid", pid, "--format", "chrometrace", "--rate", rate,
-                                   "--idle", "--threads", "--nonblocking", "--output", o.out_file};
+  std::vector<std::string> args = {o.binary,        "record",   "--pid",   pid,      "--format",
+                                   "chrometrace",   "--rate",   rate,      "--idle", "--threads",
+                                   "--nonblocking", "--output", o.out_file};
   if (o.subprocesses) args.insert(args.end() - 2, "--subprocesses");
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -157,7 +158,7 @@ PySpyRecorder::~PySpyRecorder() {
 std::optional<int> PySpyRecorder::poll() {
   if (exit_code_ || pid_ <= 0) return exit_code_;
   int status = 0;
-  struct rusage ru{};
+  struct rusage ru {};
   const pid_t r = ::wait4(pid_, &status, WNOHANG, &ru);
   if (r == pid_) {
     exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -173,12 +174,14 @@ std::optional<int> PySpyRecorder::stop(int64_t timeout_ns) {
   const int64_t step = 10'000'000;
   for (int64_t waited = 0; waited < timeout_ns; waited += step) {
     if (poll()) return exit_code_;
-    struct timespec ts{0, step};
+    struct timespec ts {
+      0, step
+    };
     ::nanosleep(&ts, nullptr);
   }
   ::kill(pid_, SIGKILL);
   int status = 0;
-  struct rusage ru{};
+  struct rusage ru {};
   while (::wait4(pid_, &status, 0, &ru) < 0 && errno == EINTR) {
   }
   cpu_s_ = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
@@ -245,10 +248,10 @@ std::map<std::string, std::vector<int>> wanted_lines(const std::string& text, si
 
 // Adds lines `lines` (sorted) of `file` (relative to `cwd`) to `out` as "file:N"; false
 // once `out` holds `max_lines`.
-bool add_source_lines(const std::string& file, const std::vector<int>& lines, const std::string& cwd,
-                      size_t max_lines, std::map<std::string, std::string>& out) {
+bool add_source_lines(const std::string& file, const std::vector<int>& lines, const std::string& cwd, size_t max_lines,
+                      std::map<std::string, std::string>& out) {
   const std::string path = !file.empty() && file[0] == '/' ? file : cwd + "/" + file;
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (64 << 20)) return true;
   std::ifstream in(path);
   std::string l;

@@ -30,13 +30,13 @@
 namespace chokepoint::sampler {
 
 struct PySpyOptions {
-  std::string binary;       // py-spy's path ("" not found)
-  double rate_hz = 20;      // samples per second per thread
+  std::string binary;   // py-spy's path ("" not found)
+  double rate_hz = 20;  // samples per second per thread
   // Also sample the target's child processes (DataLoader workers, compile workers): each
   // costs py-spy about as much as the target (docs/BENCHMARKS.md), so it is an option.
   bool subprocesses = false;
-  std::string out_file;     // its chrometrace output
-  std::string log_file;     // its stdout and stderr (appended: every attempt's output stays)
+  std::string out_file;  // its chrometrace output
+  std::string log_file;  // its stdout and stderr (appended: every attempt's output stays)
 };
 
 // Finds py-spy: `explicit_path` when given (must be executable), else $CHOKEPOINT_PY_SPY,

@@ -44,9 +44,12 @@ TraceWriter* g_writer = nullptr;
 CUpti_SubscriberHandle g_subscriber = nullptr;
 std::atomic<bool> g_done{false};
 uint64_t g_dropped = 0;
-struct sigaction g_old_term {}, g_old_int {};
+struct sigaction g_old_term {
+}, g_old_int{};
 
-void note(const char* text) { std::fprintf(stderr, "chokepoint tracer (pid %d): %s\n", static_cast<int>(getpid()), text); }
+void note(const char* text) {
+  std::fprintf(stderr, "chokepoint tracer (pid %d): %s\n", static_cast<int>(getpid()), text);
+}
 
 uint8_t kind_of(RecordKind k) { return static_cast<uint8_t>(k); }
 
@@ -150,7 +153,7 @@ void convert(TraceWriter& w, CUpti_Activity* a) {
       r.kind = kind_of(RecordKind::kMarker);
       r.sub = (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) ? chokepoint::tracer::kMarkerStart
               : (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) ? chokepoint::tracer::kMarkerEnd
-                                                              : chokepoint::tracer::kMarkerInstant;
+                                                            : chokepoint::tracer::kMarkerInstant;
       r.name = m->name != nullptr ? w.intern(m->name) : 0;
       r.start = m->timestamp;
       r.correlation = m->id;
@@ -161,8 +164,7 @@ void convert(TraceWriter& w, CUpti_Activity* a) {
       r.marker.domain = m->domain != nullptr && *m->domain != '\0' ? w.intern(m->domain) : 0;
       break;
     }
-    default:
-      return;
+    default: return;
   }
   w.add(r);
 }
@@ -315,8 +317,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     note("CUPTI refused the activity buffers: no CUDA trace from this process");
     return 1;
   }
-  const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-                                      CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+  const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_DEVICE,          CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                      CUPTI_ACTIVITY_KIND_MEMCPY,          CUPTI_ACTIVITY_KIND_MEMSET,
                                       CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER};
   for (CUpti_ActivityKind k : kinds) cuptiActivityEnable(k);
   // CHOKEPOINT_TRACE_API=0: GPU activity alone, no API calls (what CUPTI's kernel records

@@ -40,7 +40,8 @@ std::optional<Estimate> estimate_channels_last(const Context& c) {
     if (roof <= 0 || roof >= sum) continue;
     for (size_t k : nodes) {
       const TimeNs t = g.gpu[k].dur;
-      const TimeNs after = std::max(kKernelFloorNs, ns(static_cast<double>(roof) * static_cast<double>(t) / static_cast<double>(sum)));
+      const TimeNs after = std::max(kKernelFloorNs,
+                                    ns(static_cast<double>(roof) * static_cast<double>(t) / static_cast<double>(sum)));
       p.node_dur[k] = std::min(t, after);
       ++nchw;
       nchw_before += t;

@@ -19,7 +19,8 @@ TimeNs median_launch_cost(const Context& c) {
 }
 
 std::string per_step_ms(const Context& c, TimeNs total) {
-  return fmt::format("{:.2f} ms", static_cast<double>(total) / 1e6 / static_cast<double>(std::max<int64_t>(1, c.g.steps)));
+  return fmt::format("{:.2f} ms",
+                     static_cast<double>(total) / 1e6 / static_cast<double>(std::max<int64_t>(1, c.g.steps)));
 }
 
 }  // namespace chokepoint::analyses::whatif::remedy

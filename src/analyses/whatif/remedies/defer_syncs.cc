@@ -58,9 +58,10 @@ std::optional<Estimate> estimate_defer_syncs(const Context& c) {
       "explicit torch.cuda.synchronize() calls go (or move to where timing is logged).",
       "The Python that used the values still runs: only the waiting goes."};
   if (kept > 0) {
-    assumptions.push_back(fmt::format("{:.0f} synchronizations per step come from ops with data-dependent output "
-                                      "sizes (nonzero, masked_select ...): kept.",
-                                      kept / steps));
+    assumptions.push_back(
+        fmt::format("{:.0f} synchronizations per step come from ops with data-dependent output "
+                    "sizes (nonzero, masked_select ...): kept.",
+                    kept / steps));
   }
   if (c.ix.api_op_row.empty() || c.tl.cpu_ranges.size() == 0) {
     assumptions.push_back("The trace has no PyTorch ops, so every synchronization is taken as removable.");

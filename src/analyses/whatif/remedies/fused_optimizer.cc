@@ -104,8 +104,9 @@ std::optional<Estimate> estimate_fused_optimizer(const Context& c) {
       fmt::format("The fused step costs the host {:.1f} ms plus {:.1f} us per tensor.", kFusedHostNs / 1e6,
                   kFusedHostPerTensorNs / 1e3)};
   if (!shapes) {
-    assumptions.push_back("Without recorded shapes the fused kernel is taken as a third of the optimizer's kernel "
-                          "time (record_shapes=True gives the exact bytes).");
+    assumptions.push_back(
+        "Without recorded shapes the fused kernel is taken as a third of the optimizer's kernel "
+        "time (record_shapes=True gives the exact bytes).");
   }
   return finish(c, Remedy::kFusedOptimizer, p,
                 fmt::format("the optimizer step's host time goes from {} to {} per step and its kernels from {} to {}",

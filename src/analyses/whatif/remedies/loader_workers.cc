@@ -71,29 +71,32 @@ std::optional<Estimate> estimate_loader_workers(const Context& c) {
     const int cap = c.cpus > 2 ? std::min(c.cpus - 2, kMaxWorkers) : kMaxWorkers;
     workers = std::clamp(needed, 1, cap);
     after_step = std::max(fed_step, batch_ns / workers);
-    assumptions.push_back(fmt::format("One batch costs a worker {:.1f} ms ({}); {} workers{} deliver one every "
-                                      "{:.1f} ms.",
-                                      batch_ns / 1e6, who, workers,
-                                      c.cpus > 2 ? fmt::format(" (at most {} CPUs less 2)", c.cpus) : std::string(),
-                                      batch_ns / workers / 1e6));
+    assumptions.push_back(fmt::format(
+        "One batch costs a worker {:.1f} ms ({}); {} workers{} deliver one every "
+        "{:.1f} ms.",
+        batch_ns / 1e6, who, workers, c.cpus > 2 ? fmt::format(" (at most {} CPUs less 2)", c.cpus) : std::string(),
+        batch_ns / workers / 1e6));
   } else {
-    assumptions.push_back("The trace does not say how many workers loaded the data: the estimate assumes enough "
-                          "workers, each with a free core, to have every batch ready (`chokepoint run` counts them "
-                          "and their CPU).");
+    assumptions.push_back(
+        "The trace does not say how many workers loaded the data: the estimate assumes enough "
+        "workers, each with a free core, to have every batch ready (`chokepoint run` counts them "
+        "and their CPU).");
   }
-  assumptions.push_back(fmt::format("Taking a ready batch costs {:.1f} ms (measured with 14 workers on the H200).",
-                                    kReadyBatchNs / 1e6));
+  assumptions.push_back(
+      fmt::format("Taking a ready batch costs {:.1f} ms (measured with 14 workers on the H200).", kReadyBatchNs / 1e6));
   p.min_step = static_cast<TimeNs>(after_step);
   if (pinned.copies > 0) {
-    assumptions.push_back(fmt::format("pin_memory=True and .to(device, non_blocking=True): {:.0f} pageable copies per "
-                                      "step become pinned ({}).",
-                                      pinned.copies / steps, c.ceilings.source));
+    assumptions.push_back(
+        fmt::format("pin_memory=True and .to(device, non_blocking=True): {:.0f} pageable copies per "
+                    "step become pinned ({}).",
+                    pinned.copies / steps, c.ceilings.source));
   }
-  Estimate e = finish(c, Remedy::kLoaderWorkers, p,
-                      fmt::format("the {:.2f} ms per step the loop waited in DataLoader.__next__ shrinks to {:.2f} ms{}",
-                                  static_cast<double>(wait) / steps / 1e6, kReadyBatchNs / 1e6,
-                                  workers > 0 ? fmt::format(" with {} workers", workers) : std::string()),
-                      std::move(assumptions));
+  Estimate e = finish(
+      c, Remedy::kLoaderWorkers, p,
+      fmt::format("the {:.2f} ms per step the loop waited in DataLoader.__next__ shrinks to {:.2f} ms{}",
+                  static_cast<double>(wait) / steps / 1e6, kReadyBatchNs / 1e6,
+                  workers > 0 ? fmt::format(" with {} workers", workers) : std::string()),
+      std::move(assumptions));
   return e;
 }
 

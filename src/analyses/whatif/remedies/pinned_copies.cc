@@ -52,7 +52,8 @@ PinnedStats apply_pinned_copies(const Context& c, Plan& p) {
     // right after the copy.
     if (h2d && l >= 0) {
       const int32_t op = c.ix.api_op_row[g.host[l].rc_row];
-      for (size_t j = static_cast<size_t>(l) + 1; j < g.host.size() && j <= static_cast<size_t>(l) + (op >= 0 ? 4 : 1); ++j) {
+      for (size_t j = static_cast<size_t>(l) + 1; j < g.host.size() && j <= static_cast<size_t>(l) + (op >= 0 ? 4 : 1);
+           ++j) {
         const bool same = op >= 0 ? c.ix.api_op_row[g.host[j].rc_row] == op : c.ix.api_op_row[g.host[j].rc_row] < 0;
         if (g.host[j].api == timeline::ApiClass::kSync && same) {
           p.waits[j] = 0;

@@ -18,7 +18,9 @@ namespace chokepoint::analyses::whatif {
 
 namespace {
 
-bool matrix(KernelClass k) { return k == KernelClass::kGemm || k == KernelClass::kConv || k == KernelClass::kAttention; }
+bool matrix(KernelClass k) {
+  return k == KernelClass::kGemm || k == KernelClass::kConv || k == KernelClass::kAttention;
+}
 
 // What a large GEMM reaches on the units a matrix kernel ran on.
 std::optional<double> rate_of(const machine::Ceilings& c, const NodeInfo& n) {
@@ -29,8 +31,8 @@ std::optional<double> rate_of(const machine::Ceilings& c, const NodeInfo& n) {
 
 // Names of kernels of ops that autocast runs in FP32 whatever their inputs.
 bool fp32_under_autocast(std::string_view name) {
-  for (std::string_view p : {"layer_norm", "LayerNorm", "softmax", "nll_loss", "cross_entropy", "log_softmax",
-                             "mse", "norm_kernel", "reduce_kernel"}) {
+  for (std::string_view p : {"layer_norm", "LayerNorm", "softmax", "nll_loss", "cross_entropy", "log_softmax", "mse",
+                             "norm_kernel", "reduce_kernel"}) {
     if (name.find(p) != std::string_view::npos) return true;
   }
   return false;
@@ -123,8 +125,8 @@ std::optional<Estimate> estimate_autocast_bf16(const Context& c) {
   Rescaled r = rescale(c, c.ceilings.bf16_gemm_tflops, 2.0, true);
   if (r.matrix == 0) return std::nullopt;
   std::string change = fmt::format(
-      "{} FP32/TF32 matrix kernels take {} per step instead of {}; {} memory-bound kernels {} instead of {}",
-      r.matrix, remedy::per_step_ms(c, r.matrix_after), remedy::per_step_ms(c, r.matrix_before), r.halved,
+      "{} FP32/TF32 matrix kernels take {} per step instead of {}; {} memory-bound kernels {} instead of {}", r.matrix,
+      remedy::per_step_ms(c, r.matrix_after), remedy::per_step_ms(c, r.matrix_before), r.halved,
       remedy::per_step_ms(c, r.memory_after), remedy::per_step_ms(c, r.memory_before));
   if (r.casts > 0) {
     change += fmt::format("; {} weight casts add {} per step", r.casts, remedy::per_step_ms(c, r.cast_time));
