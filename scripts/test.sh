@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Checks that no file includes a layer above it, then builds and runs every test: unit and
-# golden tests (CTest), the same under AddressSanitizer and UndefinedBehaviorSanitizer, and
-# the Kineto importer fuzzer for a bounded time.
+# Checks that no file includes a layer above it and that the C++ is formatted (.clang-format),
+# then builds and runs every test: unit and golden tests (CTest), clang-tidy (.clang-tidy),
+# the tests again under AddressSanitizer and UndefinedBehaviorSanitizer, and the importers'
+# fuzzers for a bounded time. Builds use -Werror.
 # Environment: FUZZ_SECONDS (default 60), SKIP_SANITIZE=1, SKIP_FUZZ=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,13 +11,17 @@ jobs=$(nproc)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
-echo "== layers"
+echo "== layers and format"
 bash scripts/check_layers.sh
+bash scripts/check_format.sh
 
 echo "== build and test (RelWithDebInfo)"
 cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHOKEPOINT_WERROR=ON >/dev/null
 cmake --build build-test -j"$jobs"
 ctest --test-dir build-test --output-on-failure -j"$jobs" | tee -a "$log"
+
+echo "== clang-tidy (.clang-tidy: cognitive complexity <= 35, bug-prone checks)"
+JOBS=$jobs bash scripts/check_tidy.sh build-test
 
 if [[ "${SKIP_SANITIZE:-0}" != 1 ]]; then
   echo "== build and test with -fsanitize=address,undefined"
