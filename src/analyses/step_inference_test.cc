@@ -13,10 +13,11 @@ using testing::TimelineBuilder;
 // A loop of `iters` iterations: `layers` x (gemm, relu) then a loss kernel, each op
 // launched 10 us after the previous, then `pause_us` of host work before the next
 // iteration.
-void loop(TimelineBuilder& b, int iters, int layers, double pause_us, bool with_loss = true, int slow_iter = -1) {
+void loop(TimelineBuilder& b, int iters, int layers, double pause_us, bool with_loss = true, int slow_iter = -1,
+          int slow_count = 1) {
   double t = 0;
   for (int i = 0; i < iters; ++i) {
-    if (i == slow_iter) t += 20000;  // e.g. a profiler starting, cuDNN autotuning
+    if (i >= slow_iter && i < slow_iter + slow_count) t += 20000;  // e.g. a profiler starting, cuDNN autotuning
     for (int l = 0; l < layers; ++l) {
       b.kernel("gemm", t, t + 5, 4);
       t += 10;
@@ -73,6 +74,26 @@ TEST(StepInference, SlowWarmUpCycleLeftOut) {
   const auto& tl2 = late.finish();
   const auto w2 = compute_step_windows(tl2, build_index(tl2));
   EXPECT_EQ(w2.steps.size(), 20u) << w2.method;
+}
+
+// cuDNN's benchmark mode autotunes each new shape: cnn_channels_last's first 7 of 32
+// cycles were slow, past the first tenth. The whole leading run is warm-up while it is
+// less than half of the cycles.
+TEST(StepInference, LeadingRunOfSlowCyclesLeftOutPastTheFirstTenth) {
+  TimelineBuilder b;
+  loop(b, 30, 4, 200, true, 1, 6);
+  const auto& tl = b.finish();
+  const auto w = compute_step_windows(tl, build_index(tl));
+  ASSERT_TRUE(w.inferred) << w.method;
+  EXPECT_NE(w.method.find("6 slow warm-up cycles left out"), std::string::npos) << w.method;
+  for (const auto& s : w.steps) EXPECT_LT(s.duration(), TimelineBuilder::us(1000));
+
+  // Most cycles slow: that is how the run goes, not its warm-up; only the first tenth's go.
+  TimelineBuilder slow;
+  loop(slow, 10, 4, 200, true, 1, 6);
+  const auto& tl2 = slow.finish();
+  const auto w2 = compute_step_windows(tl2, build_index(tl2));
+  EXPECT_GE(w2.steps.size(), 8u) << w2.method;
 }
 
 TEST(StepInference, NothingRepeatsMeansOneWindow) {
