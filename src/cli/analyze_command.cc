@@ -1,6 +1,7 @@
 // chokepoint analyze TRACE|DIR ... [--format text|json|md|chrome] [-o FILE]
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -29,7 +30,16 @@ struct AnalyzeOptions {
   bool quiet = false;
   std::string ceilings;  // --ceilings FILE
   bool no_saved_profile = false;
+  std::string fail_on;  // --fail-on critical|warning: "" never fails on findings
 };
+
+// The findings at or above --fail-on's severity (CI gate, issue 15); 0 without the option.
+size_t findings_at_or_above(const report::Report& r, const std::string& fail_on) {
+  if (fail_on.empty()) return 0;
+  const Severity bar = fail_on == "critical" ? Severity::kCritical : Severity::kWarning;
+  return static_cast<size_t>(
+      std::count_if(r.findings.begin(), r.findings.end(), [&](const rules::Finding& f) { return f.severity >= bar; }));
+}
 
 // Progress on stderr for long imports, only where a person watches.
 struct Progress {
@@ -125,7 +135,14 @@ int run_analyze(const AnalyzeOptions& o) {
     say("analyze", s.message());
     return 1;
   }
-  return write_output("analyze", o.output, text.str(), o.quiet, keep) ? 0 : 1;
+  if (!write_output("analyze", o.output, text.str(), o.quiet, keep)) return 1;
+  // The report is written first: a CI job that fails on it still keeps it.
+  if (const size_t n = findings_at_or_above(result.value(), o.fail_on); n > 0) {
+    say("analyze", std::to_string(n) + (n == 1 ? " finding" : " findings") + " at or above " + o.fail_on +
+                       " (--fail-on): exit status 3");
+    return kExitGate;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -161,6 +178,10 @@ RunFn add_analyze_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("-q,--quiet", opts->quiet, "No progress or notes on stderr");
   add_ceilings_options(cmd, &opts->ceilings, &opts->no_saved_profile);
+  cmd->add_option("--fail-on", opts->fail_on,
+                  "CI gate: exit 3 (after writing the report) when a finding is at least this severe: critical, or "
+                  "warning (warnings and criticals)")
+      ->check(CLI::IsMember({"critical", "warning"}));
   // Like --help: answered while parsing (no inputs needed), then chokepoint exits 0.
   cmd->add_flag_callback(
       "--list-stats",
@@ -174,7 +195,9 @@ RunFn add_analyze_command(CLI::App& app) {
       "  chokepoint analyze run/ --format json -o report.json\n"
       "  chokepoint analyze run/ --format chrome -o trace.json   # open in ui.perfetto.dev\n"
       "  chokepoint analyze --list-stats                         # what an import stat means\n"
-      "Exit status: 0 report written, 1 input could not be read, 2 usage error.");
+      "  chokepoint analyze run/ --fail-on critical               # in CI: exit 3 on a critical finding\n"
+      "Exit status: 0 report written, 1 input could not be read, 2 usage error, 3 report written and\n"
+      "a finding at or above --fail-on.");
   return [opts] { return run_analyze(*opts); };
 }
 

@@ -50,6 +50,20 @@ TEST(AnalyzeCli, TextReportOnStdout) {
   EXPECT_EQ(o.out.find('\x1b'), std::string::npos);  // no colour into a file
 }
 
+// Issue 15's CI gate: the report is written either way; exit 3 when a finding is at or
+// above the bar. input_bound holds a critical input-pipeline-stall, healthy_bf16 only a
+// warning (memory-bound-elementwise).
+TEST(AnalyzeCli, FailOnIsACiGate) {
+  Output crit = run("analyze --fail-on critical " + kData + "input_bound.json.gz");
+  EXPECT_EQ(crit.rc, 3) << crit.out;
+  EXPECT_NE(crit.out.find("Bound by: input"), std::string::npos) << crit.out;
+  EXPECT_NE(crit.out.find("1 finding at or above critical (--fail-on): exit status 3"), std::string::npos);
+  EXPECT_EQ(run("analyze --fail-on critical " + kData + "healthy_bf16.json.gz").rc, 0);
+  EXPECT_EQ(run("analyze --fail-on warning " + kData + "healthy_bf16.json.gz").rc, 3);
+  EXPECT_EQ(run("analyze " + kData + "input_bound.json.gz").rc, 0);
+  EXPECT_EQ(run("analyze --fail-on info " + kData + "input_bound.json.gz").rc, 2);
+}
+
 TEST(AnalyzeCli, ColourOnlyWhenAsked) {
   Output o = run("analyze --color always " + kData + "input_bound.json.gz");
   EXPECT_EQ(o.rc, 0);
