@@ -5,8 +5,11 @@
 #include <algorithm>
 
 #include "bench/host_facts.h"
+#include "machine/bench_keys.h"
 
 namespace chokepoint::bench {
+
+namespace bench_keys = machine::bench_keys;
 namespace {
 
 // A CUDA context with cuBLASLt loaded takes up to ~1 GiB of device memory on large GPUs
@@ -143,7 +146,7 @@ std::vector<std::string> likely_causes(Group group, const machine::Measurement& 
       break;
     case Group::kCompute: {
       std::string v;
-      if (m.key == "gemm_tf32" && has_env(h, "NVIDIA_TF32_OVERRIDE", &v) && v == "0") {
+      if (m.key == bench_keys::kGemmTf32 && has_env(h, "NVIDIA_TF32_OVERRIDE", &v) && v == "0") {
         out.push_back("NVIDIA_TF32_OVERRIDE=0 turns TF32 tensor cores off");
       }
       if (m.clock_mhz && g.sm_clock_max_mhz > 0 && *m.clock_mhz < kClockHeldFraction * g.sm_clock_max_mhz) {
@@ -159,7 +162,7 @@ std::vector<std::string> likely_causes(Group group, const machine::Measurement& 
         out.push_back(fmt::format("other processes hold {:.1f} GiB on this GPU and may be running on it", gib));
       }
       if (out.empty()) {
-        out.push_back(m.key == "ffma_fp32"
+        out.push_back(m.key == bench_keys::kFfmaFp32
                           ? "the SMs did not run at full clock or were shared with other work"
                           : "power capping under tensor load, or cuBLASLt chose a slow kernel for this "
                             "shape (see the note for the algorithm)");

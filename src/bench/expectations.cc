@@ -1,6 +1,9 @@
 #include "bench/expectations.h"
+#include "machine/bench_keys.h"
 
 namespace chokepoint::bench {
+
+namespace bench_keys = machine::bench_keys;
 namespace {
 
 using machine::Ceilings;
@@ -44,26 +47,26 @@ Opt int8(const Ceilings& c) { return c.int8_tops; }
 //   0.50 us, launch + cudaDeviceSynchronize 10.3 us. Bare-metal hosts do better; 1.5x
 //   the VM figure (par 67%) means something adds per-launch cost (tracer, busy CPU).
 const std::vector<Expectation> kExpectations = {
-    {"h2d_pageable", Basis::kPinned, Group::kPageable, nullptr, 0, 0, "measured h2d_pinned"},
-    {"d2h_pageable", Basis::kPinned, Group::kPageable, nullptr, 0, 0, "measured d2h_pinned"},
-    {"h2d_pinned", Basis::kPublished, Group::kPcie, pcie, 0, 75, "PCIe x16 per direction"},
-    {"d2h_pinned", Basis::kPublished, Group::kPcie, pcie, 0, 75, "PCIe x16 per direction"},
-    {"bidir_pinned", Basis::kPublished, Group::kPcie, pcie_both, 0, 65, "PCIe x16, both directions"},
-    {"d2d_memcpy", Basis::kPublished, Group::kDram, hbm_copy, 0, 80, "HBM / 2 (bytes counted once)"},
-    {"dram_read", Basis::kPublished, Group::kDram, hbm, 0, 80, "HBM"},
-    {"dram_write", Basis::kPublished, Group::kDram, hbm, 0, 80, "HBM"},
-    {"dram_copy", Basis::kPublished, Group::kDram, hbm_copy, 0, 75, "HBM / 2 (bytes counted once)"},
-    {"l2_read", Basis::kNone, Group::kL2, nullptr, 0, 0, ""},
-    {"launch_latency", Basis::kExpected, Group::kLaunch, nullptr, 5.0, 67, "H200 test machine (VM)"},
-    {"graph_node_latency", Basis::kExpected, Group::kLaunch, nullptr, 0.5, 67, "H200 test machine (VM)"},
-    {"launch_sync_roundtrip", Basis::kExpected, Group::kLaunch, nullptr, 10.3, 67, "H200 test machine (VM)"},
-    {"ffma_fp32", Basis::kPublished, Group::kCompute, fp32, 0, 80, "FP32 (CUDA cores)"},
-    {"gemm_fp32", Basis::kPublished, Group::kCompute, fp32, 0, 55, "FP32 (CUDA cores)"},
-    {"gemm_tf32", Basis::kPublished, Group::kCompute, tf32, 0, 60, "TF32 tensor cores, dense"},
-    {"gemm_fp16", Basis::kPublished, Group::kCompute, bf16, 0, 60, "FP16 tensor cores, dense"},
-    {"gemm_bf16", Basis::kPublished, Group::kCompute, bf16, 0, 60, "BF16 tensor cores, dense"},
-    {"gemm_fp8", Basis::kPublished, Group::kCompute, fp8, 0, 55, "FP8 tensor cores, dense"},
-    {"gemm_int8", Basis::kPublished, Group::kCompute, int8, 0, 50, "INT8 tensor cores, dense"},
+    {bench_keys::kH2dPageable, Basis::kPinned, Group::kPageable, nullptr, 0, 0, "measured h2d_pinned"},
+    {bench_keys::kD2hPageable, Basis::kPinned, Group::kPageable, nullptr, 0, 0, "measured d2h_pinned"},
+    {bench_keys::kH2dPinned, Basis::kPublished, Group::kPcie, pcie, 0, 75, "PCIe x16 per direction"},
+    {bench_keys::kD2hPinned, Basis::kPublished, Group::kPcie, pcie, 0, 75, "PCIe x16 per direction"},
+    {bench_keys::kBidirPinned, Basis::kPublished, Group::kPcie, pcie_both, 0, 65, "PCIe x16, both directions"},
+    {bench_keys::kD2dMemcpy, Basis::kPublished, Group::kDram, hbm_copy, 0, 80, "HBM / 2 (bytes counted once)"},
+    {bench_keys::kDramRead, Basis::kPublished, Group::kDram, hbm, 0, 80, "HBM"},
+    {bench_keys::kDramWrite, Basis::kPublished, Group::kDram, hbm, 0, 80, "HBM"},
+    {bench_keys::kDramCopy, Basis::kPublished, Group::kDram, hbm_copy, 0, 75, "HBM / 2 (bytes counted once)"},
+    {bench_keys::kL2Read, Basis::kNone, Group::kL2, nullptr, 0, 0, ""},
+    {bench_keys::kLaunchLatency, Basis::kExpected, Group::kLaunch, nullptr, 5.0, 67, "H200 test machine (VM)"},
+    {bench_keys::kGraphNodeLatency, Basis::kExpected, Group::kLaunch, nullptr, 0.5, 67, "H200 test machine (VM)"},
+    {bench_keys::kLaunchSyncRoundtrip, Basis::kExpected, Group::kLaunch, nullptr, 10.3, 67, "H200 test machine (VM)"},
+    {bench_keys::kFfmaFp32, Basis::kPublished, Group::kCompute, fp32, 0, 80, "FP32 (CUDA cores)"},
+    {bench_keys::kGemmFp32, Basis::kPublished, Group::kCompute, fp32, 0, 55, "FP32 (CUDA cores)"},
+    {bench_keys::kGemmTf32, Basis::kPublished, Group::kCompute, tf32, 0, 60, "TF32 tensor cores, dense"},
+    {bench_keys::kGemmFp16, Basis::kPublished, Group::kCompute, bf16, 0, 60, "FP16 tensor cores, dense"},
+    {bench_keys::kGemmBf16, Basis::kPublished, Group::kCompute, bf16, 0, 60, "BF16 tensor cores, dense"},
+    {bench_keys::kGemmFp8, Basis::kPublished, Group::kCompute, fp8, 0, 55, "FP8 tensor cores, dense"},
+    {bench_keys::kGemmInt8, Basis::kPublished, Group::kCompute, int8, 0, 50, "INT8 tensor cores, dense"},
 };
 
 const Expectation kSelftestEntry = {"selftest_*", Basis::kSelftest, Group::kSelftest, nullptr, 0, 0, ""};

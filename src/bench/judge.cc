@@ -4,9 +4,12 @@
 
 #include "bench/causes.h"
 #include "bench/expectations.h"
+#include "machine/bench_keys.h"
 #include "machine/ceilings.h"
 
 namespace chokepoint::bench {
+
+namespace bench_keys = machine::bench_keys;
 namespace {
 
 using machine::Measurement;
@@ -54,8 +57,8 @@ void judge_one(Measurement& m, const machine::GpuProfile& g, const machine::Ceil
     case Basis::kSelftest: m.verdict = machine::kVerdictOk; return;
     case Basis::kNone:
       m.verdict = machine::kVerdictInfo;
-      if (m.key == "l2_read") {
-        if (auto dram = g.ok_value("dram_read"); dram && *dram > 0) {
+      if (m.key == bench_keys::kL2Read) {
+        if (auto dram = g.ok_value(bench_keys::kDramRead); dram && *dram > 0) {
           m.cause = fmt::format("no published L2 figure; {:.1f}x the DRAM read bandwidth", v / *dram);
         } else {
           m.cause = "no published L2 figure";
@@ -63,7 +66,7 @@ void judge_one(Measurement& m, const machine::GpuProfile& g, const machine::Ceil
       }
       return;
     case Basis::kPinned: {
-      const std::string pinned = m.key == "h2d_pageable" ? "h2d_pinned" : "d2h_pinned";
+      const std::string pinned = m.key == bench_keys::kH2dPageable ? bench_keys::kH2dPinned : bench_keys::kD2hPinned;
       m.verdict = machine::kVerdictInfo;
       if (auto p = g.ok_value(pinned); p && *p > 0) {
         m.reference = *p;
@@ -114,12 +117,12 @@ struct RidgeSource {
 };
 
 const RidgeSource kRidges[] = {
-    {"fp32", "ffma_fp32", [](const machine::Ceilings& c) { return c.fp32_tflops; }},
-    {"tf32", "gemm_tf32", [](const machine::Ceilings& c) { return c.tf32_tflops; }},
-    {"fp16", "gemm_fp16", [](const machine::Ceilings& c) { return c.bf16_tflops; }},
-    {"bf16", "gemm_bf16", [](const machine::Ceilings& c) { return c.bf16_tflops; }},
-    {"fp8", "gemm_fp8", [](const machine::Ceilings& c) { return c.fp8_tflops; }},
-    {"int8", "gemm_int8", [](const machine::Ceilings& c) { return c.int8_tops; }},
+    {"fp32", bench_keys::kFfmaFp32, [](const machine::Ceilings& c) { return c.fp32_tflops; }},
+    {"tf32", bench_keys::kGemmTf32, [](const machine::Ceilings& c) { return c.tf32_tflops; }},
+    {"fp16", bench_keys::kGemmFp16, [](const machine::Ceilings& c) { return c.bf16_tflops; }},
+    {"bf16", bench_keys::kGemmBf16, [](const machine::Ceilings& c) { return c.bf16_tflops; }},
+    {"fp8", bench_keys::kGemmFp8, [](const machine::Ceilings& c) { return c.fp8_tflops; }},
+    {"int8", bench_keys::kGemmInt8, [](const machine::Ceilings& c) { return c.int8_tops; }},
 };
 
 void ridge_points(machine::GpuProfile& g, const machine::Ceilings& pub) {
@@ -143,9 +146,9 @@ void ridge_points(machine::GpuProfile& g, const machine::Ceilings& pub) {
 }  // namespace
 
 std::optional<double> measured_hbm_gbps(const machine::GpuProfile& g) {
-  if (auto v = g.ok_value("d2d_memcpy")) return 2 * *v;
-  if (auto v = g.ok_value("dram_copy")) return 2 * *v;
-  return g.ok_value("dram_read");
+  if (auto v = g.ok_value(bench_keys::kD2dMemcpy)) return 2 * *v;
+  if (auto v = g.ok_value(bench_keys::kDramCopy)) return 2 * *v;
+  return g.ok_value(bench_keys::kDramRead);
 }
 
 void judge(machine::Profile& p) {

@@ -178,6 +178,16 @@ void add_what_ifs(report::Report& r, const analyses::Analysis& a) {
 
 }  // namespace
 
+void apply_diagnosis(report::Report& r, const rules::Diagnosis& d) {
+  r.verdict.bound = d.bound;
+  r.verdict.confidence = d.confidence;
+  r.verdict.summary = d.summary;
+  r.verdict.unknown_reason = d.unknown_reason;
+  r.verdict.data_lost = d.data_lost;
+  r.findings = d.findings;
+  r.remedies = d.remedies;
+}
+
 report::Report build_report(const timeline::Timeline& tl, const analyses::Analysis& a, const rules::Diagnosis& d,
                             const timeline::ImportStats& stats) {
   report::Report r;
@@ -187,13 +197,7 @@ report::Report build_report(const timeline::Timeline& tl, const analyses::Analys
   add_window(r, a);
   add_breakdown(r, a, d);
 
-  r.verdict.bound = d.bound;
-  r.verdict.confidence = d.confidence;
-  r.verdict.summary = d.summary;
-  r.verdict.unknown_reason = d.unknown_reason;
-  r.verdict.data_lost = d.data_lost;
-  r.findings = d.findings;
-  r.remedies = d.remedies;
+  apply_diagnosis(r, d);
 
   add_top_kernels(r, tl, a);
   add_roofline(r, a);

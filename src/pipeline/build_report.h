@@ -8,6 +8,10 @@
 
 namespace chokepoint::pipeline {
 
+// The diagnosis's verdict, findings and remedies into the report: the one place a
+// diagnosis (of a trace, of live samples, or both) reaches a report.
+void apply_diagnosis(report::Report& r, const rules::Diagnosis& d);
+
 report::Report build_report(const timeline::Timeline& tl, const analyses::Analysis& a, const rules::Diagnosis& d,
                             const timeline::ImportStats& stats);
 

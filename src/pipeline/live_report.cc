@@ -65,13 +65,7 @@ report::Report build_live_report(const std::string& dir, const samples::Recordin
   r.window.step_source = "live samples (no steps)";
   r.window.analyzed_ms = la.duration_s * 1e3;
 
-  r.verdict.bound = d.bound;
-  r.verdict.confidence = d.confidence;
-  r.verdict.summary = d.summary;
-  r.verdict.unknown_reason = d.unknown_reason;
-  r.verdict.data_lost = d.data_lost;
-  r.findings = d.findings;
-  r.remedies = d.remedies;
+  apply_diagnosis(r, d);
   for (const auto& c : d.costs) r.breakdown.category_costs.push_back({rules::category_name(c.category), c.pct, 0});
 
   report::LiveSummary s;

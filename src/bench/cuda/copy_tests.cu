@@ -8,8 +8,11 @@
 #include "bench/cuda/resources.h"
 #include "bench/cuda/testcase.h"
 #include "bench/cuda/timing.h"
+#include "machine/bench_keys.h"
 
 namespace chokepoint::bench::gpu {
+
+namespace bench_keys = machine::bench_keys;
 namespace {
 
 constexpr size_t kMiB = size_t{1} << 20;
@@ -40,7 +43,7 @@ void probe_link_under_load(Context& ctx, void* dst, const void* src, size_t byte
 class PageableCopy : public Testcase {
  public:
   explicit PageableCopy(bool h2d) : h2d_(h2d) {}
-  std::string key() const override { return h2d_ ? "h2d_pageable" : "d2h_pageable"; }
+  std::string key() const override { return h2d_ ? bench_keys::kH2dPageable : bench_keys::kD2hPageable; }
   std::string description() const override {
     return h2d_ ? "host to device, pageable memory, cudaMemcpy" : "device to host, pageable memory, cudaMemcpy";
   }
@@ -79,7 +82,7 @@ class PageableCopy : public Testcase {
 class PinnedCopy : public Testcase {
  public:
   explicit PinnedCopy(bool h2d) : h2d_(h2d) {}
-  std::string key() const override { return h2d_ ? "h2d_pinned" : "d2h_pinned"; }
+  std::string key() const override { return h2d_ ? bench_keys::kH2dPinned : bench_keys::kD2hPinned; }
   std::string description() const override {
     return h2d_ ? "host to device, pinned memory, cudaMemcpyAsync" : "device to host, pinned memory, cudaMemcpyAsync";
   }
@@ -120,7 +123,7 @@ class PinnedCopy : public Testcase {
 // the sum of both directions over the time until the later one ends.
 class BidirCopy : public Testcase {
  public:
-  std::string key() const override { return "bidir_pinned"; }
+  std::string key() const override { return bench_keys::kBidirPinned; }
   std::string description() const override {
     return "host to device and device to host at once, pinned memory (sum of both)";
   }
@@ -184,7 +187,7 @@ class BidirCopy : public Testcase {
 // Device-to-device cudaMemcpyAsync; bytes counted once (DRAM traffic is twice that).
 class D2DMemcpy : public Testcase {
  public:
-  std::string key() const override { return "d2d_memcpy"; }
+  std::string key() const override { return bench_keys::kD2dMemcpy; }
   std::string description() const override {
     return "device to device cudaMemcpyAsync, bytes counted once (DRAM moves twice as many)";
   }

@@ -10,8 +10,11 @@
 #include "bench/cuda/resources.h"
 #include "bench/cuda/testcase.h"
 #include "bench/cuda/timing.h"
+#include "machine/bench_keys.h"
 
 namespace chokepoint::bench::gpu {
+
+namespace bench_keys = machine::bench_keys;
 namespace {
 
 constexpr int kChains = 8;   // independent FMAs per thread: hides the 4-cycle FMA latency
@@ -56,7 +59,7 @@ int blocks_for(const Context& ctx) {
 
 class Ffma : public Testcase {
  public:
-  std::string key() const override { return "ffma_fp32"; }
+  std::string key() const override { return bench_keys::kFfmaFp32; }
   std::string description() const override { return "FP32 non-tensor peak (FFMA kernel on every SM)"; }
   std::string unit() const override { return "TFLOP/s"; }
 

@@ -11,8 +11,11 @@
 #include "bench/cuda/gemm.h"
 #include "bench/cuda/testcase.h"
 #include "bench/cuda/timing.h"
+#include "machine/bench_keys.h"
 
 namespace chokepoint::bench::gpu {
+
+namespace bench_keys = machine::bench_keys;
 namespace {
 
 // 8192^3: large enough that every SM runs several waves of tiles and the power limit
@@ -98,7 +101,7 @@ std::pair<int, double> fastest_of_four(LtGemm& g, Context& ctx, int first, doubl
 class GemmBench : public Testcase {
  public:
   explicit GemmBench(int p) : p_(p), spec_(precision_spec(p)) {}
-  std::string key() const override { return std::string("gemm_") + spec_.name; }
+  std::string key() const override { return std::string(bench_keys::kGemmPrefix) + spec_.name; }
   std::string description() const override {
     return "cuBLASLt GEMM " + std::to_string(kSize) + "^3 TN, " + spec_.label;
   }
@@ -160,7 +163,7 @@ class GemmBench : public Testcase {
 class GemmSelftest : public Testcase {
  public:
   explicit GemmSelftest(int p) : p_(p), spec_(precision_spec(p)) {}
-  std::string key() const override { return std::string("selftest_gemm_") + spec_.name; }
+  std::string key() const override { return std::string("selftest_") + bench_keys::kGemmPrefix + spec_.name; }
   std::string description() const override {
     return std::string("cuBLASLt ") + spec_.name + " GEMM 272x160x528 TN equals the CPU reference in every cell";
   }

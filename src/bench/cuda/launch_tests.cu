@@ -8,8 +8,11 @@
 #include "bench/cuda/resources.h"
 #include "bench/cuda/testcase.h"
 #include "bench/cuda/timing.h"
+#include "machine/bench_keys.h"
 
 namespace chokepoint::bench::gpu {
+
+namespace bench_keys = machine::bench_keys;
 namespace {
 
 __global__ void empty_kernel() {}
@@ -23,7 +26,7 @@ double us_since(Clock::time_point t0) { return std::chrono::duration<double, std
 // is what is timed.
 class LaunchLatency : public Testcase {
  public:
-  std::string key() const override { return "launch_latency"; }
+  std::string key() const override { return bench_keys::kLaunchLatency; }
   std::string description() const override { return "host time per kernel launch (empty kernel, back to back)"; }
   std::string unit() const override { return "us"; }
 
@@ -48,7 +51,7 @@ class LaunchLatency : public Testcase {
 // GPU time of a captured graph of n empty-kernel nodes, divided by n.
 class GraphNodeLatency : public Testcase {
  public:
-  std::string key() const override { return "graph_node_latency"; }
+  std::string key() const override { return bench_keys::kGraphNodeLatency; }
   std::string description() const override { return "GPU time per kernel node of a CUDA graph (empty kernels)"; }
   std::string unit() const override { return "us"; }
 
@@ -88,7 +91,7 @@ class GraphNodeLatency : public Testcase {
 // run (robust to the odd preempted iteration), then the median over runs.
 class LaunchSyncRoundtrip : public Testcase {
  public:
-  std::string key() const override { return "launch_sync_roundtrip"; }
+  std::string key() const override { return bench_keys::kLaunchSyncRoundtrip; }
   std::string description() const override { return "launch + cudaDeviceSynchronize round trip (empty kernel)"; }
   std::string unit() const override { return "us"; }
 

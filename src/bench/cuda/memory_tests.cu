@@ -7,14 +7,17 @@
 #include "bench/cuda/resources.h"
 #include "bench/cuda/testcase.h"
 #include "bench/cuda/timing.h"
+#include "machine/bench_keys.h"
 
 namespace chokepoint::bench::gpu {
+
+namespace bench_keys = machine::bench_keys;
 namespace {
 
 constexpr size_t kMiB = size_t{1} << 20;
 constexpr int kKernelsPerRun = 20;
 
-const char* kKeys[] = {"dram_read", "dram_write", "dram_copy"};
+const char* kKeys[] = {bench_keys::kDramRead, bench_keys::kDramWrite, bench_keys::kDramCopy};
 const char* kDescriptions[] = {
     "device memory read bandwidth (kernel, 16-byte loads)",
     "device memory write bandwidth (kernel, 16-byte stores)",
@@ -65,7 +68,7 @@ class DramTest : public Testcase {
 
 class L2Read : public Testcase {
  public:
-  std::string key() const override { return "l2_read"; }
+  std::string key() const override { return bench_keys::kL2Read; }
   std::string description() const override { return "L2 cache read bandwidth (buffer of a quarter of L2, ld.cg)"; }
   std::string unit() const override { return "GB/s"; }
   std::string waive_reason(const Context& ctx) const override {
