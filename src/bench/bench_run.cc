@@ -46,8 +46,10 @@ Result<machine::Profile> finish_profile(const std::string& raw_json, const char*
   p.tool_version = CHOKEPOINT_VERSION;
   if (p.created_utc.empty()) p.created_utc = utc_now();
   if (host_root != nullptr) {
-    p.host = collect_host_info(host_root);
-    for (auto& g : p.gpus) fill_gpu_host_facts(g, host_root);
+    const machine::HostInputs in = host_root[0] == '\0' ? machine::live_host_inputs()
+                                                        : machine::fixture_host_inputs(host_root);
+    p.host = collect_host_info(in);
+    for (auto& g : p.gpus) fill_gpu_host_facts(g, in);
   }
   judge(p);
   return p;

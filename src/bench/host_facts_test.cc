@@ -58,7 +58,7 @@ TEST(HostFacts, FromAFakeSysfs) {
   r.write("sys/bus/pci/devices/0000:3b:00.0/max_link_speed", "32.0 GT/s PCIe\n");
   r.write("sys/bus/pci/devices/0000:3b:00.0/max_link_width", "16\n");
   r.write("sys/bus/pci/devices/0000:3b:00.0/numa_node", "1\n");
-  const machine::HostInfo h = collect_host_info(r.str());
+  const machine::HostInfo h = collect_host_info(machine::fixture_host_inputs(r.str()));
   EXPECT_EQ(h.cpus, 8);
   EXPECT_DOUBLE_EQ(h.loadavg_1m, 3.5);
   EXPECT_TRUE(h.virtual_machine);
@@ -67,7 +67,7 @@ TEST(HostFacts, FromAFakeSysfs) {
   EXPECT_EQ(h.process_numa_nodes, (std::vector<int>{0, 1}));
   machine::GpuProfile g;
   g.pci_bus_id = "0000:3b:00.0";
-  fill_gpu_host_facts(g, r.str());
+  fill_gpu_host_facts(g, machine::fixture_host_inputs(r.str()));
   EXPECT_EQ(g.pcie_speed_max, "32.0 GT/s PCIe");
   EXPECT_EQ(g.pcie_width_max, "16");
   EXPECT_EQ(g.numa_node, 1);
@@ -76,20 +76,35 @@ TEST(HostFacts, FromAFakeSysfs) {
 TEST(HostFacts, MissingFilesLeaveUnknowns) {
   FakeRoot r;
   r.write("proc/cpuinfo", "flags : fpu\n");
-  const machine::HostInfo h = collect_host_info(r.str());
+  const machine::HostInfo h = collect_host_info(machine::fixture_host_inputs(r.str()));
   EXPECT_FALSE(h.virtual_machine);
   EXPECT_EQ(h.cpu_governor, "");
   EXPECT_FALSE(h.iommu);
   EXPECT_TRUE(h.process_numa_nodes.empty());
   machine::GpuProfile g;
   g.pci_bus_id = "0000:99:00.0";
-  fill_gpu_host_facts(g, r.str());
+  fill_gpu_host_facts(g, machine::fixture_host_inputs(r.str()));
   EXPECT_EQ(g.pcie_speed_max, "");
   EXPECT_EQ(g.numa_node, -1);
 }
 
+// The H200 VM doctor's tests read (tests/data/host/h200_vm): bench reads it through the
+// same machine::HostInputs, so the CPUs this process may use come from its
+// Cpus_allowed_list, as doctor's do, and the GPU's NUMA node from the same sysfs file.
+TEST(HostFacts, SameReaderAsDoctorOnTheCapturedH200) {
+  const auto in = machine::fixture_host_inputs(std::string(CHOKEPOINT_TEST_DATA) + "/host/h200_vm");
+  const machine::HostInfo h = collect_host_info(in);
+  EXPECT_EQ(h.cpus, 16);
+  EXPECT_TRUE(h.hostname.empty());  // not this process's host
+  EXPECT_TRUE(h.env.empty());
+  machine::GpuProfile g;
+  g.pci_bus_id = "0000:00:06.0";
+  fill_gpu_host_facts(g, in);
+  EXPECT_EQ(g.numa_node, -1);
+}
+
 TEST(HostFacts, ThisMachineDoesNotCrash) {
-  const machine::HostInfo h = collect_host_info();
+  const machine::HostInfo h = collect_host_info(machine::live_host_inputs());
   EXPECT_GT(h.cpus, 0);
 }
 

@@ -27,7 +27,7 @@ struct DoctorOptions {
 int run_doctor_command(const DoctorOptions& o) {
   if (o.dump_nvml) return doctor::dump_nvml({}, std::cout);
   pipeline::DoctorOptions d;
-  if (!o.host_root.empty()) d.host = doctor::fixture_host_inputs(o.host_root);
+  if (!o.host_root.empty()) d.host = machine::fixture_host_inputs(o.host_root);
   const report::DoctorReport report = pipeline::run_doctor(d);
   if (o.json) {
     std::cout << report::render_doctor_json(report) << std::flush;

@@ -25,7 +25,7 @@ class Collector {
   NvmlFacts* facts_;
 };
 
-GpuFacts collect_gpu(const nvml::Device& d, Collector& c, const HostInputs& host) {
+GpuFacts collect_gpu(const nvml::Device& d, Collector& c, const machine::HostInputs& host) {
   using nvml::Clock;
   GpuFacts g;
   g.index = d.index();
@@ -86,7 +86,7 @@ std::string describe_error(const NvmlFacts& facts, int code) {
   return (text.empty() ? "NVML error" : text) + " (code " + std::to_string(code) + ")";
 }
 
-NvmlFacts collect_nvml_facts(const nvml::OpenOptions& options, const HostInputs& host) {
+NvmlFacts collect_nvml_facts(const nvml::OpenOptions& options, const machine::HostInputs& host) {
   NvmlFacts facts;
   auto opened = nvml::Nvml::open(options);
   if (!opened.ok()) {

@@ -59,7 +59,7 @@ struct NvmlFacts {
 
 // Opens NVML (options as nvml::Nvml::open) and reads every GPU. Never fails: an
 // unavailable NVML gives available = false and the reason.
-NvmlFacts collect_nvml_facts(const nvml::OpenOptions& options, const HostInputs& host);
+NvmlFacts collect_nvml_facts(const nvml::OpenOptions& options, const machine::HostInputs& host);
 
 // "not supported (Not Supported)" style text for an invalid reading.
 std::string describe_error(const NvmlFacts& facts, int code);

@@ -77,7 +77,7 @@ std::optional<TorchInstall> parse_torch_version_py(const std::string& text, cons
   return t;
 }
 
-std::optional<TorchInstall> find_torch(const HostInputs& in) {
+std::optional<TorchInstall> find_torch(const machine::HostInputs& in) {
   // Where pip, venv, conda, pyenv and Debian put packages; the first install found wins,
   // in the order Python of an activated environment would see them.
   std::vector<std::string> prefixes;
@@ -122,7 +122,7 @@ std::optional<TorchInstall> find_torch(const HostInputs& in) {
   return std::nullopt;
 }
 
-PciNuma read_pci_numa(const HostInputs& in, const std::string& sysfs_bus_id) {
+PciNuma read_pci_numa(const machine::HostInputs& in, const std::string& sysfs_bus_id) {
   PciNuma p;
   const std::string dir = "/sys/bus/pci/devices/" + sysfs_bus_id;
   if (auto node = in.read(dir + "/numa_node")) {
@@ -135,7 +135,7 @@ PciNuma read_pci_numa(const HostInputs& in, const std::string& sysfs_bus_id) {
   return p;
 }
 
-HostFacts collect_host_facts(const HostInputs& in) {
+HostFacts collect_host_facts(const machine::HostInputs& in) {
   HostFacts f;
   if (auto t = in.read("/proc/meminfo")) {
     const sampler::proc::MemInfo m = sampler::proc::parse_meminfo(*t);

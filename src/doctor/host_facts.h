@@ -1,4 +1,4 @@
-// What doctor reads about the host, collected once from HostInputs. Every field is
+// What doctor reads about the host, collected once from machine::HostInputs. Every field is
 // optional: absent means "could not be read here", which the checks report as skip
 // with the reason instead of guessing.
 #pragma once
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "doctor/host_inputs.h"
+#include "machine/host_inputs.h"
 #include "sampler/proc/proc_parsers.h"
 
 namespace chokepoint::doctor {
@@ -41,20 +41,20 @@ struct HostFacts {
   std::map<std::string, unsigned> governors;  // governor -> number of CPUs; empty: no cpufreq
   std::optional<std::vector<unsigned>> numa_nodes_online;
   std::optional<std::vector<unsigned>> allowed_cpus;  // where this process may run
-  std::optional<MemlockLimit> memlock;
-  std::optional<FsSpace> dev_shm;
+  std::optional<machine::MemlockLimit> memlock;
+  std::optional<machine::FsSpace> dev_shm;
   std::optional<TorchInstall> torch;
 };
 
-HostFacts collect_host_facts(const HostInputs& in);
+HostFacts collect_host_facts(const machine::HostInputs& in);
 
 // The GPU's PCI function in sysfs, by its sysfs address ("0000:3b:00.0").
-PciNuma read_pci_numa(const HostInputs& in, const std::string& sysfs_bus_id);
+PciNuma read_pci_numa(const machine::HostInputs& in, const std::string& sysfs_bus_id);
 
 // Exposed for tests.
 std::optional<SwapActivity> parse_vmstat_swap(const std::string& text);
 std::optional<std::string> parse_sysfs_choice(const std::string& text);  // "always [madvise] never"
 std::optional<TorchInstall> parse_torch_version_py(const std::string& text, const std::string& path);
-std::optional<TorchInstall> find_torch(const HostInputs& in);
+std::optional<TorchInstall> find_torch(const machine::HostInputs& in);
 
 }  // namespace chokepoint::doctor

@@ -10,7 +10,7 @@ namespace {
 std::string fixture(const std::string& name) { return std::string(CHOKEPOINT_TEST_DATA) + "/host/" + name; }
 
 TEST(HostFacts, CapturedVm) {
-  const HostFacts f = collect_host_facts(fixture_host_inputs(fixture("dev_vm")));
+  const HostFacts f = collect_host_facts(machine::fixture_host_inputs(fixture("dev_vm")));
   ASSERT_TRUE(f.meminfo);
   EXPECT_GT(f.meminfo->mem_total_bytes, 0u);
   EXPECT_EQ(f.meminfo->swap_total_bytes, 0u);
@@ -27,13 +27,13 @@ TEST(HostFacts, CapturedVm) {
   ASSERT_TRUE(f.dev_shm);
   EXPECT_GT(f.dev_shm->total_bytes, 1ull << 30);
   EXPECT_FALSE(f.torch);
-  const PciNuma numa = read_pci_numa(fixture_host_inputs(fixture("dev_vm")), "0000:00:04.0");
+  const PciNuma numa = read_pci_numa(machine::fixture_host_inputs(fixture("dev_vm")), "0000:00:04.0");
   EXPECT_EQ(numa.numa_node, -1);
   EXPECT_EQ(numa.local_cpus, (std::vector<unsigned>{0, 1}));
 }
 
 TEST(HostFacts, TroubledHost) {
-  const HostFacts f = collect_host_facts(fixture_host_inputs(fixture("troubled")));
+  const HostFacts f = collect_host_facts(machine::fixture_host_inputs(fixture("troubled")));
   ASSERT_TRUE(f.meminfo);
   EXPECT_EQ(*f.meminfo->swap_total_bytes - *f.meminfo->swap_free_bytes, 2097152ull << 10);
   EXPECT_EQ(f.swap_activity->pswpout, 524288u);
@@ -48,12 +48,12 @@ TEST(HostFacts, TroubledHost) {
   EXPECT_EQ(f.torch->version, "3.0.0+cu140");
   EXPECT_EQ(f.torch->cuda, "14.0");
   EXPECT_NE(f.torch->path.find("/opt/conda/lib/python3.11/site-packages/torch"), std::string::npos);
-  const PciNuma numa = read_pci_numa(fixture_host_inputs(fixture("troubled")), "0000:3b:00.0");
+  const PciNuma numa = read_pci_numa(machine::fixture_host_inputs(fixture("troubled")), "0000:3b:00.0");
   EXPECT_EQ(numa.numa_node, 1);
 }
 
 TEST(HostFacts, MissingEverything) {
-  const HostFacts f = collect_host_facts(fixture_host_inputs(fixture("does-not-exist")));
+  const HostFacts f = collect_host_facts(machine::fixture_host_inputs(fixture("does-not-exist")));
   EXPECT_FALSE(f.meminfo);
   EXPECT_FALSE(f.swap_activity);
   EXPECT_FALSE(f.thp_enabled);
@@ -66,7 +66,7 @@ TEST(HostFacts, MissingEverything) {
 
 TEST(HostFacts, LiveInputsWork) {
   // The syscall hooks on this machine: whatever it is, they must answer.
-  const HostFacts f = collect_host_facts(live_host_inputs());
+  const HostFacts f = collect_host_facts(machine::live_host_inputs());
   ASSERT_TRUE(f.allowed_cpus);
   EXPECT_FALSE(f.allowed_cpus->empty());
   EXPECT_TRUE(f.memlock);
@@ -80,10 +80,11 @@ TEST(HostFacts, Parsers) {
   ASSERT_TRUE(t);
   EXPECT_EQ(t->version, "2.5.1");
   EXPECT_FALSE(t->cuda) << "CPU-only build";
-  auto m = parse_limits_memlock("Max locked memory         unlimited            unlimited            bytes\n");
+  auto m = machine::parse_limits_memlock("Max locked memory         unlimited            unlimited            bytes\n");
   ASSERT_TRUE(m);
   EXPECT_TRUE(m->soft_unlimited);
-  EXPECT_EQ(parse_status_cpus_allowed("Name:\tx\nCpus_allowed_list:\t2-3,6\n"), (std::vector<unsigned>{2, 3, 6}));
+  EXPECT_EQ(machine::parse_status_cpus_allowed("Name:\tx\nCpus_allowed_list:\t2-3,6\n"),
+            (std::vector<unsigned>{2, 3, 6}));
 }
 
 }  // namespace
@@ -95,7 +96,7 @@ namespace {
 // Captured on the H200 machine (tests/data/host/README.md), where PyTorch lives in the
 // image's /opt/torch/.venv and is found through the python3 first on PATH.
 TEST(HostFacts, H200VmFindsTorchThroughPath) {
-  HostInputs in = fixture_host_inputs(std::string(CHOKEPOINT_TEST_DATA) + "/host/h200_vm");
+  machine::HostInputs in = machine::fixture_host_inputs(std::string(CHOKEPOINT_TEST_DATA) + "/host/h200_vm");
   in.env["PATH"] = "/usr/local/sbin:/opt/torch/.venv/bin:/usr/bin:/bin";
   const HostFacts f = collect_host_facts(in);
   ASSERT_TRUE(f.torch);

@@ -4,7 +4,7 @@
 // context). The CLI renders the report (report/doctor_render.h).
 #pragma once
 
-#include "doctor/host_inputs.h"
+#include "machine/host_inputs.h"
 #include "report/doctor_render.h"
 #include "sampler/nvml/nvml.h"
 
@@ -12,7 +12,7 @@ namespace chokepoint::pipeline {
 
 struct DoctorOptions {
   nvml::OpenOptions nvml;
-  doctor::HostInputs host = doctor::live_host_inputs();
+  machine::HostInputs host = machine::live_host_inputs();
 };
 
 report::DoctorReport run_doctor(const DoctorOptions& options);

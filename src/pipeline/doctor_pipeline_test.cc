@@ -20,7 +20,7 @@ DoctorReport run(const std::string& lib, const std::string& scenario, const std:
   setenv("FAKE_NVML_CONFIG", (std::string(CHOKEPOINT_FAKE_NVML_SCENARIOS) + "/" + scenario).c_str(), 1);
   DoctorOptions o;
   o.nvml.library = std::string(CHOKEPOINT_FAKE_NVML_DIR) + "/lib" + lib + ".so";
-  o.host = doctor::fixture_host_inputs(std::string(CHOKEPOINT_TEST_DATA) + "/host/" + host);
+  o.host = machine::fixture_host_inputs(std::string(CHOKEPOINT_TEST_DATA) + "/host/" + host);
   return run_doctor(o);
 }
 

@@ -11,7 +11,8 @@ namespace chokepoint::rules {
 namespace {
 
 doctor::HostFacts troubled_host() {
-  return doctor::collect_host_facts(doctor::fixture_host_inputs(std::string(CHOKEPOINT_TEST_DATA) + "/host/troubled"));
+  return doctor::collect_host_facts(
+      ::chokepoint::machine::fixture_host_inputs(std::string(CHOKEPOINT_TEST_DATA) + "/host/troubled"));
 }
 
 TEST(MachineRules, EveryAssessmentIsARegisteredRule) {

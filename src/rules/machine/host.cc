@@ -113,7 +113,7 @@ Assessment check_memlock(const HostFacts& f) {
   Assessment c = pass("memlock", "Locked-memory limit (ulimit -l)", Assessment::Scope::kHost);
   c.expected = "unlimited (or at least 1 GiB) for multi-GPU / multi-node jobs";
   if (!f.memlock) return skipped(c, "RLIMIT_MEMLOCK not readable");
-  const MemlockLimit& m = *f.memlock;
+  const ::chokepoint::machine::MemlockLimit& m = *f.memlock;
   auto text = [](bool unlimited, uint64_t bytes) { return unlimited ? std::string("unlimited") : format_bytes(bytes); };
   c.observed = "soft " + text(m.soft_unlimited, m.soft_bytes) + ", hard " + text(m.hard_unlimited, m.hard_bytes);
   if (!m.soft_unlimited && m.soft_bytes < kMemlockMinBytes) {
@@ -131,7 +131,7 @@ Assessment check_dev_shm(const HostFacts& f) {
   Assessment c = pass("dev-shm", "Shared memory (/dev/shm)", Assessment::Scope::kHost);
   c.expected = "at least 1 GiB, mostly free";
   if (!f.dev_shm) return skipped(c, "/dev/shm is not mounted or not readable");
-  const FsSpace& s = *f.dev_shm;
+  const ::chokepoint::machine::FsSpace& s = *f.dev_shm;
   c.observed = format_bytes(s.total_bytes) + " size, " + format_bytes(s.available_bytes) + " free";
   if (f.meminfo && *f.meminfo->mem_total_bytes > 0)
     c.observed += " (RAM " + format_bytes(*f.meminfo->mem_total_bytes) + ")";

@@ -10,7 +10,9 @@ namespace {
 using namespace doctor;
 
 std::string fixture(const std::string& name) { return std::string(CHOKEPOINT_TEST_DATA) + "/host/" + name; }
-HostFacts facts(const std::string& name) { return collect_host_facts(fixture_host_inputs(fixture(name))); }
+HostFacts facts(const std::string& name) {
+  return collect_host_facts(::chokepoint::machine::fixture_host_inputs(fixture(name)));
+}
 
 // The host's assessments, as the engine runs them.
 std::vector<Assessment> host_checks(const HostFacts& f) {
@@ -59,9 +61,9 @@ TEST(HostChecks, TroubledHostWarnsEverywhere) {
 TEST(HostChecks, ShmEdgeCases) {
   HostFacts f;
   EXPECT_EQ(verdict_of(check_dev_shm(f)), "skip");
-  f.dev_shm = FsSpace{8ull << 30, 100ull << 20};
+  f.dev_shm = ::chokepoint::machine::FsSpace{8ull << 30, 100ull << 20};
   EXPECT_EQ(verdict_of(check_dev_shm(f)), "warning") << "nearly full";
-  f.dev_shm = FsSpace{2ull << 30, 2ull << 30};
+  f.dev_shm = ::chokepoint::machine::FsSpace{2ull << 30, 2ull << 30};
   f.meminfo = sampler::proc::MemInfo{512ull << 30, std::nullopt, 0, 0};  // 512 GiB RAM
   const Assessment c = check_dev_shm(f);
   EXPECT_EQ(verdict_of(c), "ok");
@@ -89,7 +91,7 @@ TEST(HostChecks, ThpNeverIsANoteNotAWarning) {
 
 TEST(HostChecks, MemlockLargeEnough) {
   HostFacts f;
-  f.memlock = MemlockLimit{false, 4ull << 30, false, 4ull << 30};
+  f.memlock = ::chokepoint::machine::MemlockLimit{false, 4ull << 30, false, 4ull << 30};
   EXPECT_EQ(verdict_of(check_memlock(f)), "ok");
 }
 

@@ -1,5 +1,5 @@
 // The /proc reader of the live sampler. Every path is read under root(), so tests point
-// it at captured files (tests/data/proc/*), like doctor's HostInputs does for /sys.
+// it at captured files (tests/data/proc/*), like machine::HostInputs (machine/host_inputs.h) does for /sys.
 //
 // Why it can keep files open: on the dev VM an open+read+close of /proc/PID/task/TID/stat
 // costs ~6.9 us but a pread(fd, 0) of an already open one ~2.7 us (schedstat: 4.5 vs

@@ -27,7 +27,7 @@ done
 mkdir -p "$dest/proc/self"
 cat /proc/self/status > "$dest/proc/self/status"
 cat /proc/self/limits > "$dest/proc/self/limits"
-# statvfs(3) of /dev/shm: PATH TOTAL_BYTES AVAILABLE_BYTES (see src/doctor/host_inputs.h)
+# statvfs(3) of /dev/shm: PATH TOTAL_BYTES AVAILABLE_BYTES (see src/machine/host_inputs.h)
 if [ -d /dev/shm ]; then
   read -r bsize blocks avail < <(stat -f -c '%S %b %a' /dev/shm)
   echo "/dev/shm $((bsize * blocks)) $((bsize * avail))" > "$dest/statvfs.txt"

@@ -1,4 +1,4 @@
-// Where the host checks get their inputs. Files (/proc, /sys, site-packages) are read
+// Where host facts are read from (doctor's checks, bench's host facts). Files (/proc, /sys, site-packages) are read
 // under root(), so tests point root at captured fixtures (tests/data/host/*). The three
 // facts that come from system calls rather than files have hooks: the live set calls
 // sched_getaffinity / getrlimit / statvfs; the fixture set reads them from files under
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace chokepoint::doctor {
+namespace chokepoint::machine {
 
 struct MemlockLimit {
   bool soft_unlimited = false;
@@ -53,4 +53,4 @@ HostInputs fixture_host_inputs(const std::string& root);
 std::optional<std::vector<unsigned>> parse_status_cpus_allowed(const std::string& proc_status);
 std::optional<MemlockLimit> parse_limits_memlock(const std::string& proc_limits);
 
-}  // namespace chokepoint::doctor
+}  // namespace chokepoint::machine

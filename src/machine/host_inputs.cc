@@ -1,4 +1,4 @@
-#include "doctor/host_inputs.h"
+#include "machine/host_inputs.h"
 
 #include <sched.h>
 #include <sys/resource.h>
@@ -12,7 +12,7 @@
 
 #include "base/cpu_list.h"
 
-namespace chokepoint::doctor {
+namespace chokepoint::machine {
 namespace fs = std::filesystem;
 
 std::string HostInputs::resolve(const std::string& path) const {
@@ -153,4 +153,4 @@ HostInputs fixture_host_inputs(const std::string& root) {
   return in;
 }
 
-}  // namespace chokepoint::doctor
+}  // namespace chokepoint::machine
