@@ -45,4 +45,18 @@ std::optional<Finding> allocator_churn(const TraceEvidence& c) {
   return f;
 }
 
+// The rule (listed in registry.cc); its texts are what `chokepoint explain allocator-churn` prints.
+extern const Rule allocator_churn_rule = {
+    .id = "allocator-churn",
+    .category = Category::kHost,
+    .trace = allocator_churn,
+    .meaning =
+        "cudaMalloc/cudaFree inside the steady-state loop: the caching allocator was emptied "
+        "(empty_cache) or shapes keep changing; cudaFree also synchronizes the device.",
+    .detection = "From a trace: allocation or free API calls after the first step, one per step or more.",
+    .action =
+        "Remove torch.cuda.empty_cache() from the loop; pad or bucket variable shapes; "
+        "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True. Remedy no-empty-cache.",
+};
+
 }  // namespace chokepoint::rules

@@ -2,215 +2,15 @@
 
 #include <fmt/format.h>
 
+#include "rules/rule.h"
+
 namespace chokepoint::rules {
 
-const std::vector<GlossaryEntry>& glossary() {
-  static const std::vector<GlossaryEntry> kEntries = {
-      // Findings (rules/registry.cc), trace and sample rules first.
-      {"input-pipeline-stall", "finding",
-       "The GPU waits while the next batch is loaded: the DataLoader (or the main process loading data itself) "
-       "cannot keep up with the training step.",
-       "From a trace: GPU idle time attributed to DataLoader.__next__. From live samples: ticks where the GPU "
-       "is starved while a loader worker or the main process is CPU-saturated. From Python stacks: the line the "
-       "launching thread waits on is data loading. Reported from 5% of the step.",
-       "Load in DataLoader workers (num_workers, pin_memory, persistent_workers, prefetch_factor); make "
-       "per-sample preprocessing cheaper. See the remedy dataloader-workers."},
-      {"launch-overhead", "finding",
-       "Many short kernels: the GPU finishes each one faster than Python and the framework launch the next, so "
-       "it idles between launches.",
-       "From a trace: idle time between kernels while the launching thread is in launch calls, 10% of the step "
-       "or more. From live samples: a starved GPU, a CPU-saturated main process, and kernels that fill almost "
-       "no SM.",
-       "Capture the step in CUDA Graphs (torch.compile mode=\"reduce-overhead\"), or give each kernel more "
-       "work (bigger batch). Remedies cuda-graphs, bigger-batch."},
-      {"host-sync", "finding",
-       "Synchronizing calls (.item(), .cpu(), torch.cuda.synchronize(), a print of a CUDA tensor) drain the "
-       "GPU's queue every step, so host work that could overlap GPU work runs alone.",
-       "From a trace: GPU idle after synchronizing API calls, 5% of the step or more, when replaying the step "
-       "without them gains enough. From Python stacks: the line the thread waits on is a sync.",
-       "Keep per-step values on the GPU and read them every N steps; drop synchronize() from the loop; "
-       "torch.cuda.set_sync_debug_mode(\"warn\") shows each sync. Remedy defer-syncs."},
-      {"host-work", "finding",
-       "The thread that launches GPU work is busy outside CUDA and the framework (Python, preprocessing, "
-       "logging, metrics) while the GPU idles.",
-       "From a trace: host time outside ATen/CUDA calls on the launching thread while the GPU is idle, 10% of "
-       "the step or more. From live samples: a starved GPU, a CPU-saturated main process and no sign of data "
-       "loading. From Python stacks: the lines it spends that time on.",
-       "Move logging and metric computation off the step (every N steps, or another process); vectorize "
-       "per-sample Python. Remedy move-host-work."},
-      {"allocator-churn", "finding",
-       "cudaMalloc/cudaFree inside the steady-state loop: the caching allocator was emptied (empty_cache) or "
-       "shapes keep changing; cudaFree also synchronizes the device.",
-       "From a trace: allocation or free API calls after the first step, one per step or more.",
-       "Remove torch.cuda.empty_cache() from the loop; pad or bucket variable shapes; "
-       "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True. Remedy no-empty-cache."},
-      {"unfused-optimizer", "finding",
-       "The optimizer step launches a kernel (or several) per parameter tensor (foreach=False, a hand-written "
-       "update loop), which on a small or mid-size model takes longer than forward and backward.",
-       "From a trace: the optimizer's kernels and launches per step, when replaying with one fused step gains "
-       "at least 1.05x.",
-       "torch.optim.AdamW(params, fused=True) (Adam, SGD, Adagrad have it too). Remedy fused-optimizer."},
-      {"pageable-memcpy", "finding",
-       "Host<->device copies from or to pageable memory: the driver stages them through a pinned buffer at a "
-       "fraction of the link's speed and the host blocks.",
-       "From a trace: memcpy events marked pageable, 1% of the step or more. From live samples: a starved GPU, "
-       "a CPU-saturated main process and PCIe far below the link.",
-       "Pin the host tensors (pin_memory()) and copy with .to(device, non_blocking=True). Remedy pinned-copies."},
-      {"transfer-bound", "finding",
-       "Host<->device copies that no kernel overlaps take a large part of the step, or run near the link's "
-       "ceiling.",
-       "From a trace: exposed copy time, a fifth of the step or more, or copies at 80% of the link's achievable "
-       "rate.",
-       "Copy less (keep data on the GPU, smaller dtypes), overlap copies with compute (pinned, non_blocking, "
-       "a side stream); when the link is saturated pinning no longer helps. Remedy pinned-copies when some "
-       "copies are pageable."},
-      {"no-tensor-cores", "finding",
-       "FP32 matrix work (GEMM, convolution) on a GPU with tensor cores: TF32 or bf16/fp16 mixed precision "
-       "would run it several times faster.",
-       "From a trace: FP32 SIMT matrix kernels, 5% of the step or more. From live samples (GPM): SMs busy, "
-       "tensor cores idle, DRAM not the limit.",
-       "torch.set_float32_matmul_precision(\"high\") (TF32), or torch.autocast(\"cuda\", dtype=torch.bfloat16). "
-       "Remedies tf32, autocast-bf16."},
-      {"memory-bound-elementwise", "finding",
-       "Unfused elementwise, normalization and reduction kernels take a large share of the step; each reads and "
-       "writes its tensors through HBM.",
-       "From a trace: fusible kernel time, a fifth of the step or more, with their bytes against the HBM "
-       "bandwidth.",
-       "model = torch.compile(model), fused blocks (scaled_dot_product_attention, fused norms). Remedy "
-       "torch-compile."},
-      {"memory-bound-matmul", "finding",
-       "Matrix products below the ridge point of their precision (skinny GEMMs: decoding, batch-1 inference, "
-       "small batches) stream their weights from HBM: memory bandwidth, not the tensor cores, sets their speed.",
-       "From a trace with shapes: GEMM FLOPs per byte under the GPU's ridge point, a fifth of the step or more.",
-       "Batch more rows per product (bigger batch, batched requests), lower-precision weights. Remedy "
-       "bigger-batch."},
-      {"nchw-layout", "finding",
-       "A half-precision convnet runs in NCHW: cuDNN wraps its NHWC convolutions in layout transposes and NCHW "
-       "batch norm and pooling kernels are much slower than their channels_last versions.",
-       "From a trace: layout transpose kernels and NCHW norm/pool kernels around half-precision convolutions, "
-       "when replaying in channels_last gains at least 1.05x.",
-       "model.to(memory_format=torch.channels_last) and the same for each batch. Remedy channels-last."},
-      {"low-occupancy", "finding",
-       "Kernels launched with fewer blocks than the GPU has SMs leave most of the chip idle while they run.",
-       "From a trace: kernels whose grid is smaller than one wave, 5% of the step or more.",
-       "Size grids from the problem or as a multiple of the SM count; batch skinny GEMMs. Remedy full-grid."},
-      {"smi-util-misleading", "finding",
-       "nvidia-smi utilization is high while few SMs work: that counter is the share of time any kernel ran, "
-       "however small, so a job of small kernels reads 100% on a mostly empty GPU.",
-       "From live samples with GPM (Hopper and newer): utilization 80% or more while SM activity is at most "
-       "half.",
-       "Judge the GPU by SM activity, not utilization; give kernels more work (bigger batch, fusion, CUDA "
-       "Graphs)."},
-      {"pcie-saturated", "finding",
-       "PCIe host->GPU or GPU->host traffic runs near the link's ceiling, so copies, not the GPU, set the pace "
-       "while they run.",
-       "From live samples: NVML PCIe RX or TX at 80% of the link's theoretical rate or more.",
-       "Copy less (keep data on the GPU, decode on the GPU, smaller dtypes) and overlap the rest with compute."},
-      {"pcie-link-degraded", "finding",
-       "The GPU's PCIe link runs below the generation or width that the GPU and slot support (a bad riser, a "
-       "wrong slot, a BIOS setting), so every copy is slower.",
-       "From live samples: the best link seen while the GPU worked stays below its maximum (links drop at idle "
-       "to save power, so idle time is not judged). doctor reads the same from NVML.",
-       "Reseat the card or move it to a full x16 slot, check the BIOS PCIe settings and risers; "
-       "chokepoint doctor shows the link."},
-      {"clock-throttled", "finding",
-       "The SM clock is held down while the GPU works: thermal or hardware slowdown (too hot, power brake) is a "
-       "fault; the software power cap is normal under full load.",
-       "From live samples and doctor: NVML clock event reasons while the GPU is active (slowdowns from a "
-       "twentieth of the time, the power cap from a fifth when the GPU is not busy).",
-       "Check cooling, airflow and power supply (nvidia-smi -q -d PERFORMANCE); raise a lowered power limit."},
-      {"gpu-memory-near-full", "finding",
-       "Device memory in use reached 95% of its size: the next larger batch or sequence ends in out-of-memory, "
-       "and allocator retries slow steps down.",
-       "From live samples: NVML memory used against total.",
-       "Leave headroom: smaller batch with gradient accumulation, activation checkpointing, bf16; "
-       "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against fragmentation."},
-      {"host-swapping", "finding",
-       "The host pages memory to swap, or tasks stall waiting for memory: a DataLoader that touches swapped-out "
-       "pages waits on the disk for every batch.",
-       "From live samples: swap-in/out of 256 pages/s or more, or PSI memory pressure of 10%; doctor: swap "
-       "used since boot.",
-       "Use less host memory (fewer or lighter workers, no dataset copies per worker, shared memory) or add "
-       "RAM."},
-      {"cpu-oversubscribed", "finding",
-       "More runnable threads than CPUs: the job's threads wait in the run queue, usually every DataLoader "
-       "worker running intra-op thread pools on all cores.",
-       "From live samples: the tree's threads waited for a CPU a fifth as long as they ran (schedstat), judged "
-       "while the tree uses at least half a core.",
-       "Set OMP_NUM_THREADS / torch.set_num_threads(1) in workers (worker_init_fn), fewer workers, or "
-       "more CPUs."},
-      {"gil-contention", "finding",
-       "Several Python threads of one process are busy but together use about one core: they take turns "
-       "holding the GIL.",
-       "From live samples: per-thread CPU of the process's Python threads; from Python stacks: time the "
-       "threads spend waiting for the GIL.",
-       "Move the CPU work into processes (DataLoader workers, multiprocessing) or native code that releases "
-       "the GIL. Remedy processes-not-threads."},
-      {"io-wait", "finding", "The workload waits on storage: tasks stall on I/O while the job reads its data.",
-       "From live samples: PSI io pressure of 10%, iowait above 5% of the CPUs, tasks in uninterruptible "
-       "sleep, while the tree reads.",
-       "Faster or local storage, cache the dataset in RAM or on local NVMe, larger sequential reads, more "
-       "prefetching workers."},
-      {"cpu-steal", "finding",
-       "The hypervisor runs other guests on this VM's CPUs; the job loses that time on every thread.",
-       "From live samples: steal above 5% of the CPUs for a tenth of the run.",
-       "Move to a dedicated or larger instance; ask the provider about the host."},
-      {"numa-mismatch", "finding",
-       "A process of the job is pinned to CPUs far from its GPU (another NUMA node or socket): its copies and "
-       "pinned buffers cross the socket link.",
-       "From live samples and doctor: the process's allowed CPUs against the GPU's local CPUs (less than half "
-       "near the GPU).",
-       "Pin each rank to its GPU's NUMA node (numactl --cpunodebind=N --membind=N, or the launcher's CPU "
-       "affinity)."},
-      {"nvidia-driver", "finding", "No NVIDIA driver, or no GPU visible to this process.",
-       "doctor: NVML loads and reports at least one GPU.",
-       "Install the driver; check CUDA_VISIBLE_DEVICES and the container's GPU access (--gpus)."},
-      {"cuda-compat", "finding",
-       "PyTorch was built for a newer CUDA than the driver supports, so it cannot use the GPU (or runs in "
-       "compatibility mode).",
-       "doctor: the CUDA version of the installed PyTorch against the driver's.",
-       "Update the driver, or install the PyTorch build for the driver's CUDA version."},
-      {"gpu-access", "finding", "A GPU does not answer NVML queries (lost, fallen off the bus, or not permitted).",
-       "doctor: NVML queries on each GPU.",
-       "Check dmesg for Xid errors, reset or reboot; check device permissions in containers."},
-      {"persistence-mode", "finding",
-       "Persistence mode is off: the driver tears the GPU down when no process uses it, so each start pays "
-       "the initialization again.",
-       "doctor: NVML persistence mode.", "nvidia-smi -pm 1, or run nvidia-persistenced."},
-      {"memory-errors", "finding",
-       "ECC is off, or the GPU reports uncorrectable memory errors or pending/failed row remapping: results "
-       "can be wrong and the GPU may need a reset or service.",
-       "doctor: NVML ECC mode, error counters, row remapping and page retirement.",
-       "Reset the GPU to apply pending remaps; contact the vendor for failed remapping; enable ECC."},
-      {"gpu-shared", "finding", "Other processes run on the GPU and take its time and memory.",
-       "doctor: NVML's list of compute processes on each GPU.",
-       "Stop them or move the job to a free GPU (CUDA_VISIBLE_DEVICES)."},
-      {"gpm-metrics", "finding",
-       "GPM (SM, tensor and DRAM activity) is not available: live verdicts on a busy GPU cannot tell compute "
-       "from memory and are less confident.",
-       "doctor: NVML GPM support (Hopper and newer).",
-       "Nothing to fix on older GPUs; on Hopper update the driver. Use a trace (torch.profiler or run --trace) "
-       "for the detail."},
-      {"cpu-governor", "finding",
-       "The CPU frequency governor is not performance: launches and data loading run on slower or waking "
-       "cores.",
-       "doctor: /sys/devices/system/cpu/*/cpufreq/scaling_governor.",
-       "cpupower frequency-set -g performance (or the BIOS power profile)."},
-      {"transparent-hugepages", "finding",
-       "Transparent huge pages are off, or defrag is 'always' (stalls on allocation).",
-       "doctor: /sys/kernel/mm/transparent_hugepage/enabled and defrag.",
-       "enabled = always or madvise, defrag = madvise or defer."},
-      {"memlock", "finding",
-       "The locked-memory limit is low: NCCL and pinned buffers of multi-GPU jobs fail or fall back to "
-       "slower paths.",
-       "doctor: ulimit -l (RLIMIT_MEMLOCK) against 1 GiB.",
-       "ulimit -l unlimited (limits.conf, or the container's --ulimit memlock=-1)."},
-      {"dev-shm", "finding",
-       "/dev/shm is small or full: DataLoader workers pass batches through shared memory and fail with bus "
-       "errors.",
-       "doctor: size and free space of /dev/shm against 1 GiB.",
-       "Mount a larger /dev/shm (docker --shm-size, or --ipc=host)."},
+namespace {
 
+// Remedies and verdict categories; the findings' entries live with their rules.
+const std::vector<GlossaryEntry>& other_entries() {
+  static const std::vector<GlossaryEntry> kEntries = {
       // Remedies (rules/remedies.h).
       {"cuda-graphs", "remedy",
        "Capture the step in CUDA Graphs: each kernel replays from the graph instead of a Python launch.",
@@ -311,6 +111,19 @@ const std::vector<GlossaryEntry>& glossary() {
        "Record more: a torch.profiler trace, run --trace, or run with the GPU's driver present."},
   };
   return kEntries;
+}
+
+}  // namespace
+
+const std::vector<GlossaryEntry>& glossary() {
+  static const std::vector<GlossaryEntry> kAll = [] {
+    std::vector<GlossaryEntry> all;
+    for (const auto& r : all_rules()) all.push_back({r.id, "finding", r.meaning, r.detection, r.action});
+    const auto& rest = other_entries();
+    all.insert(all.end(), rest.begin(), rest.end());
+    return all;
+  }();
+  return kAll;
 }
 
 const GlossaryEntry* find_glossary_entry(std::string_view id) {

@@ -1,7 +1,8 @@
 // The glossary behind `chokepoint explain ID`: for every finding id (rules/registry.cc),
 // every remedy id (rules/remedies.h) and every verdict category (rules/finding.h), what it
-// means, how chokepoint detects it and what to do. One entry per id; glossary_test.cc
-// checks that every registered rule and remedy has one, so none can be added without.
+// means, how chokepoint detects it and what to do. A finding's texts live in its rule's
+// descriptor (rules/rule.h); remedies' and verdicts' in glossary.cc. glossary_test.cc
+// checks that every rule and remedy has its texts, so none can be added without.
 #pragma once
 
 #include <string>

@@ -67,4 +67,23 @@ std::optional<Finding> host_sync(const TraceEvidence& c) {
   return f;
 }
 
+// The rule (listed in registry.cc); its texts are what `chokepoint explain host-sync` prints.
+extern const Rule host_sync_rule = {
+    .id = "host-sync",
+    .category = Category::kSync,
+    .trace = host_sync,
+    .stacks = host_sync_stacks,
+    .meaning =
+        "Synchronizing calls (.item(), .cpu(), torch.cuda.synchronize(), a print of a CUDA "
+        "tensor) drain the GPU's queue every step, so host work that could overlap GPU work runs "
+        "alone.",
+    .detection =
+        "From a trace: GPU idle after synchronizing API calls, 5% of the step or more, when "
+        "replaying the step without them gains enough. From Python stacks: the line the thread "
+        "waits on is a sync.",
+    .action =
+        "Keep per-step values on the GPU and read them every N steps; drop synchronize() from the "
+        "loop; torch.cuda.set_sync_debug_mode(\"warn\") shows each sync. Remedy defer-syncs.",
+};
+
 }  // namespace chokepoint::rules

@@ -83,4 +83,24 @@ std::optional<Finding> host_work_samples(const SampleEvidence& c) {
   return worst;
 }
 
+// The rule (listed in registry.cc); its texts are what `chokepoint explain host-work` prints.
+extern const Rule host_work_rule = {
+    .id = "host-work",
+    .category = Category::kHost,
+    .trace = host_work,
+    .samples = host_work_samples,
+    .stacks = host_work_stacks,
+    .meaning =
+        "The thread that launches GPU work is busy outside CUDA and the framework (Python, "
+        "preprocessing, logging, metrics) while the GPU idles.",
+    .detection =
+        "From a trace: host time outside ATen/CUDA calls on the launching thread while the GPU is "
+        "idle, 10% of the step or more. From live samples: a starved GPU, a CPU-saturated main "
+        "process and no sign of data loading. From Python stacks: the lines it spends that time "
+        "on.",
+    .action =
+        "Move logging and metric computation off the step (every N steps, or another process); "
+        "vectorize per-sample Python. Remedy move-host-work.",
+};
+
 }  // namespace chokepoint::rules

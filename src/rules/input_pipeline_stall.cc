@@ -130,4 +130,25 @@ std::optional<Finding> input_pipeline_stall_samples(const SampleEvidence& c) {
   return worst;
 }
 
+// The rule (listed in registry.cc); its texts are what `chokepoint explain input-pipeline-stall` prints.
+extern const Rule input_pipeline_stall_rule = {
+    .id = "input-pipeline-stall",
+    .category = Category::kInput,
+    .trace = input_pipeline_stall,
+    .samples = input_pipeline_stall_samples,
+    .stacks = input_pipeline_stall_stacks,
+    .meaning =
+        "The GPU waits while the next batch is loaded: the DataLoader (or the main process "
+        "loading data itself) cannot keep up with the training step.",
+    .detection =
+        "From a trace: GPU idle time attributed to DataLoader.__next__. From live samples: ticks "
+        "where the GPU is starved while a loader worker or the main process is CPU-saturated. "
+        "From Python stacks: the line the launching thread waits on is data loading. Reported "
+        "from 5% of the step.",
+    .action =
+        "Load in DataLoader workers (num_workers, pin_memory, persistent_workers, "
+        "prefetch_factor); make per-sample preprocessing cheaper. See the remedy "
+        "dataloader-workers.",
+};
+
 }  // namespace chokepoint::rules

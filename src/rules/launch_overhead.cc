@@ -90,4 +90,22 @@ std::optional<Finding> launch_overhead_samples(const SampleEvidence& c) {
   return worst;
 }
 
+// The rule (listed in registry.cc); its texts are what `chokepoint explain launch-overhead` prints.
+extern const Rule launch_overhead_rule = {
+    .id = "launch-overhead",
+    .category = Category::kHost,
+    .trace = launch_overhead,
+    .samples = launch_overhead_samples,
+    .meaning =
+        "Many short kernels: the GPU finishes each one faster than Python and the framework "
+        "launch the next, so it idles between launches.",
+    .detection =
+        "From a trace: idle time between kernels while the launching thread is in launch calls, "
+        "10% of the step or more. From live samples: a starved GPU, a CPU-saturated main process, "
+        "and kernels that fill almost no SM.",
+    .action =
+        "Capture the step in CUDA Graphs (torch.compile mode=\"reduce-overhead\"), or give each "
+        "kernel more work (bigger batch). Remedies cuda-graphs, bigger-batch.",
+};
+
 }  // namespace chokepoint::rules

@@ -51,4 +51,18 @@ std::optional<Finding> low_occupancy(const TraceEvidence& c) {
   return f;
 }
 
+// The rule (listed in registry.cc); its texts are what `chokepoint explain low-occupancy` prints.
+extern const Rule low_occupancy_rule = {
+    .id = "low-occupancy",
+    .category = Category::kCompute,
+    .trace = low_occupancy,
+    .meaning =
+        "Kernels launched with fewer blocks than the GPU has SMs leave most of the chip idle "
+        "while they run.",
+    .detection = "From a trace: kernels whose grid is smaller than one wave, 5% of the step or more.",
+    .action =
+        "Size grids from the problem or as a multiple of the SM count; batch skinny GEMMs. Remedy "
+        "full-grid.",
+};
+
 }  // namespace chokepoint::rules

@@ -52,4 +52,20 @@ std::optional<Finding> memory_bound_elementwise(const TraceEvidence& c) {
   return f;
 }
 
+// The rule (listed in registry.cc); its texts are what `chokepoint explain memory-bound-elementwise` prints.
+extern const Rule memory_bound_elementwise_rule = {
+    .id = "memory-bound-elementwise",
+    .category = Category::kMemory,
+    .trace = memory_bound_elementwise,
+    .meaning =
+        "Unfused elementwise, normalization and reduction kernels take a large share of the step; "
+        "each reads and writes its tensors through HBM.",
+    .detection =
+        "From a trace: fusible kernel time, a fifth of the step or more, with their bytes against "
+        "the HBM bandwidth.",
+    .action =
+        "model = torch.compile(model), fused blocks (scaled_dot_product_attention, fused norms). "
+        "Remedy torch-compile.",
+};
+
 }  // namespace chokepoint::rules

@@ -49,4 +49,21 @@ std::optional<Finding> memory_bound_matmul(const TraceEvidence& c) {
   return f;
 }
 
+// The rule (listed in registry.cc); its texts are what `chokepoint explain memory-bound-matmul` prints.
+extern const Rule memory_bound_matmul_rule = {
+    .id = "memory-bound-matmul",
+    .category = Category::kMemory,
+    .trace = memory_bound_matmul,
+    .meaning =
+        "Matrix products below the ridge point of their precision (skinny GEMMs: decoding, "
+        "batch-1 inference, small batches) stream their weights from HBM: memory bandwidth, not "
+        "the tensor cores, sets their speed.",
+    .detection =
+        "From a trace with shapes: GEMM FLOPs per byte under the GPU's ridge point, a fifth of "
+        "the step or more.",
+    .action =
+        "Batch more rows per product (bigger batch, batched requests), lower-precision weights. "
+        "Remedy bigger-batch.",
+};
+
 }  // namespace chokepoint::rules

@@ -28,4 +28,21 @@ std::optional<Finding> nchw_layout(const TraceEvidence& c) {
   return f;
 }
 
+// The rule (listed in registry.cc); its texts are what `chokepoint explain nchw-layout` prints.
+extern const Rule nchw_layout_rule = {
+    .id = "nchw-layout",
+    .category = Category::kMemory,
+    .trace = nchw_layout,
+    .meaning =
+        "A half-precision convnet runs in NCHW: cuDNN wraps its NHWC convolutions in layout "
+        "transposes and NCHW batch norm and pooling kernels are much slower than their "
+        "channels_last versions.",
+    .detection =
+        "From a trace: layout transpose kernels and NCHW norm/pool kernels around half-precision "
+        "convolutions, when replaying in channels_last gains at least 1.05x.",
+    .action =
+        "model.to(memory_format=torch.channels_last) and the same for each batch. Remedy "
+        "channels-last.",
+};
+
 }  // namespace chokepoint::rules

@@ -100,4 +100,21 @@ std::optional<Finding> no_tensor_cores_samples(const SampleEvidence& c) {
   return worst;
 }
 
+// The rule (listed in registry.cc); its texts are what `chokepoint explain no-tensor-cores` prints.
+extern const Rule no_tensor_cores_rule = {
+    .id = "no-tensor-cores",
+    .category = Category::kCompute,
+    .trace = no_tensor_cores,
+    .samples = no_tensor_cores_samples,
+    .meaning =
+        "FP32 matrix work (GEMM, convolution) on a GPU with tensor cores: TF32 or bf16/fp16 mixed "
+        "precision would run it several times faster.",
+    .detection =
+        "From a trace: FP32 SIMT matrix kernels, 5% of the step or more. From live samples (GPM): "
+        "SMs busy, tensor cores idle, DRAM not the limit.",
+    .action =
+        "torch.set_float32_matmul_precision(\"high\") (TF32), or torch.autocast(\"cuda\", "
+        "dtype=torch.bfloat16). Remedies tf32, autocast-bf16.",
+};
+
 }  // namespace chokepoint::rules

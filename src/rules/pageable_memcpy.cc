@@ -92,4 +92,21 @@ std::optional<Finding> pageable_memcpy_samples(const SampleEvidence& c) {
   return worst;
 }
 
+// The rule (listed in registry.cc); its texts are what `chokepoint explain pageable-memcpy` prints.
+extern const Rule pageable_memcpy_rule = {
+    .id = "pageable-memcpy",
+    .category = Category::kTransfer,
+    .trace = pageable_memcpy,
+    .samples = pageable_memcpy_samples,
+    .meaning =
+        "Host<->device copies from or to pageable memory: the driver stages them through a pinned "
+        "buffer at a fraction of the link's speed and the host blocks.",
+    .detection =
+        "From a trace: memcpy events marked pageable, 1% of the step or more. From live samples: "
+        "a starved GPU, a CPU-saturated main process and PCIe far below the link.",
+    .action =
+        "Pin the host tensors (pin_memory()) and copy with .to(device, non_blocking=True). Remedy "
+        "pinned-copies.",
+};
+
 }  // namespace chokepoint::rules

@@ -1,51 +1,55 @@
 #include "rules/rule.h"
 
-#include "rules/machine/checks.h"
-
 namespace chokepoint::rules {
 
+// The registry: one line per rule, in report order. Each rule is a descriptor defined in
+// its own file (`extern const Rule NAME_rule = {...}`) with its id, category, evaluators
+// and glossary texts; adding a rule is that file plus one line here.
+#define CHOKEPOINT_RULES(X)   \
+  X(input_pipeline_stall)     \
+  X(launch_overhead)          \
+  X(host_sync)                \
+  X(host_work)                \
+  X(allocator_churn)          \
+  X(unfused_optimizer)        \
+  X(pageable_memcpy)          \
+  X(transfer_bound)           \
+  X(no_tensor_cores)          \
+  X(memory_bound_elementwise) \
+  X(memory_bound_matmul)      \
+  X(nchw_layout)              \
+  X(low_occupancy)            \
+  X(smi_util_misleading)      \
+  X(pcie_saturated)           \
+  X(pcie_link_degraded)       \
+  X(clock_throttled)          \
+  X(gpu_memory_near_full)     \
+  X(host_swapping)            \
+  X(cpu_oversubscribed)       \
+  X(gil_contention)           \
+  X(io_wait)                  \
+  X(cpu_steal)                \
+  X(numa_mismatch)            \
+  X(nvidia_driver)            \
+  X(cuda_compat)              \
+  X(gpu_access)               \
+  X(persistence_mode)         \
+  X(memory_errors)            \
+  X(gpu_shared)               \
+  X(gpm_metrics)              \
+  X(cpu_governor)             \
+  X(transparent_hugepages)    \
+  X(memlock)                  \
+  X(dev_shm)
+
+#define CHOKEPOINT_DECLARE_RULE(name) extern const Rule name##_rule;
+CHOKEPOINT_RULES(CHOKEPOINT_DECLARE_RULE)
+#undef CHOKEPOINT_DECLARE_RULE
+
 const std::vector<Rule>& all_rules() {
-  static const std::vector<Rule> kRules = {
-      // id, category, trace evaluator, sample evaluator, machine evaluator, stack evaluator
-      {"input-pipeline-stall", Category::kInput, input_pipeline_stall, input_pipeline_stall_samples, nullptr,
-       input_pipeline_stall_stacks},
-      {"launch-overhead", Category::kHost, launch_overhead, launch_overhead_samples},
-      {"host-sync", Category::kSync, host_sync, nullptr, nullptr, host_sync_stacks},
-      {"host-work", Category::kHost, host_work, host_work_samples, nullptr, host_work_stacks},
-      {"allocator-churn", Category::kHost, allocator_churn},
-      {"unfused-optimizer", Category::kHost, unfused_optimizer},
-      {"pageable-memcpy", Category::kTransfer, pageable_memcpy, pageable_memcpy_samples},
-      {"transfer-bound", Category::kTransfer, transfer_bound},
-      {"no-tensor-cores", Category::kCompute, no_tensor_cores, no_tensor_cores_samples},
-      {"memory-bound-elementwise", Category::kMemory, memory_bound_elementwise},
-      {"memory-bound-matmul", Category::kMemory, memory_bound_matmul},
-      {"nchw-layout", Category::kMemory, nchw_layout},
-      {"low-occupancy", Category::kCompute, low_occupancy},
-      // Live samples only (rules/live/).
-      {"smi-util-misleading", Category::kCompute, nullptr, smi_util_misleading},
-      {"pcie-saturated", Category::kTransfer, nullptr, pcie_saturated},
-      {"pcie-link-degraded", Category::kTransfer, nullptr, pcie_link_degraded, machine::pcie_link_degraded},
-      {"clock-throttled", Category::kCompute, nullptr, clock_throttled, machine::clock_throttled},
-      {"gpu-memory-near-full", Category::kMemory, nullptr, gpu_memory_near_full},
-      {"host-swapping", Category::kIo, nullptr, host_swapping, machine::host_swapping},
-      {"cpu-oversubscribed", Category::kHost, nullptr, cpu_oversubscribed},
-      {"gil-contention", Category::kHost, nullptr, gil_contention, nullptr, gil_contention_stacks},
-      {"io-wait", Category::kIo, nullptr, io_wait},
-      {"cpu-steal", Category::kHost, nullptr, cpu_steal},
-      {"numa-mismatch", Category::kHost, nullptr, numa_mismatch, machine::numa_mismatch},
-      // Static machine facts only (rules/machine/): what `doctor` checks.
-      {"nvidia-driver", Category::kCompute, nullptr, nullptr, machine::nvidia_driver},
-      {"cuda-compat", Category::kCompute, nullptr, nullptr, machine::cuda_compat},
-      {"gpu-access", Category::kCompute, nullptr, nullptr, machine::gpu_access},
-      {"persistence-mode", Category::kCompute, nullptr, nullptr, machine::persistence_mode},
-      {"memory-errors", Category::kMemory, nullptr, nullptr, machine::memory_errors},
-      {"gpu-shared", Category::kMemory, nullptr, nullptr, machine::gpu_shared},
-      {"gpm-metrics", Category::kCompute, nullptr, nullptr, machine::gpm_metrics},
-      {"cpu-governor", Category::kHost, nullptr, nullptr, machine::cpu_governor},
-      {"transparent-hugepages", Category::kHost, nullptr, nullptr, machine::transparent_hugepages},
-      {"memlock", Category::kCommunication, nullptr, nullptr, machine::memlock},
-      {"dev-shm", Category::kInput, nullptr, nullptr, machine::dev_shm},
-  };
+#define CHOKEPOINT_LIST_RULE(name) name##_rule,
+  static const std::vector<Rule> kRules = {CHOKEPOINT_RULES(CHOKEPOINT_LIST_RULE)};
+#undef CHOKEPOINT_LIST_RULE
   return kRules;
 }
 

@@ -69,13 +69,19 @@ using SampleFn = std::optional<Finding> (*)(const SampleEvidence&);
 using MachineFn = std::vector<Assessment> (*)(const MachineEvidence&);
 using StackFn = std::optional<Finding> (*)(const StackEvidence&);
 
+// A rule is defined in its own file as `extern const Rule NAME_rule = {.id = ..., ...};`
+// and listed by one line in registry.cc. The three texts are its `chokepoint explain`
+// entry (rules/glossary.h).
 struct Rule {
   std::string_view id;
-  Category category;
+  Category category = Category::kUnknown;
   TraceFn trace = nullptr;
   SampleFn samples = nullptr;
   MachineFn machine = nullptr;
   StackFn stacks = nullptr;
+  std::string_view meaning;    // what it means
+  std::string_view detection;  // how chokepoint detects it
+  std::string_view action;     // what to do
 };
 
 // Every rule, in a fixed order.

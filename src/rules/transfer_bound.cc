@@ -52,4 +52,21 @@ std::optional<Finding> transfer_bound(const TraceEvidence& c) {
   return f;
 }
 
+// The rule (listed in registry.cc); its texts are what `chokepoint explain transfer-bound` prints.
+extern const Rule transfer_bound_rule = {
+    .id = "transfer-bound",
+    .category = Category::kTransfer,
+    .trace = transfer_bound,
+    .meaning =
+        "Host<->device copies that no kernel overlaps take a large part of the step, or run near "
+        "the link's ceiling.",
+    .detection =
+        "From a trace: exposed copy time, a fifth of the step or more, or copies at 80% of the "
+        "link's achievable rate.",
+    .action =
+        "Copy less (keep data on the GPU, smaller dtypes), overlap copies with compute (pinned, "
+        "non_blocking, a side stream); when the link is saturated pinning no longer helps. Remedy "
+        "pinned-copies when some copies are pageable.",
+};
+
 }  // namespace chokepoint::rules

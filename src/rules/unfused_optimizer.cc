@@ -30,4 +30,21 @@ std::optional<Finding> unfused_optimizer(const TraceEvidence& c) {
   return f;
 }
 
+// The rule (listed in registry.cc); its texts are what `chokepoint explain unfused-optimizer` prints.
+extern const Rule unfused_optimizer_rule = {
+    .id = "unfused-optimizer",
+    .category = Category::kHost,
+    .trace = unfused_optimizer,
+    .meaning =
+        "The optimizer step launches a kernel (or several) per parameter tensor (foreach=False, a "
+        "hand-written update loop), which on a small or mid-size model takes longer than forward "
+        "and backward.",
+    .detection =
+        "From a trace: the optimizer's kernels and launches per step, when replaying with one "
+        "fused step gains at least 1.05x.",
+    .action =
+        "torch.optim.AdamW(params, fused=True) (Adam, SGD, Adagrad have it too). Remedy "
+        "fused-optimizer.",
+};
+
 }  // namespace chokepoint::rules

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "rules/live/live_util.h"
+#include "rules/machine/checks.h"
+#include "rules/rule.h"
 
 namespace chokepoint::rules {
 namespace {
@@ -137,5 +139,23 @@ std::optional<Finding> clock_throttled(const SampleEvidence& c) {
   }
   return worst;
 }
+
+// The rule (listed in registry.cc); its texts are what `chokepoint explain clock-throttled` prints.
+extern const Rule clock_throttled_rule = {
+    .id = "clock-throttled",
+    .category = Category::kCompute,
+    .samples = clock_throttled,
+    .machine = machine::clock_throttled,
+    .meaning =
+        "The SM clock is held down while the GPU works: thermal or hardware slowdown (too hot, "
+        "power brake) is a fault; the software power cap is normal under full load.",
+    .detection =
+        "From live samples and doctor: NVML clock event reasons while the GPU is active "
+        "(slowdowns from a twentieth of the time, the power cap from a fifth when the GPU is not "
+        "busy).",
+    .action =
+        "Check cooling, airflow and power supply (nvidia-smi -q -d PERFORMANCE); raise a lowered "
+        "power limit.",
+};
 
 }  // namespace chokepoint::rules

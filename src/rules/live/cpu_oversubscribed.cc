@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "rules/live/live_util.h"
+#include "rules/rule.h"
 
 namespace chokepoint::rules {
 namespace {
@@ -90,5 +91,21 @@ std::optional<Finding> cpu_oversubscribed(const SampleEvidence& c) {
       h.cpu_count > 0 ? fmt::format("the {}", h.cpu_count) : std::string("the available"));
   return f;
 }
+
+// The rule (listed in registry.cc); its texts are what `chokepoint explain cpu-oversubscribed` prints.
+extern const Rule cpu_oversubscribed_rule = {
+    .id = "cpu-oversubscribed",
+    .category = Category::kHost,
+    .samples = cpu_oversubscribed,
+    .meaning =
+        "More runnable threads than CPUs: the job's threads wait in the run queue, usually every "
+        "DataLoader worker running intra-op thread pools on all cores.",
+    .detection =
+        "From live samples: the tree's threads waited for a CPU a fifth as long as they ran "
+        "(schedstat), judged while the tree uses at least half a core.",
+    .action =
+        "Set OMP_NUM_THREADS / torch.set_num_threads(1) in workers (worker_init_fn), fewer "
+        "workers, or more CPUs.",
+};
 
 }  // namespace chokepoint::rules

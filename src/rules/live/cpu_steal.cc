@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "rules/live/live_util.h"
+#include "rules/rule.h"
 
 namespace chokepoint::rules {
 namespace {
@@ -39,5 +40,17 @@ std::optional<Finding> cpu_steal(const SampleEvidence& c) {
       "transforms; CUDA Graphs to cut launch work) so stolen time costs less.";
   return f;
 }
+
+// The rule (listed in registry.cc); its texts are what `chokepoint explain cpu-steal` prints.
+extern const Rule cpu_steal_rule = {
+    .id = "cpu-steal",
+    .category = Category::kHost,
+    .samples = cpu_steal,
+    .meaning =
+        "The hypervisor runs other guests on this VM's CPUs; the job loses that time on every "
+        "thread.",
+    .detection = "From live samples: steal above 5% of the CPUs for a tenth of the run.",
+    .action = "Move to a dedicated or larger instance; ask the provider about the host.",
+};
 
 }  // namespace chokepoint::rules

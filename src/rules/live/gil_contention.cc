@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "rules/live/live_util.h"
+#include "rules/rule.h"
 
 namespace chokepoint::rules {
 namespace {
@@ -121,5 +122,22 @@ std::optional<Finding> gil_contention(const SampleEvidence& c) {
   }
   return worst;
 }
+
+// The rule (listed in registry.cc); its texts are what `chokepoint explain gil-contention` prints.
+extern const Rule gil_contention_rule = {
+    .id = "gil-contention",
+    .category = Category::kHost,
+    .samples = gil_contention,
+    .stacks = gil_contention_stacks,
+    .meaning =
+        "Several Python threads of one process are busy but together use about one core: they "
+        "take turns holding the GIL.",
+    .detection =
+        "From live samples: per-thread CPU of the process's Python threads; from Python stacks: "
+        "time the threads spend waiting for the GIL.",
+    .action =
+        "Move the CPU work into processes (DataLoader workers, multiprocessing) or native code "
+        "that releases the GIL. Remedy processes-not-threads.",
+};
 
 }  // namespace chokepoint::rules

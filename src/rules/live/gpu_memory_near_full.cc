@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "rules/live/live_util.h"
+#include "rules/rule.h"
 
 namespace chokepoint::rules {
 namespace {
@@ -51,5 +52,19 @@ std::optional<Finding> gpu_memory_near_full(const SampleEvidence& c) {
   }
   return worst;
 }
+
+// The rule (listed in registry.cc); its texts are what `chokepoint explain gpu-memory-near-full` prints.
+extern const Rule gpu_memory_near_full_rule = {
+    .id = "gpu-memory-near-full",
+    .category = Category::kMemory,
+    .samples = gpu_memory_near_full,
+    .meaning =
+        "Device memory in use reached 95% of its size: the next larger batch or sequence ends in "
+        "out-of-memory, and allocator retries slow steps down.",
+    .detection = "From live samples: NVML memory used against total.",
+    .action =
+        "Leave headroom: smaller batch with gradient accumulation, activation checkpointing, "
+        "bf16; PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against fragmentation.",
+};
 
 }  // namespace chokepoint::rules

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include "rules/live/live_util.h"
+#include "rules/machine/checks.h"
+#include "rules/rule.h"
 
 namespace chokepoint::rules {
 namespace {
@@ -61,5 +63,22 @@ std::optional<Finding> host_swapping(const SampleEvidence& c) {
       "node or add RAM. Check with `free -h` and `vmstat 1`.";
   return f;
 }
+
+// The rule (listed in registry.cc); its texts are what `chokepoint explain host-swapping` prints.
+extern const Rule host_swapping_rule = {
+    .id = "host-swapping",
+    .category = Category::kIo,
+    .samples = host_swapping,
+    .machine = machine::host_swapping,
+    .meaning =
+        "The host pages memory to swap, or tasks stall waiting for memory: a DataLoader that "
+        "touches swapped-out pages waits on the disk for every batch.",
+    .detection =
+        "From live samples: swap-in/out of 256 pages/s or more, or PSI memory pressure of 10%; "
+        "doctor: swap used since boot.",
+    .action =
+        "Use less host memory (fewer or lighter workers, no dataset copies per worker, shared "
+        "memory) or add RAM.",
+};
 
 }  // namespace chokepoint::rules

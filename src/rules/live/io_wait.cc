@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "rules/live/live_util.h"
+#include "rules/rule.h"
 
 namespace chokepoint::rules {
 namespace {
@@ -59,5 +60,19 @@ std::optional<Finding> io_wait(const SampleEvidence& c) {
       "write checkpoints asynchronously (torch.distributed.checkpoint async_save).";
   return f;
 }
+
+// The rule (listed in registry.cc); its texts are what `chokepoint explain io-wait` prints.
+extern const Rule io_wait_rule = {
+    .id = "io-wait",
+    .category = Category::kIo,
+    .samples = io_wait,
+    .meaning = "The workload waits on storage: tasks stall on I/O while the job reads its data.",
+    .detection =
+        "From live samples: PSI io pressure of 10%, iowait above 5% of the CPUs, tasks in "
+        "uninterruptible sleep, while the tree reads.",
+    .action =
+        "Faster or local storage, cache the dataset in RAM or on local NVMe, larger sequential "
+        "reads, more prefetching workers.",
+};
 
 }  // namespace chokepoint::rules

@@ -9,6 +9,8 @@
 
 #include "base/cpu_list.h"
 #include "rules/live/live_util.h"
+#include "rules/machine/checks.h"
+#include "rules/rule.h"
 
 namespace chokepoint::rules {
 namespace {
@@ -92,5 +94,22 @@ std::optional<Finding> numa_mismatch(const SampleEvidence& c) {
   }
   return worst;
 }
+
+// The rule (listed in registry.cc); its texts are what `chokepoint explain numa-mismatch` prints.
+extern const Rule numa_mismatch_rule = {
+    .id = "numa-mismatch",
+    .category = Category::kHost,
+    .samples = numa_mismatch,
+    .machine = machine::numa_mismatch,
+    .meaning =
+        "A process of the job is pinned to CPUs far from its GPU (another NUMA node or socket): "
+        "its copies and pinned buffers cross the socket link.",
+    .detection =
+        "From live samples and doctor: the process's allowed CPUs against the GPU's local CPUs "
+        "(less than half near the GPU).",
+    .action =
+        "Pin each rank to its GPU's NUMA node (numactl --cpunodebind=N --membind=N, or the "
+        "launcher's CPU affinity).",
+};
 
 }  // namespace chokepoint::rules

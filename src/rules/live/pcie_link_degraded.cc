@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "rules/live/live_util.h"
+#include "rules/machine/checks.h"
+#include "rules/rule.h"
 
 namespace chokepoint::rules {
 namespace {
@@ -62,5 +64,23 @@ std::optional<Finding> pcie_link_degraded(const SampleEvidence& c) {
   }
   return worst;
 }
+
+// The rule (listed in registry.cc); its texts are what `chokepoint explain pcie-link-degraded` prints.
+extern const Rule pcie_link_degraded_rule = {
+    .id = "pcie-link-degraded",
+    .category = Category::kTransfer,
+    .samples = pcie_link_degraded,
+    .machine = machine::pcie_link_degraded,
+    .meaning =
+        "The GPU's PCIe link runs below the generation or width that the GPU and slot support (a "
+        "bad riser, a wrong slot, a BIOS setting), so every copy is slower.",
+    .detection =
+        "From live samples: the best link seen while the GPU worked stays below its maximum "
+        "(links drop at idle to save power, so idle time is not judged). doctor reads the same "
+        "from NVML.",
+    .action =
+        "Reseat the card or move it to a full x16 slot, check the BIOS PCIe settings and risers; "
+        "chokepoint doctor shows the link.",
+};
 
 }  // namespace chokepoint::rules

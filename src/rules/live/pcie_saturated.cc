@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "rules/live/live_util.h"
+#include "rules/rule.h"
 
 namespace chokepoint::rules {
 namespace {
@@ -57,5 +58,19 @@ std::optional<Finding> pcie_saturated(const SampleEvidence& c) {
   }
   return worst;
 }
+
+// The rule (listed in registry.cc); its texts are what `chokepoint explain pcie-saturated` prints.
+extern const Rule pcie_saturated_rule = {
+    .id = "pcie-saturated",
+    .category = Category::kTransfer,
+    .samples = pcie_saturated,
+    .meaning =
+        "PCIe host->GPU or GPU->host traffic runs near the link's ceiling, so copies, not the "
+        "GPU, set the pace while they run.",
+    .detection = "From live samples: NVML PCIe RX or TX at 80% of the link's theoretical rate or more.",
+    .action =
+        "Copy less (keep data on the GPU, decode on the GPU, smaller dtypes) and overlap the rest "
+        "with compute.",
+};
 
 }  // namespace chokepoint::rules

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "rules/live/live_util.h"
+#include "rules/rule.h"
 
 namespace chokepoint::rules {
 namespace {
@@ -53,5 +54,21 @@ std::optional<Finding> smi_util_misleading(const SampleEvidence& c) {
   }
   return worst;
 }
+
+// The rule (listed in registry.cc); its texts are what `chokepoint explain smi-util-misleading` prints.
+extern const Rule smi_util_misleading_rule = {
+    .id = "smi-util-misleading",
+    .category = Category::kCompute,
+    .samples = smi_util_misleading,
+    .meaning =
+        "nvidia-smi utilization is high while few SMs work: that counter is the share of time any "
+        "kernel ran, however small, so a job of small kernels reads 100% on a mostly empty GPU.",
+    .detection =
+        "From live samples with GPM (Hopper and newer): utilization 80% or more while SM activity "
+        "is at most half.",
+    .action =
+        "Judge the GPU by SM activity, not utilization; give kernels more work (bigger batch, "
+        "fusion, CUDA Graphs).",
+};
 
 }  // namespace chokepoint::rules
