@@ -19,6 +19,7 @@
 #include "cli/output.h"
 #include "live/monitor.h"
 #include "pipeline/live_report.h"
+#include "report/live_panel.h"
 #include "report/reporter.h"
 #include "samples/clock.h"
 #include "samples/recording_writer.h"
@@ -151,6 +152,7 @@ bool monitor_options(const char* cmd, const LiveOptions& o, const std::string& t
             : o.view == "none"  ? live::ViewMode::kNone
                                 : live::ViewMode::kAuto;
   if (o.quiet && o.view == "auto") mo.view = live::ViewMode::kNone;
+  mo.renderer = report::live_renderer();
   return true;
 }
 

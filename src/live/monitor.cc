@@ -14,8 +14,8 @@
 
 #include "base/terminal_text.h"
 #include "live/child.h"
-#include "live/live_view.h"
 #include "live/terminal.h"
+#include "live/view_input.h"
 
 namespace chokepoint::live {
 namespace {
@@ -270,10 +270,10 @@ class MonitorLoop {
     vi_.elapsed_s = static_cast<double>(now.monotonic_ns - t0_.monotonic_ns) / 1e9;
     if (view_ == ViewMode::kPanel) {
       int rows = 0, cols = 0;
-      if (panel_.size(&rows, &cols)) panel_.draw(render_panel(vi_, cols, panel_rows(rows)));
+      if (o_.renderer.panel && panel_.size(&rows, &cols)) panel_.draw(o_.renderer.panel(vi_, cols, panel_rows(rows)));
       next_view_ = now.monotonic_ns + 1'000'000'000;
     } else {
-      std::fprintf(stderr, "%s\n", render_line(vi_).c_str());
+      if (o_.renderer.line) std::fprintf(stderr, "%s\n", o_.renderer.line(vi_).c_str());
       next_view_ = now.monotonic_ns + o_.line_interval_ns;
     }
   }

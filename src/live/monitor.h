@@ -18,6 +18,7 @@
 #include "base/status.h"
 #include "live/session.h"
 #include "live/stack_sampling.h"
+#include "live/view_input.h"
 
 namespace chokepoint::live {
 
@@ -29,6 +30,7 @@ struct MonitorOptions {
   std::optional<int64_t> watch_pid;  // watch --pid
   std::optional<int64_t> duration_ns;
   ViewMode view = ViewMode::kAuto;
+  LiveRenderer renderer;                     // draws the view (the CLI passes report::live_renderer())
   int64_t line_interval_ns = 5'000'000'000;  // plain-line mode: one line this often
   bool quiet = false;                        // no notes on stderr
   // run --trace: the CUPTI injection library to load into the command (set by the CLI;

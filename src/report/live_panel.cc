@@ -1,4 +1,4 @@
-#include "live/live_view.h"
+#include "report/live_panel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,9 +9,10 @@
 #include "machine/pcie_link.h"
 #include "sampler/nvml/clock_reasons.h"
 
-namespace chokepoint::live {
+namespace chokepoint::report {
 namespace {
 
+using live::Latest;
 using samples::Entity;
 using samples::MetricId;
 using samples::ProcessRole;
@@ -173,7 +174,8 @@ std::string format_rate(std::optional<double> b) {
   return fmt::format("{:.0f} B/s", *b);
 }
 
-std::vector<std::string> render_panel(const ViewInput& in, int width, int max_lines) {
+std::vector<std::string> render_live_panel(const ViewInput& in, const RenderOptions& options, int max_lines) {
+  const int width = options.width;
   std::vector<std::string> lines;
   lines.push_back(fmt::format("chokepoint {:.0f} s | {} | rec {}", in.elapsed_s, in.title, in.dir));
   if (!in.meta->gpu_unavailable.empty()) {
@@ -209,7 +211,7 @@ std::vector<std::string> render_panel(const ViewInput& in, int width, int max_li
   return lines;
 }
 
-std::string render_line(const ViewInput& in) {
+std::string render_live_line(const ViewInput& in) {
   const Latest& l = *in.latest;
   std::string s = fmt::format("chokepoint {:.0f}s", in.elapsed_s);
   for (const auto& g : in.meta->gpus) {
@@ -235,4 +237,15 @@ std::string render_line(const ViewInput& in) {
   return out;
 }
 
-}  // namespace chokepoint::live
+live::LiveRenderer live_renderer() {
+  live::LiveRenderer r;
+  r.panel = [](const ViewInput& in, int width, int max_lines) {
+    RenderOptions o;
+    o.width = width;
+    return render_live_panel(in, o, max_lines);
+  };
+  r.line = render_live_line;
+  return r;
+}
+
+}  // namespace chokepoint::report
