@@ -217,10 +217,11 @@ TEST(RunCli, OneBusyProcessIsNotGilContention) {
   EXPECT_FALSE(has_finding(r, "gil-contention")) << finding_ids(r);
   // The process was seen busy, not idle (idle reads ~0%): about one core on an idle machine,
   // 64% while a build used both cores of this 2-core machine, 37-39% while ctest ran the
-  // four-thread GIL test beside it under a loaded CI (seen three times), so the bound
-  // leaves room for load.
+  // four-thread GIL test beside it under a loaded CI (seen three times), and below 25%
+  // with three builds beside the test run (load average 6.8 on 2 cores), so the bound
+  // only separates busy from idle.
   const auto& top = r["live"]["top_processes"][0];
-  EXPECT_GT(top["cpu_pct"]["mean"].get<double>(), 25.0) << top.dump();
+  EXPECT_GT(top["cpu_pct"]["mean"].get<double>(), 10.0) << top.dump();
 }
 
 // Python stacks (py-spy) are optional: a job without py-spy, or where py-spy may not read
