@@ -201,7 +201,7 @@ report::Report build_report(const timeline::Timeline& tl, const analyses::Analys
 
   add_top_kernels(r, tl, a);
   add_roofline(r, a);
-  add_what_ifs(r, a);
+  if (!d.estimates_withheld) add_what_ifs(r, a);
   r.mfu_pct = a.roofline.mfu_pct;
   r.mfu_precision = analyses::precision_name(a.roofline.mfu_precision);
   if (a.replay.available) {

@@ -40,6 +40,9 @@ struct Diagnosis {
   // The kind of input lost in the largest share (base/data_loss.h), when any was: the
   // confidence is lowered by that share, and from kUntrustedLossShare on there is no verdict.
   std::optional<DataLoss> data_lost;
+  // So much input was lost that no gain is promised: findings and remedies carry no
+  // estimate, and the report shows no what-ifs.
+  bool estimates_withheld = false;
 };
 
 // Costs of step time per category, from the breakdown; matrix kernels below the ridge

@@ -35,8 +35,15 @@ TEST(DamagedGolden, MostKernelsWithoutADurationGiveNoVerdict) {
   EXPECT_EQ(r.verdict.data_lost->total, 192);
   EXPECT_NE(r.verdict.summary.find("168 of 192 GPU events with a negative or missing duration"), std::string::npos)
       << r.verdict.summary;
-  // No remedy is promised from what is left.
+  // No remedy is promised from what is left: not in the summary, and no remedy or finding
+  // below it carries a gain.
   EXPECT_EQ(r.verdict.summary.find("should give"), std::string::npos) << r.verdict.summary;
+  for (const auto& m : r.remedies) {
+    EXPECT_FALSE(m.estimated_speedup.has_value()) << m.id << " promises " << *m.estimated_speedup;
+    EXPECT_NE(m.estimate_from.find("not estimated"), std::string::npos) << m.id << ": " << m.estimate_from;
+  }
+  for (const auto& f : r.findings) EXPECT_FALSE(f.estimated_speedup.has_value()) << f.id;
+  EXPECT_TRUE(r.what_ifs.empty());
 }
 
 TEST(DamagedGolden, SomeKernelsWithoutADurationLowerTheConfidenceByTheirShare) {
