@@ -115,7 +115,10 @@ std::optional<std::string> trace_library(const char* cmd, const LiveOptions& o) 
   if (tracer.empty()) {
     std::fprintf(stderr,
                  "chokepoint %s: --trace needs the CUPTI tracer, libchokepoint_tracer.so, next to the chokepoint "
-                 "executable (or at $CHOKEPOINT_TRACER_LIB); this build has none (no CUDA toolkit when it was built)\n",
+                 "executable (or at $CHOKEPOINT_TRACER_LIB), and there is none: this build found no CUDA toolkit "
+                 "with CUPTI. Install the CUDA toolkit (e.g. /usr/local/cuda) and build again (bash scripts/build.sh, "
+                 "or cmake -DCUDAToolkit_ROOT=DIR), or set CHOKEPOINT_TRACER_LIB to a built "
+                 "libchokepoint_tracer.so\n",
                  cmd);
     return std::nullopt;
   }
