@@ -148,6 +148,11 @@ std::optional<std::string> trace_window(const char* cmd, const LiveOptions& o) {
     say(cmd, "--trace takes whole or on-demand, and one window only: --trace=on-demand, --trace-steps or --trace-time");
     return std::nullopt;
   }
+  if (!o.command.empty() && (o.command[0] == "on-demand" || o.command[0] == "whole")) {
+    // `--trace on-demand`: a flag takes no separate value, so the word became the command.
+    say(cmd, "--trace takes its mode with '=': --trace=" + o.command[0]);
+    return std::nullopt;
+  }
   if (o.trace == "on-demand") spec.kind = tracer::WindowSpec::Kind::kOnDemand;
   if (!o.trace_time.empty() && !time_window(cmd, o.trace_time, spec)) return std::nullopt;
   if (!o.trace_steps.empty()) {

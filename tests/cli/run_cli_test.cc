@@ -534,9 +534,10 @@ TEST(RunCli, TraceWindowOptionsReachTheJob) {
 
 TEST(RunCli, TraceWindowUsageErrors) {
   const std::string d = temp_dir("windowusage");
-  for (const char* args : {"--trace-steps 20", "--trace-steps 5:0", "--trace-time 10s", "--trace-time 1s:0s",
-                           "--trace-every 1m", "--trace-steps 1:2 --trace-time 1s:1s", "--trace=sometimes",
-                           "--trace=on-demand --trace-steps 1:2", "--trace-time 0s:5s --trace-every 5s"}) {
+  for (const char* args :
+       {"--trace-steps 20", "--trace-steps 5:0", "--trace-time 10s", "--trace-time 1s:0s", "--trace-every 1m",
+        "--trace-steps 1:2 --trace-time 1s:1s", "--trace=sometimes", "--trace=on-demand --trace-steps 1:2",
+        "--trace-time 0s:5s --trace-every 5s", "--trace on-demand --"}) {
     Output o = run(d, std::string("run --view none -q -o ") + d + "/rec " + args + " -- true", kAnyTracer);
     EXPECT_EQ(o.rc, 2) << args << ": " << o.err;
     EXPECT_FALSE(fs::exists(d + "/rec")) << args;
