@@ -98,6 +98,11 @@ constexpr StatDef kStats[] = {
      "kernels whose grid or block size is outside CUDA's limits (damaged records); size left unknown"},
     {StatId::kCuptiBadCopySizes, "cupti_bad_copy_sizes", "cupti", Severity::kWarning,
      "copies or memsets of more than 256 TiB (damaged records); size left unknown"},
+    {StatId::kCuptiWindow, "cupti_window", "cupti", Severity::kInfo,
+     "trace files of one trace window each (run --trace-steps, --trace-time, on demand): the trace covers those "
+     "windows only, not the whole run"},
+    {StatId::kCuptiWindowCut, "cupti_window_cut", "cupti", Severity::kWarning,
+     "trace windows cut short: the process exited inside the window (its trace is kept up to the exit)"},
     {StatId::kMetaIntervalRebuilt, "meta_interval_rebuilt", "recording", Severity::kInfo,
      "no sampling interval in meta.json; taken from the ticks' spacing"},
     {StatId::kMetaGpusRebuilt, "meta_gpus_rebuilt", "recording", Severity::kWarning,

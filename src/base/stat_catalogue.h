@@ -58,6 +58,8 @@ enum class StatId : uint16_t {
   kCuptiNvtxUnmatched,
   kCuptiBadKernelDims,
   kCuptiBadCopySizes,
+  kCuptiWindow,
+  kCuptiWindowCut,
   // samples/recording_reader: a recording of run/watch.
   kMetaIntervalRebuilt,
   kMetaGpusRebuilt,

@@ -23,6 +23,7 @@
 #include "report/reporter.h"
 #include "samples/clock.h"
 #include "samples/recording_writer.h"
+#include "tracer/window.h"
 
 namespace chokepoint::cli {
 namespace {
@@ -33,7 +34,9 @@ struct LiveOptions {
   std::string interval = "100ms", gpu_interval = "200ms", gpm_interval = "1s", duration;
   std::string output;  // recording directory
   std::string report_file, format = "text", color = "auto", view = "auto";
-  bool no_gpu = false, quiet = false, trace = false, force = false;
+  bool no_gpu = false, quiet = false, force = false;
+  std::string trace;  // --trace[=whole|on-demand]; "" without
+  std::string trace_steps, trace_time, trace_every;
   std::string ceilings;  // --ceilings FILE
   bool no_saved_profile = false;
   bool no_stacks = false;
@@ -109,14 +112,91 @@ bool check_destinations(const char* cmd, const std::string& dir, const std::stri
   return true;
 }
 
+bool tracing(const LiveOptions& o) {
+  return !o.trace.empty() || !o.trace_steps.empty() || !o.trace_time.empty() || !o.trace_every.empty();
+}
+
+// "A:B" into its two halves; false when there is no colon.
+bool halves(const std::string& text, std::string* a, std::string* b) {
+  const size_t colon = text.find(':');
+  if (colon == std::string::npos) return false;
+  *a = text.substr(0, colon);
+  *b = text.substr(colon + 1);
+  return true;
+}
+
+// --trace-time START:LENGTH into `spec`; false (said) when malformed.
+bool time_window(const char* cmd, const std::string& text, tracer::WindowSpec& spec) {
+  std::string a, b;
+  const auto at = halves(text, &a, &b) ? parse_duration_ns(a) : std::nullopt;
+  const auto length = at ? parse_duration_ns(b) : std::nullopt;
+  if (!length || *length <= 0) {
+    say(cmd, "--trace-time '" + text + "' is not START:LENGTH (durations from the start of CUDA, e.g. 60s:10s)");
+    return false;
+  }
+  spec.kind = tracer::WindowSpec::Kind::kTime;
+  spec.at_ns = *at;
+  spec.for_ns = *length;
+  return true;
+}
+
+// The trace window the options ask for, as CHOKEPOINT_TRACE_WINDOW says it ("" for the
+// whole job); nullopt (said) on a usage error.
+std::optional<std::string> trace_window(const char* cmd, const LiveOptions& o) {
+  tracer::WindowSpec spec;
+  const int kinds = (o.trace == "on-demand") + !o.trace_steps.empty() + !o.trace_time.empty();
+  if (kinds > 1 || (!o.trace.empty() && o.trace != "whole" && o.trace != "on-demand")) {
+    say(cmd, "--trace takes whole or on-demand, and one window only: --trace=on-demand, --trace-steps or --trace-time");
+    return std::nullopt;
+  }
+  if (!o.command.empty() && (o.command[0] == "on-demand" || o.command[0] == "whole")) {
+    // `--trace on-demand`: a flag takes no separate value, so the word became the command.
+    say(cmd, "--trace takes its mode with '=': --trace=" + o.command[0]);
+    return std::nullopt;
+  }
+  if (o.trace == "on-demand") spec.kind = tracer::WindowSpec::Kind::kOnDemand;
+  if (!o.trace_time.empty() && !time_window(cmd, o.trace_time, spec)) return std::nullopt;
+  if (!o.trace_steps.empty()) {
+    const std::string text = "steps=" + o.trace_steps;
+    std::string error;
+    auto s = tracer::parse_window_spec(text, &error);
+    if (!s) {
+      say(cmd, "--trace-steps '" + o.trace_steps + "' is not WARMUP:COUNT (e.g. 100:20; COUNT at least 1)");
+      return std::nullopt;
+    }
+    spec = *s;
+  }
+  if (!o.trace_every.empty()) {
+    const auto every = parse_duration_ns(o.trace_every);
+    if (!every || *every <= 0) {
+      say(cmd, "--trace-every '" + o.trace_every + "' is not a duration (e.g. 10m)");
+      return std::nullopt;
+    }
+    spec.every_ns = *every;
+    if (spec.kind != tracer::WindowSpec::Kind::kSteps && spec.kind != tracer::WindowSpec::Kind::kTime) {
+      say(cmd, "--trace-every repeats a --trace-steps or --trace-time window; give one");
+      return std::nullopt;
+    }
+  }
+  std::string error;
+  if (!tracer::parse_window_spec(tracer::format_window_spec(spec), &error)) {
+    say(cmd, "trace window: " + error);
+    return std::nullopt;
+  }
+  return tracer::format_window_spec(spec);
+}
+
 // The tracer library --trace needs, "" without --trace; nullopt (said) when there is none.
 std::optional<std::string> trace_library(const char* cmd, const LiveOptions& o) {
-  if (!o.trace) return std::string();
+  if (!tracing(o)) return std::string();
   std::string tracer = tracer_library();
   if (tracer.empty()) {
     std::fprintf(stderr,
                  "chokepoint %s: --trace needs the CUPTI tracer, libchokepoint_tracer.so, next to the chokepoint "
-                 "executable (or at $CHOKEPOINT_TRACER_LIB); this build has none (no CUDA toolkit when it was built)\n",
+                 "executable (or at $CHOKEPOINT_TRACER_LIB), and there is none: this build found no CUDA toolkit "
+                 "with CUPTI. Install the CUDA toolkit (e.g. /usr/local/cuda) and build again (bash scripts/build.sh, "
+                 "or cmake -DCUDAToolkit_ROOT=DIR), or set CHOKEPOINT_TRACER_LIB to a built "
+                 "libchokepoint_tracer.so\n",
                  cmd);
     return std::nullopt;
   }
@@ -125,6 +205,11 @@ std::optional<std::string> trace_library(const char* cmd, const LiveOptions& o) 
 
 // The monitor's options from the command line; false (said) on a usage error.
 bool monitor_options(const char* cmd, const LiveOptions& o, const std::string& tracer, live::MonitorOptions& mo) {
+  if (tracing(o)) {
+    const std::optional<std::string> window = trace_window(cmd, o);
+    if (!window) return false;
+    mo.trace_window = *window;
+  }
   if (!parse_interval(cmd, "--interval", o.interval, 10'000'000, &mo.session.interval_ns) ||
       !parse_interval(cmd, "--gpu-interval", o.gpu_interval, 10'000'000, &mo.session.gpu_interval_ns) ||
       !parse_interval(cmd, "--gpm-interval", o.gpm_interval, 100'000'000, &mo.session.gpm_interval_ns)) {
@@ -288,16 +373,32 @@ RunFn add_run_command(CLI::App& app) {
       "Launch a command and watch it: GPU (NVML, GPM) and host (/proc) signals sampled live into "
       "a recording, a live view on stderr, and a diagnosis at the end.");
   add_common(c, o.get());
-  c->add_flag("--trace", o->trace,
+  c->add_flag("--trace{whole}", o->trace,
               "Also trace the command's CUDA activity through CUPTI (kernels, copies, memsets, syncs, the "
               "launch/copy/sync/allocation API calls, NVTX ranges; no code change), one trace-<pid>.cptrace per "
               "process: the report then draws on the trace too, per step (NVTX ranges named like 'step N', else "
-              "steps inferred from the repeating GPU work)");
+              "steps inferred from the repeating GPU work). --trace=on-demand: load the tracer idle and trace a "
+              "window when `chokepoint trace --pid PID` asks");
+  c->add_option("--trace-steps", o->trace_steps,
+                "Trace only a window of steps: after WARMUP steps, the next COUNT (e.g. 100:20; implies --trace). "
+                "Steps are NVTX ranges named like 'step N', else host synchronizations (torch.cuda.synchronize(), "
+                ".item()); one trace-<pid>-w<N>.cptrace per window")
+      ->type_name("WARMUP:COUNT");
+  c->add_option("--trace-time", o->trace_time,
+                "Trace only a window of time: from START after CUDA starts, for LENGTH (e.g. 60s:10s; implies "
+                "--trace)")
+      ->type_name("START:LENGTH");
+  c->add_option("--trace-every", o->trace_every,
+                "Repeat the --trace-steps or --trace-time window this often (e.g. 10m): each window its own file")
+      ->type_name("INTERVAL");
   c->add_option("command", o->command, "The command to run, after --")->required();
   c->footer(
       "Examples:\n  chokepoint run -- python train.py --epochs 1\n"
       "  chokepoint run --duration 60s -o rec/ --report report.json -f json -- torchrun --nproc-per-node 2 train.py\n"
       "  chokepoint run --trace -o rec/ -- python train.py && chokepoint analyze rec/ --format chrome -o trace.json\n"
+      "  chokepoint run --trace-steps 500:20 --trace-every 10m -o rec/ -- python train.py   # 20 steps every 10 "
+      "minutes, untraced in between\n"
+      "  chokepoint run --trace=on-demand -o rec/ -- python train.py &  chokepoint trace --pid PID --steps 20\n"
       "The command keeps its stdin, stdout and stderr; SIGINT/SIGTERM/SIGHUP sent to chokepoint are forwarded to it.\n"
       "--trace holds the process's one CUPTI client: a torch.profiler in the same job then records CPU ops only. "
       "CHOKEPOINT_TRACE_DRIVER=0 leaves driver API calls out, CHOKEPOINT_TRACE_API=0 all API calls, "

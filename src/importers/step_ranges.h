@@ -8,14 +8,13 @@
 #include <string_view>
 
 #include "timeline/model.h"
+#include "timeline/step_name.h"
 
 namespace chokepoint::importers {
 
-// True when `name` names one iteration: "step", "step 12", "train_step#3", "Iteration 7",
-// "iter_2", "ProfilerStep#5" (case-insensitive; the words step, iteration, iter, optionally
-// after train/training, then separators and a number, nothing else). `number` gets the
-// number, -1 when there is none.
-bool step_range_number(std::string_view name, int64_t* number);
+// timeline/step_name.h: which range names name an iteration (the CUPTI tracer counts
+// steps with the same test).
+using timeline::step_range_number;
 
 // Adds a Steps row (how = `how`) for each CpuRanges row from `first_row` on whose name
 // names an iteration, except ranges inside another such range of the same thread (the

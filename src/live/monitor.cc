@@ -113,6 +113,7 @@ std::vector<std::pair<std::string, std::string>> tracer_env(const MonitorOptions
   std::error_code ec;
   const std::string abs_dir = std::filesystem::absolute(dir, ec).string();
   env = {{"CUDA_INJECTION64_PATH", o.tracer_library}, {"CHOKEPOINT_TRACE_DIR", ec ? dir : abs_dir}};
+  if (!o.trace_window.empty()) env.emplace_back("CHOKEPOINT_TRACE_WINDOW", o.trace_window);
   // NVTX ranges reach CUPTI through the same library (tracer/cuda/injection.cc),
   // unless another NVTX tool is named already.
   const char* nvtx = std::getenv("NVTX_INJECTION64_PATH");

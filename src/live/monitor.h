@@ -36,6 +36,8 @@ struct MonitorOptions {
   // run --trace: the CUPTI injection library to load into the command (set by the CLI;
   // empty: no tracing). The trace files land in the recording directory.
   std::string tracer_library;
+  // Its trace window (tracer/window.h, CHOKEPOINT_TRACE_WINDOW); "" the whole job.
+  std::string trace_window;
   // Python stacks of the job through py-spy (run, watch --pid).
   StackOptions stacks;
 };

@@ -1,6 +1,7 @@
 // The file the CUPTI tracer (`chokepoint run --trace`, src/tracer/cuda/) writes: one per
 // process that initializes CUDA, `trace-<pid>.cptrace` in the recording directory,
-// appended as CUPTI hands buffers over. Read by importers/cupti/. No CUDA types here:
+// appended as CUPTI hands buffers over; with trace windows (tracer/window.h) one per
+// window instead, `trace-<pid>-w<N>.cptrace` (N = 1, 2, ...; FileHeader::window). Read by importers/cupti/. No CUDA types here:
 // the reader builds everywhere.
 //
 // Layout: a 64-byte FileHeader, then 64-byte Records. Every record is one activity
@@ -43,7 +44,8 @@ struct FileHeader {
   int64_t cupti_ns;        // ... and cuptiGetTimestamp(), read together
   uint32_t status;         // TraceStatus
   uint32_t cupti_version;  // cuptiGetVersion()
-  uint8_t reserved[16];
+  uint32_t window;         // 0: the whole process; N: the Nth trace window (its own file)
+  uint8_t reserved[12];
 };
 static_assert(sizeof(FileHeader) == 64);
 
@@ -56,13 +58,18 @@ enum class RecordKind : uint8_t {
   kRuntimeApi = 6,
   kDriverApi = 7,
   kDropped = 8,  // `start` = records CUPTI dropped (buffer full) for context `stream`
-  kEnd = 9,      // clean end of the file; `start` = records written, `end` = dropped total
+  kEnd = 9,      // clean end of the file; `start` = records written, `end` = dropped total,
+                 // `sub` = kEndWindowCut when the process exited inside the window
   kDevice = 10,  // a GPU: `device` ordinal, `name`, `start` = memory bytes,
                  // `correlation` = SM count, `stream` = compute capability major * 10 + minor
   kMarker = 11,  // an NVTX marker: `sub` = kMarkerStart/End/Instant, `correlation` = the
                  // range's id (start and end share it), `start` = time, `stream` = thread
                  // id, `name` = the range's name (start records), marker.pid/domain
 };
+
+// Record::sub of a kEnd: the window was still open when the process exited (its file
+// has what the process did until then; the window's steps were not all reached).
+inline constexpr uint8_t kEndWindowCut = 1;
 
 // Record::sub of a kMarker.
 inline constexpr uint8_t kMarkerStart = 1;

@@ -25,12 +25,14 @@ bool write_all(int fd, const char* p, size_t n) {
 }
 }  // namespace
 
-std::string trace_file_path(const std::string& dir, int64_t pid) {
-  return dir + "/" + kTraceFilePrefix + std::to_string(pid) + kTraceFileSuffix;
+std::string trace_file_path(const std::string& dir, int64_t pid, uint32_t window) {
+  std::string path = dir + "/" + kTraceFilePrefix + std::to_string(pid);
+  if (window > 0) path += "-w" + std::to_string(window);
+  return path + kTraceFileSuffix;
 }
 
 std::unique_ptr<TraceWriter> TraceWriter::create(const std::string& dir, const FileHeader& header, std::string* error) {
-  const std::string path = trace_file_path(dir, header.pid);
+  const std::string path = trace_file_path(dir, header.pid, header.window);
   // A file of its own: never one that is there already, nor through a planted link.
   auto created = create_new_file(path, 0644);
   if (!created.ok()) {
@@ -81,12 +83,13 @@ bool TraceWriter::flush() {
   return ok;
 }
 
-bool TraceWriter::finish(uint64_t dropped_total) {
+bool TraceWriter::finish(uint64_t dropped_total, bool cut) {
   if (fd_ < 0) return false;
   Record end{};
   end.kind = static_cast<uint8_t>(RecordKind::kEnd);
   end.start = records_;
   end.end = dropped_total;
+  end.sub = cut ? kEndWindowCut : 0;
   buf_.append(reinterpret_cast<const char*>(&end), sizeof end);
   const bool ok = flush();
   ::fsync(fd_);

@@ -18,7 +18,8 @@ namespace chokepoint::tracer {
 
 class TraceWriter {
  public:
-  // Creates DIR/trace-<pid>.cptrace (never overwrites) and writes the header. nullptr
+  // Creates DIR/trace-<pid>.cptrace (trace-<pid>-w<N>.cptrace for header.window N; never
+  // overwrites) and writes the header. nullptr
   // when the file cannot be created; `error` then says why.
   static std::unique_ptr<TraceWriter> create(const std::string& dir, const FileHeader& header, std::string* error);
   ~TraceWriter();
@@ -30,8 +31,9 @@ class TraceWriter {
   void add(const Record& r);
   // Writes what is buffered. Returns false when the write failed (disk full ...).
   bool flush();
-  // A kEnd record, a flush and close: the file is complete.
-  bool finish(uint64_t dropped_total);
+  // A kEnd record, a flush and close: the file is complete. `cut`: the process is exiting
+  // inside the file's trace window (kEndWindowCut).
+  bool finish(uint64_t dropped_total, bool cut = false);
 
   uint64_t records() const { return records_; }
   const std::string& path() const { return path_; }
@@ -49,7 +51,7 @@ class TraceWriter {
   std::mutex mu_;
 };
 
-// "DIR/trace-4242.cptrace".
-std::string trace_file_path(const std::string& dir, int64_t pid);
+// "DIR/trace-4242.cptrace"; window N: "DIR/trace-4242-wN.cptrace".
+std::string trace_file_path(const std::string& dir, int64_t pid, uint32_t window = 0);
 
 }  // namespace chokepoint::tracer

@@ -193,3 +193,36 @@ TEST(TracerGolden, DdpRanksOneTracePerProcess) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace chokepoint;
+
+// A trace window (`run --trace-steps 600:50`, tests/data/tracer/gpu_windows.sh; window_loop.py
+// --nvtx: each step an NVTX range "step N" around a 120-kernel forward and a sync): the
+// window opens one step early (step 600, whose range start CUPTI recorded before the
+// library saw it) and closes as step 651 starts, so steps 601-650 are whole, with the API
+// calls that launched them.
+TEST(TracerGolden, AStepsWindowHoldsItsStepsWholeWithTheirLaunches) {
+  const std::string file = std::string(CHOKEPOINT_TEST_DATA) + "/tracer/windows/trace-519-w1.cptrace.gz";
+  timeline::Timeline tl;
+  timeline::ImportStats stats;
+  ASSERT_TRUE(importers::import_paths({file}, tl, stats).ok());
+  ASSERT_EQ(tl.steps.size(), 50u);
+  EXPECT_EQ(*std::min_element(tl.steps.number.begin(), tl.steps.number.end()), 601);
+  EXPECT_EQ(*std::max_element(tl.steps.number.begin(), tl.steps.number.end()), 650);
+  EXPECT_EQ(tl.gpu_ops.size(), 51u * 120u);  // the 50 steps and the lead step's tail
+  EXPECT_EQ(calls_named(tl, "cudaLaunchKernel"), 51 * 120);
+  EXPECT_EQ(stats.count("cupti_window"), 1);
+  EXPECT_EQ(stats.count("cupti_window_cut"), 0);
+  EXPECT_EQ(stats.count("cupti_nvtx_unmatched"), 1);  // the lead step's end
+  EXPECT_EQ(stats.count("cupti_nvtx_unclosed"), 1);   // step 651's start
+
+  auto r = pipeline::analyze_paths({file});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r.value().window.steps, 50);
+  EXPECT_EQ(r.value().window.step_source, "NVTX step ranges");
+  EXPECT_EQ(r.value().devices.at(0).num_sms, 132);  // the device record is in the window's file
+}
+
+}  // namespace

@@ -103,11 +103,7 @@ class Reader {
       lo_ = h.realtime_ns > kHour ? h.realtime_ns - kHour : 0;
       hi_ = h.realtime_ns < INT64_MAX - kYear ? h.realtime_ns + kYear : INT64_MAX;
     }
-    if (h.status == static_cast<uint32_t>(tracer::TraceStatus::kOtherSubscriber)) {
-      stat(stats_, StatId::kCuptiOtherSubscriber);
-    } else if (h.status != 0) {
-      stat(stats_, StatId::kCuptiNotStarted);
-    }
+    header_stats(h);
     tl_.sources[source_].format = "cupti";
     bool ended = false;
     Record r{};
@@ -132,6 +128,7 @@ class Reader {
       if (static_cast<RecordKind>(r.kind) == RecordKind::kEnd) {
         ended = true;
         if (r.end > 0) stat(stats_, StatId::kCuptiDroppedRecords, static_cast<int64_t>(r.end));
+        if (r.sub == tracer::kEndWindowCut) stat(stats_, StatId::kCuptiWindowCut);
         break;
       }
       add(r);
@@ -153,6 +150,16 @@ class Reader {
   }
 
  private:
+  // What the header says about the whole file: why there is no trace, a trace window.
+  void header_stats(const FileHeader& h) {
+    if (h.status == static_cast<uint32_t>(tracer::TraceStatus::kOtherSubscriber)) {
+      stat(stats_, StatId::kCuptiOtherSubscriber);
+    } else if (h.status != 0) {
+      stat(stats_, StatId::kCuptiNotStarted);
+    }
+    if (h.window > 0) stat(stats_, StatId::kCuptiWindow);
+  }
+
   // Exactly n bytes, or false at the end of the input (an I/O error is kept for run()).
   bool read(char* dst, size_t n) {
     while (n > 0) {

@@ -366,3 +366,35 @@ TEST(CuptiImporter, DamagedRecordsAreCountedNotImported) {
 
 }  // namespace
 }  // namespace chokepoint::importers
+
+namespace chokepoint::importers {
+namespace {
+
+// A window's file (run --trace-steps ...): its own name, said in the stats, and a window
+// the process exited inside is marked cut.
+TEST(CuptiImporter, WindowFilesAreNamedAndACutWindowIsSaid) {
+  std::string error;
+  for (const bool cut : {false, true}) {
+    tracer::FileHeader h = header(88, 0, 0);
+    h.window = cut ? 3 : 2;
+    const std::string path = tracer::trace_file_path(dir(), 88, h.window);
+    EXPECT_EQ(path, dir() + (cut ? "/trace-88-w3.cptrace" : "/trace-88-w2.cptrace"));
+    std::filesystem::remove(path);
+    auto w = tracer::TraceWriter::create(dir(), h, &error);
+    ASSERT_TRUE(w) << error;
+    EXPECT_EQ(w->path(), path);
+    ASSERT_TRUE(w->finish(0, cut));
+    std::ifstream in(path, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    timeline::Timeline tl;
+    tl.sources.emplace_back().path = path;
+    timeline::ImportStats stats;
+    ASSERT_TRUE(import_cupti_buffer(bytes, 0, tl, stats).ok());
+    EXPECT_EQ(stats.count("cupti_window"), 1);
+    EXPECT_EQ(stats.count("cupti_window_cut"), cut ? 1 : 0);
+    EXPECT_EQ(stats.count("cupti_truncated"), 0);
+  }
+}
+
+}  // namespace
+}  // namespace chokepoint::importers

@@ -10,6 +10,10 @@
 // At exit (and on SIGTERM or SIGINT when the process has no handler of its own) the buffers are
 // flushed and the file closed with its kEnd record.
 //
+// Trace windows (`run --trace-steps`, `--trace-time`, `--trace=on-demand`;
+// tracer/window.h): collection is switched on only inside a window, each window into a
+// file of its own; windows.cc decides when.
+//
 // Only one CUPTI subscriber per process (before CUDA 13.3): when torch.profiler, nsys or
 // ncu already holds the process, this says so in one line and writes a header saying
 // so; the live sampling of `run` goes on.
@@ -25,8 +29,12 @@
 #include <ctime>
 #include <mutex>
 
+#include <vector>
+
 #include "timeline/api_class.h"
+#include "tracer/cuda/collect.h"
 #include "tracer/trace_writer.h"
+#include "tracer/window.h"
 
 namespace {
 
@@ -40,16 +48,39 @@ using chokepoint::tracer::TraceWriter;
 constexpr size_t kBufferBytes = 8 << 20;
 constexpr size_t kBufferAlign = 8;
 
+std::mutex g_file_mu;  // the file records go to (none between windows)
 TraceWriter* g_writer = nullptr;
+uint64_t g_dropped = 0;  // in the current file
+std::string g_dir;
 CUpti_SubscriberHandle g_subscriber = nullptr;
 std::atomic<bool> g_done{false};
-uint64_t g_dropped = 0;
 struct sigaction g_old_term {
 }, g_old_int{};
 
-void note(const char* text) {
-  std::fprintf(stderr, "chokepoint tracer (pid %d): %s\n", static_cast<int>(getpid()), text);
-}
+// The GPUs as CUDA reported them (once each, at context creation), for the files of the
+// windows after the first: their records went into an earlier file.
+struct Device {
+  Record record;
+  std::string name;
+};
+std::vector<Device> g_devices;
+
+// The API records the trace takes (enable_api): the same list on at every window.
+struct ApiSelection {
+  CUpti_ActivityKind kind;
+  CUptiResult(CUPTIAPI* enable)(CUpti_CallbackId, uint8_t);
+  bool all;
+  std::vector<CUpti_CallbackId> ids;     // the calls the trace takes
+  std::vector<CUpti_CallbackId> others;  // the rest
+};
+std::vector<ApiSelection> g_api;
+// How a window switches the API records on: per call (cuptiActivityEnableRuntimeApi for
+// each call taken: what the whole-process trace does at start), or the activity kind and
+// then each other call off. Per call alone, switched on after CUDA started, recorded no
+// API call on the H200 (CUDA 13.0, driver 580): docs/FORMATS.md "CUPTI".
+bool g_api_by_kind = true;
+
+using chokepoint::tracer::cuda::note;
 
 uint8_t kind_of(RecordKind k) { return static_cast<uint8_t>(k); }
 
@@ -57,6 +88,33 @@ void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_recor
   *buffer = static_cast<uint8_t*>(std::aligned_alloc(kBufferAlign, kBufferBytes));
   *size = *buffer != nullptr ? kBufferBytes : 0;
   *max_records = 0;
+}
+
+Record device_record(const CUpti_ActivityDevice5* d) {
+  Record r{};
+  r.kind = kind_of(RecordKind::kDevice);
+  r.device = static_cast<uint8_t>(d->id);
+  r.start = d->globalMemorySize;
+  r.correlation = d->numMultiprocessors;
+  r.stream = d->computeCapabilityMajor * 10 + d->computeCapabilityMinor;
+  return r;
+}
+
+void remember_device(const Record& r, const char* name) {
+  for (const Device& d : g_devices) {
+    if (d.record.device == r.device) return;
+  }
+  g_devices.push_back({r, name != nullptr ? name : ""});
+}
+
+// Between windows only device records arrive (the one kind left on): kept for the next file.
+void keep_devices(uint8_t* buffer, size_t valid) {
+  CUpti_Activity* a = nullptr;
+  while (cuptiActivityGetNextRecord(buffer, valid, &a) == CUPTI_SUCCESS) {
+    if (a->kind != CUPTI_ACTIVITY_KIND_DEVICE) continue;
+    const auto* d = reinterpret_cast<const CUpti_ActivityDevice5*>(a);
+    remember_device(device_record(d), d->name);
+  }
 }
 
 void convert(TraceWriter& w, CUpti_Activity* a) {
@@ -138,12 +196,9 @@ void convert(TraceWriter& w, CUpti_Activity* a) {
     }
     case CUPTI_ACTIVITY_KIND_DEVICE: {
       const auto* d = reinterpret_cast<const CUpti_ActivityDevice5*>(a);
-      r.kind = kind_of(RecordKind::kDevice);
-      r.device = static_cast<uint8_t>(d->id);
+      r = device_record(d);
+      remember_device(r, d->name);
       r.name = w.intern(d->name != nullptr ? d->name : "");
-      r.start = d->globalMemorySize;
-      r.correlation = d->numMultiprocessors;
-      r.stream = d->computeCapabilityMajor * 10 + d->computeCapabilityMinor;
       break;
     }
     case CUPTI_ACTIVITY_KIND_MARKER: {
@@ -170,6 +225,7 @@ void convert(TraceWriter& w, CUpti_Activity* a) {
 }
 
 void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t* buffer, size_t size, size_t valid) {
+  std::lock_guard<std::mutex> file_lock(g_file_mu);
   if (g_writer != nullptr) {
     std::lock_guard<std::mutex> lock(g_writer->mutex());
     CUpti_Activity* a = nullptr;
@@ -184,15 +240,19 @@ void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t* buffe
       g_writer->add(r);
     }
     g_writer->flush();
+  } else {
+    keep_devices(buffer, valid);
   }
   std::free(buffer);
 }
 
+pid_t g_pid = 0;  // the process that initialized CUDA
+
 void finish() {
-  if (g_done.exchange(true) || g_writer == nullptr) return;
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  std::lock_guard<std::mutex> lock(g_writer->mutex());
-  g_writer->finish(g_dropped);
+  // A child forked without exec that exits normally inherits this handler, not the
+  // control thread nor the right to finish the parent's file.
+  if (getpid() != g_pid || g_done.exchange(true)) return;
+  chokepoint::tracer::cuda::stop_windows();
 }
 
 // SIGTERM or SIGINT with no handler of the application's (a C++ program; Python handles
@@ -213,8 +273,6 @@ void flush_on(int sig, struct sigaction* old) {
   sigaction(sig, &sa, old);
 }
 
-void CUPTIAPI on_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
-
 bool env_is(const char* name) {
   const char* v = std::getenv(name);
   return v != nullptr && v[0] == '1';
@@ -229,22 +287,44 @@ bool env_is_zero(const char* name) {
 // allocations: timeline/api_class.h): PyTorch makes ~12 runtime calls per kernel
 // (cudaGetDevice, cudaGetLastError ...), and recording all of them cost launch_bound
 // 1.42x its step time on the H200 (docs/BENCHMARKS.md). `all` records every call.
+// Chosen once at start (naming ~1,000 callback ids); switched at every window.
 using EnableFn = CUptiResult(CUPTIAPI*)(CUpti_CallbackId, uint8_t);
-void enable_api(CUpti_CallbackDomain domain, int size, CUpti_ActivityKind kind, EnableFn enable, bool all) {
-  if (all) {
-    cuptiActivityEnable(kind);
-    return;
-  }
+void select_api(CUpti_CallbackDomain domain, int size, CUpti_ActivityKind kind, EnableFn enable, bool all) {
+  ApiSelection& s = g_api.emplace_back(ApiSelection{kind, enable, all, {}, {}});
+  if (all) return;
   for (int cbid = 1; cbid < size; ++cbid) {
     const char* name = nullptr;
     if (cuptiGetCallbackName(domain, static_cast<uint32_t>(cbid), &name) != CUPTI_SUCCESS || name == nullptr) continue;
-    if (chokepoint::timeline::classify_api(name) != chokepoint::timeline::ApiClass::kOther) {
-      enable(static_cast<CUpti_CallbackId>(cbid), 1);
-    }
+    const bool taken = chokepoint::timeline::classify_api(name) != chokepoint::timeline::ApiClass::kOther;
+    (taken ? s.ids : s.others).push_back(static_cast<CUpti_CallbackId>(cbid));
   }
 }
 
-FileHeader header(TraceStatus status) {
+void switch_api(bool on) {
+  for (const ApiSelection& s : g_api) {
+    if (s.all || g_api_by_kind) {
+      if (on) cuptiActivityEnable(s.kind);
+      if (!on) cuptiActivityDisable(s.kind);
+      if (on && !s.all) {
+        for (CUpti_CallbackId id : s.others) s.enable(id, 0);
+      }
+      continue;
+    }
+    for (CUpti_CallbackId id : s.ids) s.enable(id, on ? 1 : 0);
+  }
+}
+
+// The window's spec from the environment; the whole process when it is malformed (said).
+chokepoint::tracer::WindowSpec window_spec() {
+  const char* text = std::getenv(chokepoint::tracer::kTraceWindowEnv);
+  std::string error;
+  auto spec = chokepoint::tracer::parse_window_spec(text != nullptr ? text : "", &error);
+  if (spec) return *spec;
+  note(error + ": tracing the whole process");
+  return {};
+}
+
+FileHeader header(TraceStatus status, uint32_t window = 0) {
   FileHeader h{};
   std::memcpy(h.magic, chokepoint::tracer::kMagic, sizeof h.magic);
   h.version = chokepoint::tracer::kFormatVersion;
@@ -260,6 +340,7 @@ FileHeader header(TraceStatus status) {
   uint32_t version = 0;
   cuptiGetVersion(&version);
   h.cupti_version = version;
+  h.window = window;
   return h;
 }
 
@@ -271,6 +352,58 @@ void write_status_only(const char* dir, TraceStatus status) {
 }
 
 }  // namespace
+
+namespace chokepoint::tracer::cuda {
+
+void note(const std::string& text) {
+  std::fprintf(stderr, "chokepoint tracer (pid %d): %s\n", static_cast<int>(getpid()), text.c_str());
+}
+
+// Everything but the device records, on at every window.
+constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                         CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+                                         CUPTI_ACTIVITY_KIND_MARKER};
+
+void set_collection(bool on) {
+  for (CUpti_ActivityKind k : kKinds) {
+    if (on) cuptiActivityEnable(k);
+    if (!on) cuptiActivityDisable(k);
+  }
+  switch_api(on);
+}
+
+bool open_trace_file(uint32_t window) {
+  std::string error;
+  auto w = TraceWriter::create(g_dir, header(TraceStatus::kOk, window), &error);
+  if (!w) {
+    note(error);
+    return false;
+  }
+  std::lock_guard<std::mutex> lock(g_file_mu);
+  for (const Device& d : g_devices) {
+    Record r = d.record;
+    r.name = w->intern(d.name);
+    w->add(r);
+  }
+  delete g_writer;  // none normally: the previous file was completed
+  g_writer = w.release();
+  g_dropped = 0;
+  return true;
+}
+
+void close_trace_file(bool cut) {
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  std::lock_guard<std::mutex> lock(g_file_mu);
+  if (g_writer == nullptr) return;
+  {
+    std::lock_guard<std::mutex> writer_lock(g_writer->mutex());
+    g_writer->finish(g_dropped, cut);
+  }
+  delete g_writer;
+  g_writer = nullptr;
+}
+
+}  // namespace chokepoint::tracer::cuda
 
 // NVTX ranges (torch.cuda.nvtx, nvtx.annotate, NVTX in C++): NVTX loads the library named
 // in NVTX_INJECTION64_PATH at its first call and calls InitializeInjectionNvtx2; `run
@@ -292,7 +425,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   const char* dir = std::getenv(chokepoint::tracer::kTraceDirEnv);
   if (dir == nullptr || *dir == '\0') return 1;  // loaded outside `chokepoint run --trace`
 
-  const CUptiResult sub = cuptiSubscribe(&g_subscriber, on_callback, nullptr);
+  const CUptiResult sub = cuptiSubscribe(&g_subscriber, chokepoint::tracer::cuda::window_callback, nullptr);
   if (sub != CUPTI_SUCCESS) {
     const bool other = sub == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
     note(other ? "another CUPTI client (torch.profiler, nsys or ncu) holds this process: no CUDA trace from it; "
@@ -301,12 +434,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     write_status_only(dir, other ? TraceStatus::kOtherSubscriber : TraceStatus::kCuptiError);
     return 1;
   }
-  std::string error;
-  g_writer = TraceWriter::create(dir, header(TraceStatus::kOk), &error).release();
-  if (g_writer == nullptr) {
-    note(error.c_str());
-    return 1;
-  }
+  g_dir = dir;
+  g_pid = getpid();
   // Linux thread ids (gettid), as /proc and the sampler know them: CUPTI's default is
   // pthread_self(), which the first GPU run showed as a truncated pointer.
   cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
@@ -317,14 +446,11 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     note("CUPTI refused the activity buffers: no CUDA trace from this process");
     return 1;
   }
-  const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_DEVICE,          CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-                                      CUPTI_ACTIVITY_KIND_MEMCPY,          CUPTI_ACTIVITY_KIND_MEMSET,
-                                      CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER};
-  for (CUpti_ActivityKind k : kinds) cuptiActivityEnable(k);
+  cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE);
   // CHOKEPOINT_TRACE_API=0: GPU activity alone, no API calls (what CUPTI's kernel records
   // cost without them; docs/BENCHMARKS.md). The analyses then have no launch threads.
   if (!env_is_zero("CHOKEPOINT_TRACE_API")) {
-    enable_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_RUNTIME,
+    select_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_RUNTIME,
                cuptiActivityEnableRuntimeApi, env_is("CHOKEPOINT_TRACE_ALL_API"));
     // Driver API launches too: cuBLASLt, cuDNN and Triton (torch.compile) kernels are
     // launched through cuLaunchKernelEx, and without their launch a kernel has no CPU thread
@@ -332,10 +458,15 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     // (healthy_bf16 on the H200: 27,792 runtime + 7,280 driver launches = 35,072 kernels).
     // CHOKEPOINT_TRACE_DRIVER=0 leaves them out.
     if (!env_is_zero("CHOKEPOINT_TRACE_DRIVER")) {
-      enable_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_DRIVER,
+      select_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_DRIVER,
                  cuptiActivityEnableDriverApi, env_is("CHOKEPOINT_TRACE_ALL_API"));
     }
   }
+  const chokepoint::tracer::WindowSpec spec = window_spec();
+  const char* api_switch = std::getenv("CHOKEPOINT_TRACE_API_SWITCH");  // cbid | kind: for measuring
+  g_api_by_kind = spec.kind != chokepoint::tracer::WindowSpec::Kind::kWhole &&
+                  (api_switch == nullptr || std::strcmp(api_switch, "cbid") != 0);
+  chokepoint::tracer::cuda::start_windows(spec, dir, g_subscriber);
   std::atexit(finish);
   flush_on(SIGTERM, &g_old_term);
   flush_on(SIGINT, &g_old_int);

@@ -1,0 +1,36 @@
+// Between the two halves of the injection library: injection.cc owns CUPTI's activity
+// buffers and the trace file they go to; windows.cc decides when (tracer/window.h) and
+// serves `chokepoint trace` (tracer/control.h).
+#pragma once
+
+#include <cupti.h>
+
+#include <cstdint>
+#include <string>
+
+#include "tracer/window.h"
+
+namespace chokepoint::tracer::cuda {
+
+// One line on the job's stderr, "chokepoint tracer (pid N): TEXT".
+void note(const std::string& text);
+
+// The trace's activity kinds and API records on or off (the device records stay on: CUDA
+// reports a GPU once, when its context is created).
+void set_collection(bool on);
+// Records go to the file of window `window` (0: the whole process) from now on; false
+// (said) when it cannot be created.
+bool open_trace_file(uint32_t window);
+// Delivers what CUPTI still holds (a forced flush) into the current file and completes
+// it; `cut`: the process is exiting inside the file's window.
+void close_trace_file(bool cut);
+
+// windows.cc: starts the windows of `spec` (the whole process opens at once; the others
+// get a control thread, and on demand a control socket in `dir`).
+void start_windows(const WindowSpec& spec, const std::string& dir, CUpti_SubscriberHandle subscriber);
+// The subscriber's callbacks (step starts: NVTX ranges, host synchronizations).
+void CUPTIAPI window_callback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata);
+// At exit: closes the window that is open (kept, marked cut) and the control socket.
+void stop_windows();
+
+}  // namespace chokepoint::tracer::cuda
