@@ -7,8 +7,8 @@ median over rounds of each variant's throughput and the speedups of the fixes.
     python3 remeasure.py --out DIR --rounds 2 --seconds 2.5 decode_graphs:broken,fixed \\
         small_batch:broken,fixed,graphs resnet_workers:broken,fixed@6
 
-VARIANT: broken (no flag), fixed (--fix), graphs (--graphs), profiled (broken, then 4
-profiled steps); @S after a pair's variants sets its timed seconds.
+VARIANT: broken (no flag), fixed (--fix), graphs (--graphs), wholegraph (--whole-graph),
+profiled (broken, then 4 profiled steps); @S after a pair's variants sets its timed seconds.
 """
 import argparse
 import json
@@ -19,7 +19,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FLAGS = {"broken": [], "fixed": ["--fix"], "graphs": ["--graphs"], "profiled": []}
+FLAGS = {"broken": [], "fixed": ["--fix"], "graphs": ["--graphs"], "wholegraph": ["--whole-graph"], "profiled": []}
 
 
 def main():
