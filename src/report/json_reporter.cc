@@ -32,6 +32,13 @@ Json ceilings_json(const Ceilings& c) {
   j["tf32_tflops"] = num(c.tf32_tflops);
   j["bf16_tflops"] = num(c.bf16_tflops);
   j["fp8_tflops"] = num(c.fp8_tflops);
+  j["fp4_tflops"] = num(c.fp4_tflops);
+  j["int8_tops"] = num(c.int8_tops);
+  j["l2_mb"] = num(c.l2_mb);
+  j["gpu"] = str_or_null(c.gpu);
+  j["note"] = str_or_null(c.note);
+  j["missing"] = c.missing;
+  j["missing_hint"] = str_or_null(c.missing_hint);
   return j;
 }
 

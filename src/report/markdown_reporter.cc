@@ -101,6 +101,8 @@ void header(const Report& r, std::ostream& out) {
     if (!d.compute_capability.empty()) v += ", compute " + escape(d.compute_capability);
     if (!d.ceilings.source.empty()) v += ", ceilings " + code(d.ceilings.source);
     out << "- **Device:** " << v << '\n';
+    if (!d.ceilings.note.empty()) out << "  - " << escape(d.ceilings.note) << '\n';
+    if (!d.ceilings.missing_hint.empty()) out << "  - " << escape(d.ceilings.missing_hint) << '\n';
   }
   const Window& w = r.window;
   out << fmt::format("- **Steps:** {}", w.steps);

@@ -267,6 +267,8 @@ class TextWriter {
       if (!d.compute_capability.empty()) items.push_back("compute " + d.compute_capability);
       if (!d.ceilings.source.empty()) items.push_back("ceilings " + d.ceilings.source);
       field("device", items);
+      if (!d.ceilings.note.empty()) field("", {d.ceilings.note});
+      if (!d.ceilings.missing_hint.empty()) field("", {d.ceilings.missing_hint});
     }
     if (r_.devices.empty()) field("device", {"unknown (the input names no GPU)"});
     const Window& w = r_.window;

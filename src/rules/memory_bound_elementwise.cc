@@ -31,7 +31,7 @@ std::optional<Finding> memory_bound_elementwise(const TraceEvidence& c) {
     bw = fmt::format(
         " They move data at {:.0f} GB/s{}: memory bandwidth, not arithmetic, sets their speed.", *fu.achieved_gbps,
         hbm ? fmt::format(" ({:.0f}% of the {:.0f} GB/s HBM ceiling)", 100 * *fu.achieved_gbps / *hbm, *hbm)
-            : std::string());
+            : " (" + machine::missing_ceiling(c.a.ceilings, "memory bandwidth") + ")");
   }
   f.detail = fmt::format(
       "{:.0f} chains per step of back-to-back fusible kernels ({:.0f} kernels, {:.2f} ms per step) "

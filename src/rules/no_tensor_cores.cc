@@ -37,11 +37,21 @@ std::optional<Finding> no_tensor_cores(const TraceEvidence& c) {
   Finding f = new_finding("no-tensor-cores", Category::kCompute, share, speedup);
   f.remedies = {"autocast-bf16", "tf32"};
   f.title = fmt::format("{:.0f}% of the step runs FP32 matrix kernels without tensor cores", share);
+  const char* tc = ceil.has_tf32 ? "TF32" : "FP16";
+  std::string peaks;
+  if (ceil.fp32_tflops && target) {
+    peaks = fmt::format(", which peak at {:.0f} TFLOP/s on this GPU against {:.0f} TFLOP/s for {} on tensor cores.",
+                        *ceil.fp32_tflops, *target, tc);
+  } else {  // say which figure is missing and how to supply it, not "?"
+    peaks = ". The gain is not estimated: " +
+            machine::missing_ceiling(ceil,
+                                     !ceil.fp32_tflops ? std::string("FP32 TFLOP/s") : std::string(tc) + " TFLOP/s") +
+            ".";
+  }
   f.detail = fmt::format(
       "{:.1f} ms per step of GEMM/conv kernels take FP32 inputs and run on the FP32 SIMT units "
-      "(e.g. {}), which peak at {} TFLOP/s on this GPU against {} TFLOP/s for {} on tensor cores.",
-      c.a.ms_per_step(slow), top.substr(0, 80), ceil.fp32_tflops ? fmt::format("{:.0f}", *ceil.fp32_tflops) : "?",
-      target ? fmt::format("{:.0f}", *target) : "?", ceil.has_tf32 ? "TF32" : "FP16");
+      "(e.g. {}){}",
+      c.a.ms_per_step(slow), top.substr(0, 80), peaks);
   f.evidence = {
       evidence("fp32_simt_matrix_pct", share, "%", kMinSharePct),
       evidence("fp32_simt_matrix_ms_per_step", c.a.ms_per_step(slow), "ms"),

@@ -37,7 +37,7 @@ std::optional<Finding> pageable_memcpy(const TraceEvidence& c) {
       c.a.per_step(tr.pageable_count), c.a.per_step(static_cast<double>(tr.pageable_bytes)) / 1e6,
       c.a.ms_per_step(tr.pageable_ns),
       known ? fmt::format("~{:.0f} GB/s ({})", *c.a.ceilings.pcie_gbps, c.a.ceilings.source)
-            : std::string("an unknown rate (no ceiling for this GPU)"));
+            : "a rate this analysis lacks (" + machine::missing_ceiling(c.a.ceilings, "host link bandwidth") + ")");
   f.evidence = {evidence("pageable_copy_pct", share, "%", kMinSharePct), evidence("pageable_gbps", achieved, "GB/s"),
                 evidence("pageable_mb_per_step", c.a.per_step(static_cast<double>(tr.pageable_bytes)) / 1e6, "MB")};
   if (known) f.evidence.push_back(evidence("pinned_ceiling_gbps", *c.a.ceilings.pcie_gbps, "GB/s"));
