@@ -97,8 +97,11 @@ Json breakdown_json(const Breakdown& b) {
 Json finding_json(const rules::Finding& f) {
   Json evidence = Json::array();
   for (const rules::Evidence& e : f.evidence) {
-    evidence.push_back(Json{
-        {"metric", e.metric}, {"value", num(e.value)}, {"threshold", num(e.threshold)}, {"unit", str_or_null(e.unit)}});
+    evidence.push_back(Json{{"metric", e.metric},
+                            {"value", num(e.value)},
+                            {"threshold", num(e.threshold)},
+                            {"threshold_side", e.threshold ? Json(rules::threshold_side_name(e.side)) : Json(nullptr)},
+                            {"unit", str_or_null(e.unit)}});
   }
   Json j;
   j["id"] = f.id;

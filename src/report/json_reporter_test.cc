@@ -56,6 +56,7 @@ TEST(JsonReporter, MapsEverySection) {
   EXPECT_EQ(j["findings"][0]["severity"], "critical");
   EXPECT_EQ(j["findings"][1]["severity"], "warning");
   EXPECT_EQ(j["findings"][0]["evidence"][0]["threshold"], 10.0);
+  EXPECT_EQ(j["findings"][0]["evidence"][0]["threshold_side"], "at_least");
   EXPECT_EQ(j["findings"][0]["evidence"][0]["unit"], "%");
   EXPECT_EQ(j["top_kernels"][1]["class"], "elementwise");
   EXPECT_EQ(j["import_stats"][0]["name"], "kineto_truncated");
@@ -79,6 +80,7 @@ TEST(JsonReporter, UnknownValuesAreNullNeverZero) {
   EXPECT_TRUE(j["findings"][1]["estimated_speedup"].is_null());
   EXPECT_TRUE(j["findings"][1]["evidence"][2]["value"].is_null());      // was NaN
   EXPECT_TRUE(j["findings"][1]["evidence"][2]["threshold"].is_null());  // context only
+  EXPECT_TRUE(j["findings"][1]["evidence"][2]["threshold_side"].is_null());
   EXPECT_TRUE(j["top_kernels"][1]["tensor_cores"].is_null());
   EXPECT_TRUE(j["top_kernels"][2]["precision"].is_null());
   Report several = testing::input_bound_report();

@@ -211,7 +211,7 @@ void finding(size_t rank, const rules::Finding& f, std::ostream& out, bool live_
     out << "| Evidence | Value | Threshold |\n|---|---:|---:|\n";
     for (const rules::Evidence& e : f.evidence) {
       out << "| " << escape(humanize(e.metric), true) << " | " << escape(format_value(e.value, e.unit), true) << " | "
-          << (e.threshold ? escape(format_value(*e.threshold, e.unit), true) : "") << " |\n";
+          << escape(format_threshold(e), true) << " |\n";
     }
     out << '\n';
   }

@@ -40,19 +40,36 @@ struct Row {
 };
 
 // Breakdown rows of one group, largest first, small ones folded into "other".
+// The folded row is labelled "N smaller", not "other": a share may itself be named
+// "other" (the kernel class of unclassified kernels), and two rows must not share a label.
+// A single folded share keeps its own row.
 std::vector<Row> share_rows(const std::vector<Share>& shares) {
   std::vector<Row> rows;
-  Row other{"other", 0, 0.0};
-  for (const Share& s : sorted_by_pct(shares)) {
-    if (rows.size() < kMaxShareRows && s.pct >= kMinSharePct) {
+  const std::vector<Share> sorted = sorted_by_pct(shares);
+  size_t keep = 0;
+  while (keep < sorted.size() && keep < kMaxShareRows && sorted[keep].pct >= kMinSharePct) ++keep;
+  if (keep == kMaxShareRows && sorted.size() == keep + 1) ++keep;  // one left over: its own row
+  Row rest{"", 0, 0.0};
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    const Share& s = sorted[i];
+    if (i < keep) {
       rows.push_back(Row{safe(humanize(s.name)), s.pct, s.ms_per_step});
     } else {
-      other.pct += s.pct;
-      *other.ms_per_step += s.ms_per_step;
+      rest.pct += s.pct;
+      *rest.ms_per_step += s.ms_per_step;
     }
   }
-  if (other.pct >= kMinSharePct) rows.push_back(other);
+  rest.label = std::to_string(sorted.size() - keep) + " smaller";
+  if (rest.pct >= kMinSharePct) rows.push_back(rest);
   return rows;
+}
+
+// "   fires ≥ 20.0%" or "   ceiling 4,800 GB/s": the side of the threshold that counts.
+std::string threshold_text(const rules::Evidence& e) {
+  std::string s = "   ";
+  if (e.side != rules::ThresholdSide::kCeiling) s += "fires ";
+  s += safe(format_threshold(e));
+  return s;
 }
 
 std::string severity_tag(Severity s) {
@@ -371,8 +388,10 @@ class TextWriter {
   void roofline() {
     if (r_.roofline.empty()) return;
     constexpr size_t kLabelW = 15, kMsW = 9, kPctW = 8, kTfW = 16, kGbW = 17, kBoundW = 9;
-    out_ << style_(Tone::kBold, pad_right("Roofline by kernel class", kLabelW + 2))
-         << style_(Tone::kDim, pad_left("ms/step", kMsW) + pad_left("% step", kPctW) +
+    // The title on its own line: it is wider than the class column it would head.
+    out_ << style_(Tone::kBold, "Roofline by kernel class") << '\n';
+    out_ << "  "
+         << style_(Tone::kDim, pad_right("class", kLabelW) + pad_left("ms/step", kMsW) + pad_left("% step", kPctW) +
                                    pad_left("TFLOP/s (peak)", kTfW) + pad_left("GB/s (HBM)", kGbW) +
                                    pad_left("bound", kBoundW))
          << '\n';
@@ -403,8 +422,11 @@ class TextWriter {
     groups.push_back({"",
                       {{"GPU busy", b.gpu_busy_pct, gpu_ms_per_step(r_.window, b.gpu_busy_pct)},
                        {"GPU idle", b.gpu_idle_pct, gpu_ms_per_step(r_.window, b.gpu_idle_pct)}}});
-    if (!b.idle_by_cause.empty()) groups.push_back({"idle by cause", share_rows(b.idle_by_cause)});
-    if (!b.busy_by_class.empty()) groups.push_back({"busy by class", share_rows(b.busy_by_class)});
+    // A group whose shares are all below the shown precision has no rows, and no heading.
+    for (auto [title, shares] :
+         {std::pair{"idle by cause", &b.idle_by_cause}, std::pair{"busy by class", &b.busy_by_class}}) {
+      if (auto rows = share_rows(*shares); !rows.empty()) groups.emplace_back(title, std::move(rows));
+    }
 
     // Columns: 4 of indent, labels, bar, "% step", "ms/step".
     constexpr size_t kMaxLabelW = 22, kPctW = 9, kMsW = 10;
@@ -481,7 +503,7 @@ class TextWriter {
       out_ << indent << "  " << pad_right(safe(humanize(e.metric)), metric_w) << "  "
            << pad_left(safe(format_value(e.value, e.unit)), value_w);
       if (e.threshold) {
-        out_ << style_(Tone::kDim, "   threshold " + safe(format_value(*e.threshold, e.unit)));
+        out_ << style_(Tone::kDim, threshold_text(e));
       }
       out_ << '\n';
     }
@@ -546,7 +568,11 @@ class TextWriter {
     out_ << style_(Tone::kBold, "Import warnings") << '\n';
     for (const timeline::ImportStat& s : r_.import_stats) {
       const std::string sev(severity_name(s.severity));
-      const std::string rest = " " + safe(s.name) + " x" + format_count(s.count) + ": ";
+      std::string rest = " ";  // in steps: GCC 12's false -Wrestrict on "literal" + std::string
+      rest += safe(s.name);
+      rest += " x";
+      rest += format_count(s.count);
+      rest += ": ";
       wrapped("  " + style_(stat_tone(s.severity), sev) + rest, "  " + sev + rest, s.description, 4);
     }
     out_ << '\n';

@@ -40,7 +40,7 @@ std::optional<Finding> memory_bound_matmul(const TraceEvidence& c) {
                             hbm ? fmt::format(" ({:.0f}% of the {:.0f} GB/s HBM ceiling)", 100 * gbps / *hbm, *hbm)
                                 : " (" + machine::missing_ceiling(c.a.ceilings, "memory bandwidth") + ")",
                             flops / bytes);
-    f.evidence.push_back(evidence("achieved_gbps", gbps, "GB/s", hbm));
+    f.evidence.push_back(evidence_vs_ceiling("achieved_gbps", gbps, "GB/s", hbm));
     f.evidence.push_back(evidence("flop_per_byte", flops / bytes, "FLOP/B"));
   }
   f.recommendation =

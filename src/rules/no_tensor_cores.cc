@@ -100,8 +100,8 @@ std::optional<Finding> no_tensor_cores_samples(const SampleEvidence& c) {
         "TF32 look like this. A trace (`chokepoint run --trace`) gives the kernels and the gain.",
         g->active_s(), sm, tensor, dram);
     f.evidence = {evidence("sm_active_pct", sm, "%", kBusySmPct),
-                  evidence("tensor_active_pct", tensor, "%", kIdleTensorPct),
-                  evidence("dram_active_pct", dram, "%", kDramHeavyPct)};
+                  evidence_at_most("tensor_active_pct", tensor, "%", kIdleTensorPct),
+                  evidence_at_most("dram_active_pct", dram, "%", kDramHeavyPct)};
     f.recommendation =
         "torch.set_float32_matmul_precision(\"high\") (TF32), or better torch.autocast(\"cuda\", "
         "dtype=torch.bfloat16) around the forward pass and loss.";

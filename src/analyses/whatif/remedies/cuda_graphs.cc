@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "analyses/whatif/remedies/common.h"
+#include "base/plural.h"
 
 namespace chokepoint::analyses::whatif {
 
@@ -77,9 +78,10 @@ std::optional<Estimate> estimate_cuda_graphs(const Context& c) {
   const double steps = static_cast<double>(std::max<int64_t>(1, g.steps));
   return finish(
       c, Remedy::kCudaGraphs, p,
-      fmt::format("{:.0f} launches per step go into {:.1f} graph(s) per step; {} of host time per step inside them "
+      fmt::format("{} per step go into {:.1f} graph(s) per step; {} of host time per step inside them "
                   "(Python, dispatch, launch calls) no longer runs",
-                  static_cast<double>(captured) / steps, static_cast<double>(graphs) / steps, per_step_ms(c, removed)),
+                  counted(static_cast<double>(captured) / steps, "launch", "launches"),
+                  static_cast<double>(graphs) / steps, per_step_ms(c, removed)),
       {"Static shapes and no data-dependent Python inside the captured region (torch.compile's reduce-overhead "
        "mode checks this and falls back where it cannot capture).",
        "Synchronizations, blocking copies, allocations, DataLoader waits and stretches of Python without any "
