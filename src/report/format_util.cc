@@ -148,4 +148,9 @@ std::string format_threshold(const rules::Evidence& e) {
   return s;
 }
 
+bool no_gpu(const Report& r) {
+  return r.devices.empty() && r.breakdown.busy_by_class.empty() && r.breakdown.gpu_busy_pct <= 0 &&
+         r.top_kernels.empty();
+}
+
 }  // namespace chokepoint::report

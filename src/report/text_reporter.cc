@@ -66,6 +66,7 @@ std::vector<Row> share_rows(const std::vector<Share>& shares) {
 
 // "   fires ≥ 20.0%" or "   ceiling 4,800 GB/s": the side of the threshold that counts.
 std::string threshold_text(const rules::Evidence& e) {
+  if (!e.threshold) return "";
   std::string s = "   ";
   if (e.side != rules::ThresholdSide::kCeiling) s += "fires ";
   s += safe(format_threshold(e));
@@ -109,7 +110,11 @@ std::string basename_of(const std::string& path) {
 class TextWriter {
  public:
   TextWriter(const Report& r, std::ostream& out, const RenderOptions& opts)
-      : r_(r), out_(out), style_(opts), width_(std::max(kMinWidth, static_cast<size_t>(std::max(opts.width, 0)))) {}
+      : r_(r),
+        out_(out),
+        style_(opts),
+        width_(std::max(kMinWidth, static_cast<size_t>(std::max(opts.width, 0)))),
+        timings_(opts.timings) {}
 
   void write() {
     header();
@@ -124,7 +129,7 @@ class TextWriter {
     findings();
     top_kernels();
     import_stats();
-    out_ << style_(Tone::kDim, "analysis took " + format_seconds(r_.analysis_seconds)) << '\n';
+    if (timings_) out_ << style_(Tone::kDim, "analysis took " + format_seconds(r_.analysis_seconds)) << '\n';
   }
 
  private:
@@ -284,8 +289,9 @@ class TextWriter {
       if (!d.compute_capability.empty()) items.push_back("compute " + d.compute_capability);
       if (!d.ceilings.source.empty()) items.push_back("ceilings " + d.ceilings.source);
       field("device", items);
-      if (!d.ceilings.note.empty()) field("", {d.ceilings.note});
-      if (!d.ceilings.missing_hint.empty()) field("", {d.ceilings.missing_hint});
+      const std::string under(kFieldLabelWidth, ' ');
+      if (!d.ceilings.note.empty()) wrapped(under, under, d.ceilings.note, kFieldLabelWidth);
+      if (!d.ceilings.missing_hint.empty()) wrapped(under, under, d.ceilings.missing_hint, kFieldLabelWidth);
     }
     if (r_.devices.empty()) field("device", {"unknown (the input names no GPU)"});
     const Window& w = r_.window;
@@ -384,40 +390,54 @@ class TextWriter {
     wrapped("  " + style_(Tone::kDim, ""), "  ", line, 4, Tone::kDim);
   }
 
-  // Each kernel class on this machine's roofline.
+  // Each kernel class on this machine's roofline. Narrower than kWideW columns, the
+  // shares of the peaks and the bound column are left out (the JSON has them).
   void roofline() {
     if (r_.roofline.empty()) return;
-    constexpr size_t kLabelW = 15, kMsW = 9, kPctW = 8, kTfW = 16, kGbW = 17, kBoundW = 9;
+    constexpr size_t kLabelW = 15, kMsW = 9, kPctW = 8, kTfW = 16, kGbW = 17, kBoundW = 9, kNarrowW = 10;
+    constexpr size_t kWideW = 2 + kLabelW + kMsW + kPctW + kTfW + kGbW + kBoundW;
+    const bool wide = width_ >= kWideW;
+    const size_t tf_w = wide ? kTfW : kNarrowW, gb_w = wide ? kGbW : kNarrowW;
     // The title on its own line: it is wider than the class column it would head.
     out_ << style_(Tone::kBold, "Roofline by kernel class") << '\n';
-    out_ << "  "
-         << style_(Tone::kDim, pad_right("class", kLabelW) + pad_left("ms/step", kMsW) + pad_left("% step", kPctW) +
-                                   pad_left("TFLOP/s (peak)", kTfW) + pad_left("GB/s (HBM)", kGbW) +
-                                   pad_left("bound", kBoundW))
-         << '\n';
+    std::string head = pad_right("class", kLabelW) + pad_left("ms/step", kMsW) + pad_left("% step", kPctW) +
+                       pad_left(wide ? "TFLOP/s (peak)" : "TFLOP/s", tf_w) +
+                       pad_left(wide ? "GB/s (HBM)" : "GB/s", gb_w);
+    if (wide) head += pad_left("bound", kBoundW);
+    out_ << "  " << style_(Tone::kDim, head) << '\n';
+    auto with_share = [wide](const std::optional<double>& v, const std::optional<double>& pct) {
+      if (!v) return std::string("-");
+      std::string s = format_number(*v);
+      if (wide && pct) {
+        s += " (";
+        s += format_pct(*pct);
+        s += ")";
+      }
+      return s;
+    };
     for (const RooflineClass& c : r_.roofline) {
       if (c.pct_of_step < kMinSharePct) continue;
-      const std::string tf = c.achieved_tflops ? format_number(*c.achieved_tflops) +
-                                                     (c.pct_of_peak ? " (" + format_pct(*c.pct_of_peak) + ")" : "")
-                                               : "-";
-      const std::string gb = c.achieved_gbps ? format_number(*c.achieved_gbps) +
-                                                   (c.pct_of_hbm ? " (" + format_pct(*c.pct_of_hbm) + ")" : "")
-                                             : "-";
       out_ << "  " << pad_right(safe(c.kernel_class), kLabelW) << pad_left(format_number(c.ms_per_step), kMsW)
-           << pad_left(format_pct(c.pct_of_step), kPctW) << pad_left(tf, kTfW) << pad_left(gb, kGbW)
-           << pad_left(c.bound.empty() ? "-" : safe(c.bound), kBoundW) << '\n';
+           << pad_left(format_pct(c.pct_of_step), kPctW) << pad_left(with_share(c.achieved_tflops, c.pct_of_peak), tf_w)
+           << pad_left(with_share(c.achieved_gbps, c.pct_of_hbm), gb_w);
+      if (wide) out_ << pad_left(c.bound.empty() ? "-" : safe(c.bound), kBoundW);
+      out_ << '\n';
     }
     if (r_.mfu_pct) {
-      out_ << "  "
-           << style_(Tone::kDim, fmt::format("MFU {} of the {} peak (recorded GEMM FLOPs over the analyzed time)",
-                                             format_pct(*r_.mfu_pct), safe(r_.mfu_precision)))
-           << '\n';
+      wrapped("  ", "  ",
+              fmt::format("MFU {} of the {} peak (recorded GEMM FLOPs over the analyzed time)", format_pct(*r_.mfu_pct),
+                          safe(r_.mfu_precision)),
+              4, Tone::kDim);
     }
     out_ << '\n';
   }
 
   void breakdown() {
     const Breakdown& b = r_.breakdown;
+    if (no_gpu(r_)) {  // not "GPU busy 0%, idle 100%": there was no GPU to be idle
+      out_ << style_(Tone::kBold, "Where the step time goes") << ": no GPU in the input\n\n";
+      return;
+    }
     std::vector<std::pair<std::string, std::vector<Row>>> groups;
     groups.push_back({"",
                       {{"GPU busy", b.gpu_busy_pct, gpu_ms_per_step(r_.window, b.gpu_busy_pct)},
@@ -491,20 +511,24 @@ class TextWriter {
     if (!f.detail.empty()) wrapped(indent, indent, f.detail, indent.size(), Tone::kDim);
 
     const size_t shown = std::min(f.evidence.size(), kMaxEvidence);
-    size_t metric_w = 0, value_w = 0;
+    size_t metric_w = 0, value_w = 0, threshold_w = 0;
     for (size_t i = 0; i < shown; ++i) {
       const rules::Evidence& e = f.evidence[i];
       metric_w = std::max(metric_w, display_width(safe(humanize(e.metric))));
       value_w = std::max(value_w, display_width(safe(format_value(e.value, e.unit))));
+      threshold_w = std::max(threshold_w, display_width(threshold_text(e)));
     }
-    metric_w = std::min(metric_w, width_ / 2);
+    // The metric column gives way so that value and threshold stay on the line; a metric
+    // name longer than its column is cut (the JSON has it whole).
+    const size_t fixed = indent.size() + 2 + 2 + value_w + threshold_w;
+    metric_w = std::min({metric_w, width_ / 2, width_ > fixed + 8 ? width_ - fixed : size_t{8}});
     for (size_t i = 0; i < shown; ++i) {
       const rules::Evidence& e = f.evidence[i];
-      out_ << indent << "  " << pad_right(safe(humanize(e.metric)), metric_w) << "  "
+      std::string metric = safe(humanize(e.metric));
+      if (display_width(metric) > metric_w) metric = metric.substr(0, metric_w - 1) + "~";
+      out_ << indent << "  " << pad_right(metric, metric_w) << "  "
            << pad_left(safe(format_value(e.value, e.unit)), value_w);
-      if (e.threshold) {
-        out_ << style_(Tone::kDim, threshold_text(e));
-      }
+      if (e.threshold) out_ << style_(Tone::kDim, threshold_text(e));
       out_ << '\n';
     }
     if (f.evidence.size() > shown) {
@@ -548,10 +572,12 @@ class TextWriter {
     double max_ms = 0;
     for (const KernelRow& k : r_.top_kernels) max_ms = std::max(max_ms, k.total_ms);
     const int ms_decimals = column_decimals(max_ms);
+    std::vector<std::string> names;
+    for (const KernelRow& k : r_.top_kernels) names.push_back(safe(k.name));
+    const std::vector<std::string> shown = distinct_kernel_names(names, name_w);
     for (size_t i = 0; i < r_.top_kernels.size(); ++i) {
       const KernelRow& k = r_.top_kernels[i];
-      out_ << pad_left(fmt::format("{}.", i + 1), kRankW - 1) << ' '
-           << pad_right(shorten_kernel_name(safe(k.name), name_w), name_w + 1);
+      out_ << pad_left(fmt::format("{}.", i + 1), kRankW - 1) << ' ' << pad_right(shown[i], name_w + 1);
       if (with_kind) {
         const std::string tc = !k.tensor_cores ? "-" : *k.tensor_cores ? "yes" : "no";
         out_ << pad_right(k.kernel_class.empty() ? "-" : safe(k.kernel_class), kClassW)
@@ -582,6 +608,7 @@ class TextWriter {
   std::ostream& out_;
   Style style_;
   size_t width_;
+  bool timings_;
 };
 
 }  // namespace

@@ -12,7 +12,9 @@ namespace {
 
 std::string render(const Report& r, bool color = false, int width = 100) {
   std::ostringstream out;
-  EXPECT_TRUE(TextReporter().write(r, out, RenderOptions{color, width}).ok());
+  RenderOptions o{color, width};
+  o.timings = true;  // the tests see the timing line; analyze shows it with --timings
+  EXPECT_TRUE(TextReporter().write(r, out, o).ok());
   return out.str();
 }
 

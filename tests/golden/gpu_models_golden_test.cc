@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "edited_trace.h"
 #include "pipeline/analyze_pipeline.h"
 
 namespace chokepoint {
@@ -55,29 +56,8 @@ const Device kDevices[] = {
     {"NVIDIA H200", 132, 139.8, 9, 0, "H200 SXM", 67, 495, 4800},  // unedited: the recording GPU
 };
 
-// The fixture with its device properties replaced, as a file to analyze.
 std::string edited_copy(const std::string& fixture, const char* name, int sms, int64_t memory, int major, int minor) {
-  static int counter = 0;
-  const std::string base = ::testing::TempDir() + "/gpu_models_" + std::to_string(getpid()) + "_" +
-                           std::to_string(counter++);
-  const std::string plain = base + ".src.json";
-  if (std::system(("gzip -dc " + kDir + fixture + " > " + plain).c_str()) != 0) return "";
-  nlohmann::json j;
-  {
-    std::ifstream in(plain);
-    j = nlohmann::json::parse(in);
-  }
-  std::remove(plain.c_str());
-  for (auto& d : j.at("deviceProperties")) {
-    d["name"] = name;
-    d["numSms"] = sms;
-    d["totalGlobalMem"] = memory;
-    d["computeMajor"] = major;
-    d["computeMinor"] = minor;
-  }
-  const std::string out = base + ".json";
-  std::ofstream(out) << j.dump();
-  return out;
+  return testing::edited_copy(kDir, fixture, {name, sms, memory, major, minor});
 }
 
 report::Report analyze(const std::string& path) {
