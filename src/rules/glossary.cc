@@ -69,7 +69,8 @@ const std::vector<GlossaryEntry>& glossary() {
        "would run it several times faster.",
        "From a trace: FP32 SIMT matrix kernels, 5% of the step or more. From live samples (GPM): SMs busy, "
        "tensor cores idle, DRAM not the limit.",
-       "torch.set_float32_matmul_precision(\"high\") (TF32), or torch.autocast(\"cuda\", dtype=torch.bfloat16). "
+       "TF32: torch.backends.cuda.matmul.fp32_precision = \"tf32\" (PyTorch 2.9 and later; before, "
+       "torch.backends.cuda.matmul.allow_tf32 = True), or torch.autocast(\"cuda\", dtype=torch.bfloat16). "
        "Remedies tf32, autocast-bf16."},
       {"memory-bound-elementwise", "finding",
        "Unfused elementwise, normalization and reduction kernels take a large share of the step; each reads and "
@@ -223,7 +224,8 @@ const std::vector<GlossaryEntry>& glossary() {
        "with torch.autocast(\"cuda\", dtype=torch.bfloat16): around the forward pass and the loss."},
       {"tf32", "remedy", "Let FP32 matmuls use TF32 tensor cores, with no other change of code.",
        "Suggested by no-tensor-cores; its gain is the step replayed with FP32 GEMMs at the TF32 ceiling.",
-       "torch.set_float32_matmul_precision(\"high\") at start-up."},
+       "torch.backends.cuda.matmul.fp32_precision = \"tf32\" at start-up on PyTorch 2.9 and later (the "
+       "allow_tf32 flags warn there); torch.backends.cuda.matmul.allow_tf32 = True before 2.9."},
       {"dataloader-workers", "remedy",
        "Load batches in DataLoader worker processes so the next batch is ready when the step ends.",
        "Suggested by input-pipeline-stall; its gain is the step replayed with the loading time overlapped.",

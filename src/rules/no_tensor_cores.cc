@@ -61,9 +61,11 @@ std::optional<Finding> no_tensor_cores(const TraceEvidence& c) {
   if (ceil.fp32_tflops) f.evidence.push_back(evidence("fp32_peak_tflops", *ceil.fp32_tflops, "TFLOP/s"));
   if (target) f.evidence.push_back(evidence("tensor_core_peak_tflops", *target, "TFLOP/s"));
   f.recommendation = ceil.has_tf32
-                         ? "Enable TF32 tensor cores: torch.set_float32_matmul_precision(\"high\") (and "
-                           "torch.backends.cudnn.allow_tf32 = True), or better, mixed precision: with "
-                           "torch.autocast(\"cuda\", dtype=torch.bfloat16). Keep GEMM dimensions multiples of 8."
+                         ? "Enable TF32 tensor cores: torch.backends.cuda.matmul.fp32_precision = \"tf32\" on "
+                           "PyTorch 2.9 and later (the allow_tf32 flags warn there), "
+                           "torch.backends.cuda.matmul.allow_tf32 = True before 2.9; or better, mixed precision: "
+                           "with torch.autocast(\"cuda\", dtype=torch.bfloat16). Keep GEMM dimensions multiples of "
+                           "8."
                          : "Use mixed precision: with torch.autocast(\"cuda\", dtype=torch.float16) and a "
                            "torch.amp.GradScaler; keep GEMM dimensions multiples of 8.";
   return f;

@@ -6,6 +6,8 @@
 // its first call becomes a cudaGraphLaunch, the host time and calls inside it disappear
 // (the Python that issued them no longer runs), and its kernels start no closer than one
 // graph node apart.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "analyses/whatif/remedies/common.h"
@@ -34,10 +36,18 @@ bool capturable(const Context& c, size_t i) {
 
 }  // namespace
 
+bool replays_cuda_graphs(const Context& c) {
+  return std::any_of(c.g.host.begin(), c.g.host.end(),
+                     [](const HostEvent& e) { return e.api == timeline::ApiClass::kGraphLaunch; });
+}
+
 std::optional<Estimate> estimate_cuda_graphs(const Context& c) {
   using namespace remedy;
-  Plan p = c.plain;
   const auto& g = c.g;
+  // The job already replays CUDA graphs: no advice to capture what is captured; what
+  // launches outside them shows as launch overhead.
+  if (replays_cuda_graphs(c)) return std::nullopt;
+  Plan p = c.plain;
   std::vector<int32_t> graph_of(g.host.size(), -1);  // first event of the run an event joined
   int64_t graphs = 0, captured = 0;
   TimeNs removed = 0;
