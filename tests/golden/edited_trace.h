@@ -49,4 +49,34 @@ inline std::string edited_copy(const std::string& dir, const std::string& fixtur
   return out;
 }
 
+// The fixture without a GPU: no deviceProperties and none of its GPU events (kernels,
+// copies, sets, GPU annotations, the CPU-to-GPU flows), as a CPU-only profile records it.
+inline std::string cpu_only_copy(const std::string& dir, const std::string& fixture) {
+  static int counter = 0;
+  const std::string base = ::testing::TempDir() + "/cpu_only_" + std::to_string(getpid()) + "_" +
+                           std::to_string(counter++);
+  const std::string plain = base + ".src.json";
+  if (std::system(("gzip -dc " + dir + fixture + " > " + plain).c_str()) != 0) return "";
+  nlohmann::json j;
+  {
+    std::ifstream in(plain);
+    j = nlohmann::json::parse(in);
+  }
+  std::remove(plain.c_str());
+  j["deviceProperties"] = nlohmann::json::array();
+  nlohmann::json kept = nlohmann::json::array();
+  for (auto& e : j.at("traceEvents")) {
+    const std::string cat = e.value("cat", "");
+    if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "gpu_user_annotation" ||
+        cat == "ac2g") {
+      continue;
+    }
+    kept.push_back(std::move(e));
+  }
+  j["traceEvents"] = std::move(kept);
+  const std::string out = base + ".json";
+  std::ofstream(out) << j.dump();
+  return out;
+}
+
 }  // namespace chokepoint::testing

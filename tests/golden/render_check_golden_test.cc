@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "edited_trace.h"
 #include "pipeline/analyze_pipeline.h"
 #include "report/reporter.h"
@@ -47,6 +49,7 @@ std::vector<Input> inputs() {
     v.push_back({names[i], testing::edited_copy(kDir, "healthy_bf16.json.gz", edited[i])});
     v.push_back({std::string(names[i]) + "_fp32", testing::edited_copy(kDir, "fp32_gemm.json.gz", edited[i])});
   }
+  v.push_back({"cpu_only", testing::cpu_only_copy(kDir, "input_bound.json.gz")});
   return v;
 }
 
@@ -187,6 +190,21 @@ TEST_P(RenderCheck, TextMarkdownAndJsonHold) {
   auto again = pipeline::analyze_paths({in.path});
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(json, render(again.value(), "json")) << in.name << ": JSON differs between two runs";
+}
+
+// Without a GPU the GPU figures are unknown (null), not 0% busy and 100% idle.
+TEST(RenderCheckNoGpu, GpuFiguresNull) {
+  const std::string path = testing::cpu_only_copy(kDir, "input_bound.json.gz");
+  auto r = pipeline::analyze_paths({path});
+  std::remove(path.c_str());
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const auto j = nlohmann::json::parse(render(r.value(), "json"));
+  EXPECT_TRUE(j["breakdown"]["gpu_busy_pct"].is_null());
+  EXPECT_TRUE(j["breakdown"]["gpu_idle_pct"].is_null());
+  EXPECT_TRUE(j["breakdown"]["idle_pct"].empty());
+  EXPECT_TRUE(j["device"]["name"].is_null());
+  EXPECT_TRUE(j["mfu_pct"].is_null());
+  EXPECT_NE(render(r.value(), "text").find("Where the step time goes: no GPU in the input"), std::string::npos);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, RenderCheck, ::testing::ValuesIn(all_inputs()),
