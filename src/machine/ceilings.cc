@@ -167,7 +167,8 @@ Ceilings published_ceilings_for(const DeviceSpec& d) {
 std::string missing_ceiling(const Ceilings& c, std::string_view figure) {
   std::string s = "no ";
   s += figure;
-  s += " ceiling for ";
+  // A list of figures ("FP32 TFLOP/s and TF32 TFLOP/s") takes the plural.
+  s += figure.find(" and ") == std::string_view::npos ? " ceiling for " : " ceilings for ";
   s += c.device.empty() ? std::string("this GPU") : "\"" + c.device + "\"";
   s += c.source == "unknown" || c.gpu.empty() ? std::string(" (not in the published table)")
                                               : " (the " + c.gpu + " datasheet gives none)";

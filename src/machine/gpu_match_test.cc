@@ -147,6 +147,7 @@ TEST(GpuMatch, MissingCeilingSaysWhichAndHow) {
       << s;
   EXPECT_NE(s.find("chokepoint bench --save"), std::string::npos);
   EXPECT_NE(s.find("--ceilings FILE"), std::string::npos);
+  EXPECT_NE(missing_ceiling(c, "FP32 TFLOP/s and TF32 TFLOP/s").find("TF32 TFLOP/s ceilings for"), std::string::npos);
   // A published GPU whose datasheet lacks the figure: V100 has no TF32.
   const Ceilings v100 = published_ceilings_for(spec("Tesla V100-SXM2-32GB", 80, 32 * kGiB, 7));
   EXPECT_NE(missing_ceiling(v100, "TF32 TFLOP/s").find("the V100 SXM2 datasheet gives none"), std::string::npos);

@@ -46,9 +46,9 @@ void missing_ceilings(report::Ceilings& r, const machine::Ceilings& c) {
   if (c.has_tensor_cores) need(c.bf16_tflops, "BF16 TFLOP/s");
   if (r.missing.empty()) return;
   std::string what;
-  for (const auto& m : r.missing) {
-    if (!what.empty()) what += ", ";
-    what += m;
+  for (size_t i = 0; i < r.missing.size(); ++i) {
+    if (i > 0) what += i + 1 == r.missing.size() ? " and " : ", ";
+    what += r.missing[i];
   }
   r.missing_hint = machine::missing_ceiling(c, what);
 }

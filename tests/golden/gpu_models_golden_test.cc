@@ -179,7 +179,10 @@ TEST(GpuModelsUnknown, MissingFiguresNamedWithTheRemedy) {
   EXPECT_FALSE(c.fp32_tflops.has_value());
   EXPECT_EQ(c.missing, (std::vector<std::string>{"memory bandwidth", "host link bandwidth", "FP32 TFLOP/s",
                                                  "TF32 TFLOP/s", "BF16 TFLOP/s"}));
-  EXPECT_NE(c.missing_hint.find("\"NVIDIA Future GPU\" (not in the published table)"), std::string::npos);
+  EXPECT_NE(c.missing_hint.find("no memory bandwidth, host link bandwidth, FP32 TFLOP/s, TF32 TFLOP/s and BF16 "
+                                "TFLOP/s ceilings for \"NVIDIA Future GPU\" (not in the published table)"),
+            std::string::npos)
+      << c.missing_hint;
   EXPECT_NE(c.missing_hint.find("chokepoint bench --save"), std::string::npos);
   EXPECT_NE(c.missing_hint.find("--ceilings FILE"), std::string::npos);
   const rules::Finding* f = finding(rep, "no-tensor-cores");
