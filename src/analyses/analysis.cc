@@ -84,6 +84,7 @@ Analysis analyze(const Timeline& tl, const machine::MachineContext& ctx) {
     c.cpus = a.cpus;
     c.loader_workers = ctx.loader_workers;
     a.remedies = whatif::estimate_remedies(c);
+    a.already_applied = whatif::already_applied(c);
     ReplaySummary& r = a.replay;
     r.available = !graph.host.empty() && !graph.gpu.empty();
     r.steps = graph.steps;

@@ -42,6 +42,8 @@ struct Analysis {
   int cpus = 0;                                    // of the host, 0 unknown (machine context)
   // Remedies replayed on the recorded steps (whatif/), largest gain first.
   std::vector<whatif::Estimate> remedies;
+  // Remedies the trace shows already on (CUDA graphs, a fused optimizer): not advised.
+  std::vector<whatif::Remedy> already_applied;
   ReplaySummary replay;
 
   int64_t steps() const { return static_cast<int64_t>(windows.steps.size()); }

@@ -27,6 +27,7 @@ machine::Ceilings published_for(const machine::GpuProfile& g) {
   d.cc_major = g.cc_major;
   d.cc_minor = g.cc_minor;
   d.num_sms = g.num_sms;
+  d.memory_bytes = g.memory_bytes;  // tells form factors apart (H100 SXM 80 GB vs NVL 94 GB)
   return machine::published_ceilings_for(d);
 }
 

@@ -30,7 +30,8 @@ struct AnalyzeOptions {
   bool quiet = false;
   std::string ceilings;  // --ceilings FILE
   bool no_saved_profile = false;
-  std::string fail_on;  // --fail-on critical|warning: "" never fails on findings
+  std::string fail_on;   // --fail-on critical|warning: "" never fails on findings
+  bool timings = false;  // --timings: the report also says how long the analysis took
 };
 
 // The findings at or above --fail-on's severity (CI gate, issue 15); 0 without the option.
@@ -129,6 +130,7 @@ int run_analyze(const AnalyzeOptions& o) {
   report::RenderOptions ro;
   ro.color = want_color(o.color, !o.output.empty() && o.output != "-");
   ro.width = text_width(ro.width);
+  ro.timings = o.timings;
   std::ostringstream text;
   Status s = reporter->write(result.value(), text, ro);
   if (!s.ok()) {
@@ -178,6 +180,8 @@ RunFn add_analyze_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("-q,--quiet", opts->quiet, "No progress or notes on stderr");
   add_ceilings_options(cmd, &opts->ceilings, &opts->no_saved_profile);
+  cmd->add_flag("--timings", opts->timings,
+                "Also report how long the analysis took (off: the same input gives the same report, byte for byte)");
   cmd->add_option("--fail-on", opts->fail_on,
                   "CI gate: exit 3 (after writing the report) when a finding is at least this severe: critical, or "
                   "warning (warnings and criticals)")

@@ -40,6 +40,7 @@ struct LiveOptions {
   std::string ceilings;  // --ceilings FILE
   bool no_saved_profile = false;
   bool no_stacks = false;
+  bool timings = false;  // --timings: the reports also say how long the analysis took
   std::string pyspy;
   double stack_rate = 20;
   bool stack_subprocesses = false;
@@ -246,6 +247,7 @@ void print_live_report(const LiveOptions& o, const report::Report& rep, const li
   report::RenderOptions ro;
   ro.color = want_color_on(o.color, false, STDERR_FILENO);
   ro.width = text_width(ro.width);
+  ro.timings = o.timings;
   std::ostringstream text;
   if (report::make_reporter("text")->write(rep, text, ro).ok()) {
     std::fprintf(stderr, "\n%s", text.str().c_str());
@@ -302,6 +304,7 @@ int run_live(const char* cmd, const LiveOptions& o) {
   if (!o.report_file.empty()) {
     report::RenderOptions ro;
     ro.color = false;
+    ro.timings = o.timings;
     std::ostringstream out;
     if (!reporter->write(rep.value(), out, ro).ok() ||
         !write_output(cmd, o.report_file, out.str(), o.quiet, input_files({m.dir}))) {
@@ -354,6 +357,7 @@ void add_common(CLI::App* c, LiveOptions* o) {
   c->add_flag("-q,--quiet", o->quiet,
               "No live view, notes or report on stderr (the recording and --report still happen)");
   add_ceilings_options(c, &o->ceilings, &o->no_saved_profile);
+  c->add_flag("--timings", o->timings, "Also report how long the analysis took");
   c->add_flag("--no-stacks", o->no_stacks, "Do not sample the job's Python stacks (py-spy)");
   c->add_option("--py-spy", o->pyspy, "py-spy to sample Python stacks with (default: $CHOKEPOINT_PY_SPY, else PATH)");
   c->add_option("--stack-rate", o->stack_rate, "Python stack samples per second")

@@ -1,34 +1,19 @@
 #include "machine/ceilings.h"
 
 #include <algorithm>
-#include <cctype>
+#include <cmath>
 #include <string_view>
 #include <vector>
 
+#include "machine/gpu_match.h"
 #include "machine/profile_store.h"
 
 namespace chokepoint::machine {
 namespace {
 
-struct Published {
-  const char* key;  // lower-case substring of the CUDA device name
-  const char* gpu;
-  double hbm, fp32, tf32, bf16, fp8;  // TB/s, TFLOP/s (dense); 0 = none
-  int pcie_gen;
-  double int8;  // TOP/s (dense); 0 = none
-};
-
-// docs/FORMATS.md "Published ceilings" (vendor datasheets, dense, no sparsity). Order matters: the
-// first key contained in the name wins, so "h100 pcie" would need to precede "h100".
-// INT8 is not in that table: the same datasheets give it with sparsity (H100/H200 3958,
-// A100 1248, L4 485 TOP/s; T4 130 has none); dense is half of it.
-constexpr Published kPublished[] = {
-    {"h200", "H200 SXM", 4.8, 67, 495, 989, 1979, 5, 1979},
-    {"h100", "H100 SXM", 3.35, 67, 495, 989, 1979, 5, 1979},
-    {"a100", "A100 SXM 80GB", 2.04, 19.5, 156, 312, 0, 4, 624},
-    {"l4", "L4", 0.30, 30, 60, 121, 242, 4, 242},
-    {"t4", "T4", 0.32, 8.1, 0, 65, 0, 3, 130},
-};
+// The figures themselves are in machine/gpu_table.cc (docs/FORMATS.md "Published
+// ceilings": dense, no sparsity, the datasheet of each row).
+std::optional<double> positive(double v) { return v > 0 ? std::optional<double>(v) : std::nullopt; }
 
 // Share of the dense peak a large cuBLAS GEMM sustains: bench on the H200 (2026-11-29,
 // docs/VALIDATION.md): FP32 47 of 67, TF32 340 of 495, BF16 674 of 989, FP8 1328 of 1979
@@ -120,40 +105,76 @@ Ceilings ceilings_for(const DeviceSpec& d) {
   return apply_profile(std::move(c), profile.value(), d.name, *path);
 }
 
-Ceilings published_ceilings_for(const DeviceSpec& d) {
-  Ceilings c;
-  c.num_sms = d.num_sms;
-  c.has_tensor_cores = d.cc_major >= 7;
-  c.has_tf32 = d.cc_major >= 8;
-  std::string lower = d.name;
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  for (const auto& p : kPublished) {
-    if (lower.find(p.key) == std::string::npos) continue;
-    c.gpu = p.gpu;
-    c.source = std::string("published:") + p.gpu;
-    c.hbm_gbps = p.hbm * 1000.0;
-    c.fp32_tflops = p.fp32;
-    if (p.tf32 > 0) c.tf32_tflops = p.tf32;
-    if (p.bf16 > 0) c.bf16_tflops = p.bf16;
-    if (p.fp8 > 0) c.fp8_tflops = p.fp8;
-    if (p.int8 > 0) c.int8_tops = p.int8;
-    c.d2d_copy_gbps = *c.hbm_gbps / 2;
+namespace {
+
+// The published row's figures into c, compute scaled by the device's share of the SMs and
+// memory bandwidth, L2 and memory by its share of the memory (both 1 for a whole GPU).
+void fill_published(Ceilings& c, const GpuMatch& g) {
+  const GpuModel& p = *g.model;
+  const double sm = g.sm_share, mem = g.memory_share;
+  auto compute = [sm](double v) { return positive(v * sm); };
+  c.hbm_gbps = p.mem_tbs * 1000.0 * mem;
+  c.d2d_copy_gbps = *c.hbm_gbps / 2;
+  c.l2_mb = positive(p.l2_mb * mem);
+  c.memory_gb = positive(p.memory_gb * mem);
+  c.fp64_tflops = compute(p.fp64);
+  c.fp32_tflops = compute(p.fp32);
+  c.tf32_tflops = compute(p.tf32);
+  c.bf16_tflops = compute(p.bf16);
+  c.fp8_tflops = compute(p.fp8);
+  c.fp4_tflops = compute(p.fp4);
+  c.int8_tops = compute(p.int8);
+  c.fp32_gemm_tflops = compute(p.fp32 * kGemmEfficiency);
+  c.tf32_gemm_tflops = compute(p.tf32 * kGemmEfficiency);
+  c.bf16_gemm_tflops = compute(p.bf16 * kGemmEfficiency);
+  c.fp8_gemm_tflops = compute(p.fp8 * kGemmEfficiency);
+  c.boost_mhz = p.boost_mhz > 0 ? p.boost_mhz : -1;
+  c.pcie_gen = p.pcie_gen;
+  c.nvlink_gen = p.nvlink_gen;
+  if (p.pcie_gen > 0) {  // a MIG slice shares the whole link
     c.pcie_theoretical_gbps = pcie_x16_gbps(p.pcie_gen);
     c.pcie_gbps = *c.pcie_theoretical_gbps * kPinnedEfficiency;
     c.pageable_gbps = *c.pcie_gbps * kPageableFraction;
-    c.fp32_gemm_tflops = p.fp32 * kGemmEfficiency;
-    if (p.tf32 > 0) c.tf32_gemm_tflops = p.tf32 * kGemmEfficiency;
-    if (p.bf16 > 0) c.bf16_gemm_tflops = p.bf16 * kGemmEfficiency;
-    if (p.fp8 > 0) c.fp8_gemm_tflops = p.fp8 * kGemmEfficiency;
-    if (d.cc_major < 0) {  // no compute capability recorded: trust the table
-      c.has_tensor_cores = p.bf16 > 0;
-      c.has_tf32 = p.tf32 > 0;
-    }
+  }
+  if (c.num_sms < 0) c.num_sms = static_cast<int>(std::lround(p.sms * sm));
+}
+
+}  // namespace
+
+Ceilings published_ceilings_for(const DeviceSpec& d) {
+  Ceilings c;
+  c.device = d.name;
+  c.num_sms = d.num_sms;
+  c.has_tensor_cores = d.cc_major >= 7;
+  c.has_tf32 = d.cc_major >= 8;
+  const GpuMatch g = match_gpu(d.name, d.num_sms, d.memory_bytes);
+  if (g.model == nullptr) {
+    c.source = "unknown";
     return c;
   }
-  c.source = "unknown";
+  c.gpu = g.model->label;
+  if (g.mig) c.gpu += g.mig_profile.empty() ? " MIG slice" : " MIG " + g.mig_profile;
+  c.source = "published:" + c.gpu;
+  c.note = g.note;
+  fill_published(c, g);
+  if (d.cc_major < 0) {  // no compute capability recorded: trust the table
+    c.has_tensor_cores = g.model->bf16 > 0;
+    c.has_tf32 = g.model->tf32 > 0;
+  }
   return c;
+}
+
+std::string missing_ceiling(const Ceilings& c, std::string_view figure) {
+  std::string s = "no ";
+  s += figure;
+  // A list of figures ("FP32 TFLOP/s and TF32 TFLOP/s") takes the plural.
+  s += figure.find(" and ") == std::string_view::npos ? " ceiling for " : " ceilings for ";
+  s += c.device.empty() ? std::string("this GPU") : "\"" + c.device + "\"";
+  s += c.source == "unknown" || c.gpu.empty() ? std::string(" (not in the published table)")
+                                              : " (the " + c.gpu + " datasheet gives none)";
+  s += ": run `chokepoint bench --save` on that machine, or pass `--ceilings FILE` (a profile from "
+       "`chokepoint bench --json`)";
+  return s;
 }
 
 }  // namespace chokepoint::machine

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "machine/profile.h"
 
@@ -22,7 +23,9 @@ struct DeviceSpec {
 };
 
 struct Ceilings {
-  std::string gpu;                      // matched GPU, e.g. "H200 SXM"
+  std::string gpu;                      // matched GPU, e.g. "H200 SXM", "H100 SXM MIG 3g.40gb"
+  std::string device;                   // the name the trace or NVML gave, "" unknown
+  std::string note;                     // how published figures were scaled (MIG) or assumed
   std::string source;                   // "published:H200 SXM", "profile:<path>", "unknown"
   std::optional<double> hbm_gbps;       // device memory bandwidth, GB/s (1e9 B/s), DRAM
                                         // traffic (read + write) like the datasheet figure
@@ -31,11 +34,17 @@ struct Ceilings {
   std::optional<double> pcie_gbps;      // achievable host<->device per direction, pinned, GB/s
   std::optional<double> pcie_theoretical_gbps;
   std::optional<double> pageable_gbps;  // typical pageable host<->device, GB/s
+  std::optional<double> fp64_tflops;    // non-tensor FP64
   std::optional<double> fp32_tflops;    // non-tensor FP32
   std::optional<double> tf32_tflops;    // dense tensor-core TF32
   std::optional<double> bf16_tflops;    // dense tensor-core BF16/FP16
   std::optional<double> fp8_tflops;     // dense tensor-core FP8
+  std::optional<double> fp4_tflops;     // dense tensor-core FP4
   std::optional<double> int8_tops;      // dense tensor-core INT8, TOP/s
+  std::optional<double> l2_mb;          // L2 cache, MB (a MIG slice's share)
+  std::optional<double> memory_gb;      // device memory, GB, as published (a slice's share)
+  int boost_mhz = -1;                   // max boost clock, -1 unknown
+  int pcie_gen = -1, nvlink_gen = -1;   // host link and NVLink generation, 0 none, -1 unknown
   // What a large dense GEMM reaches in each precision (what-ifs rescale matrix work by
   // these): measured by `bench` when a profile exists, else the peak times the share
   // bench measured on the H200 (see kGemmEfficiency).
@@ -54,6 +63,11 @@ Ceilings ceilings_for(const DeviceSpec& d);
 // num_sms and the tensor-core flags from the compute capability. bench compares its
 // measurements with these, never with an earlier profile.
 Ceilings published_ceilings_for(const DeviceSpec& d);
+
+// What to tell a user when the ceiling `figure` ("HBM bandwidth") of `c` is missing: for
+// which GPU, why (not in the published table, or its datasheet gives none), and how to
+// supply it: `chokepoint bench --save` on that machine, or `--ceilings FILE`.
+std::string missing_ceiling(const Ceilings& c, std::string_view figure);
 
 // Replaces the ceilings that `profile` measured for GPUs named gpu_name (the median
 // over such GPUs): pinned H2D/D2H -> pcie_gbps (the faster direction: a ceiling is what

@@ -33,6 +33,26 @@ report::Distribution distribution_ms(std::vector<double> v) {
   return d;
 }
 
+// The ceilings the analyses divide by that this GPU lacks (those of its kind: no TF32
+// where the compute capability has none), and how to supply them.
+void missing_ceilings(report::Ceilings& r, const machine::Ceilings& c) {
+  auto need = [&r](const std::optional<double>& v, const char* what) {
+    if (!v) r.missing.emplace_back(what);
+  };
+  need(c.hbm_gbps, "memory bandwidth");
+  if (c.pcie_gen != 0) need(c.pcie_gbps, "host link bandwidth");  // 0: no PCIe (Jetson, NVLink-C2C)
+  need(c.fp32_tflops, "FP32 TFLOP/s");
+  if (c.has_tf32) need(c.tf32_tflops, "TF32 TFLOP/s");
+  if (c.has_tensor_cores) need(c.bf16_tflops, "BF16 TFLOP/s");
+  if (r.missing.empty()) return;
+  std::string what;
+  for (size_t i = 0; i < r.missing.size(); ++i) {
+    if (i > 0) what += i + 1 == r.missing.size() ? " and " : ", ";
+    what += r.missing[i];
+  }
+  r.missing_hint = machine::missing_ceiling(c, what);
+}
+
 report::Ceilings ceilings(const machine::Ceilings& c) {
   report::Ceilings r;
   r.source = c.source;
@@ -42,6 +62,12 @@ report::Ceilings ceilings(const machine::Ceilings& c) {
   r.tf32_tflops = c.tf32_tflops;
   r.bf16_tflops = c.bf16_tflops;
   r.fp8_tflops = c.fp8_tflops;
+  r.fp4_tflops = c.fp4_tflops;
+  r.int8_tops = c.int8_tops;
+  r.l2_mb = c.l2_mb;
+  r.gpu = c.gpu;
+  r.note = c.note;
+  missing_ceilings(r, c);
   return r;
 }
 

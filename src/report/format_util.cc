@@ -136,4 +136,21 @@ std::string data_lost_text(const DataLoss& l) {
                      format_pct(100 * l.share()));
 }
 
+std::string format_threshold(const rules::Evidence& e) {
+  if (!e.threshold) return "";
+  std::string s;  // built in steps: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string
+  switch (e.side) {
+    case rules::ThresholdSide::kAtLeast: s = "≥ "; break;
+    case rules::ThresholdSide::kAtMost: s = "≤ "; break;
+    case rules::ThresholdSide::kCeiling: s = "ceiling "; break;
+  }
+  s += format_value(*e.threshold, e.unit);
+  return s;
+}
+
+bool no_gpu(const Report& r) {
+  return r.devices.empty() && r.breakdown.busy_by_class.empty() && r.breakdown.gpu_busy_pct <= 0 &&
+         r.top_kernels.empty();
+}
+
 }  // namespace chokepoint::report

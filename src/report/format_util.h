@@ -45,6 +45,12 @@ std::string format_bytes(int64_t bytes);
 std::string format_speedup(double x);
 // A value with its unit, spaced the way people write it: "63.0%", "2.1x", "12.5 GB/s".
 std::string format_value(double v, std::string_view unit);
+// An evidence's threshold with the side that counts: "≥ 20.0%", "≤ 3.0%", or
+// "ceiling 4,800 GB/s" for one it is only compared with; "" without a threshold.
+std::string format_threshold(const rules::Evidence& e);
+// Whether the input had no GPU at all (no device, no GPU work): GPU busy/idle figures are
+// then unknown, not 0% and 100%.
+bool no_gpu(const Report& r);
 
 // "65 of 328 GPU events with a negative or missing duration (20%)".
 std::string data_lost_text(const DataLoss& l);

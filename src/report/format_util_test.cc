@@ -73,5 +73,18 @@ TEST(FormatUtil, MillisecondsPerStepNeedSteps) {
   EXPECT_DOUBLE_EQ(*gpu_ms_per_step(w, 25), 25.0);
 }
 
+TEST(FormatUtil, ThresholdSaysWhichSideFires) {
+  rules::Evidence e{"x", 63, 10.0, "%"};
+  EXPECT_EQ(format_threshold(e), "≥ 10.0%");
+  e.side = rules::ThresholdSide::kAtMost;
+  EXPECT_EQ(format_threshold(e), "≤ 10.0%");
+  e.side = rules::ThresholdSide::kCeiling;
+  e.unit = "GB/s";
+  e.threshold = 4800;
+  EXPECT_EQ(format_threshold(e), "ceiling 4,800 GB/s");
+  e.threshold.reset();
+  EXPECT_EQ(format_threshold(e), "");
+}
+
 }  // namespace
 }  // namespace chokepoint::report

@@ -32,6 +32,13 @@ Json ceilings_json(const Ceilings& c) {
   j["tf32_tflops"] = num(c.tf32_tflops);
   j["bf16_tflops"] = num(c.bf16_tflops);
   j["fp8_tflops"] = num(c.fp8_tflops);
+  j["fp4_tflops"] = num(c.fp4_tflops);
+  j["int8_tops"] = num(c.int8_tops);
+  j["l2_mb"] = num(c.l2_mb);
+  j["gpu"] = str_or_null(c.gpu);
+  j["note"] = str_or_null(c.note);
+  j["missing"] = c.missing;
+  j["missing_hint"] = str_or_null(c.missing_hint);
   return j;
 }
 
@@ -75,12 +82,14 @@ Json ms_map(const std::vector<Share>& shares) {
   return j;
 }
 
-Json breakdown_json(const Breakdown& b) {
+// Without a GPU in the input its busy and idle shares are unknown (null), not 0 and 100,
+// and no idle cause is listed.
+Json breakdown_json(const Breakdown& b, bool gpu) {
   Json j;
-  j["gpu_busy_pct"] = num(b.gpu_busy_pct);
-  j["gpu_idle_pct"] = num(b.gpu_idle_pct);
-  j["idle_pct"] = pct_map(b.idle_by_cause);
-  j["idle_ms_per_step"] = ms_map(b.idle_by_cause);
+  j["gpu_busy_pct"] = gpu ? num(b.gpu_busy_pct) : Json(nullptr);
+  j["gpu_idle_pct"] = gpu ? num(b.gpu_idle_pct) : Json(nullptr);
+  j["idle_pct"] = gpu ? pct_map(b.idle_by_cause) : Json::object();  // the same shape, no entries
+  j["idle_ms_per_step"] = gpu ? ms_map(b.idle_by_cause) : Json::object();
   j["busy_pct"] = pct_map(b.busy_by_class);
   j["busy_ms_per_step"] = ms_map(b.busy_by_class);
   j["category_cost_pct"] = pct_map(b.category_costs);
@@ -90,8 +99,11 @@ Json breakdown_json(const Breakdown& b) {
 Json finding_json(const rules::Finding& f) {
   Json evidence = Json::array();
   for (const rules::Evidence& e : f.evidence) {
-    evidence.push_back(Json{
-        {"metric", e.metric}, {"value", num(e.value)}, {"threshold", num(e.threshold)}, {"unit", str_or_null(e.unit)}});
+    evidence.push_back(Json{{"metric", e.metric},
+                            {"value", num(e.value)},
+                            {"threshold", num(e.threshold)},
+                            {"threshold_side", e.threshold ? Json(rules::threshold_side_name(e.side)) : Json(nullptr)},
+                            {"unit", str_or_null(e.unit)}});
   }
   Json j;
   j["id"] = f.id;
@@ -221,7 +233,7 @@ Json live_json(const LiveSummary& l) {
 
 }  // namespace
 
-Json report_to_json(const Report& r) {
+Json report_to_json(const Report& r, bool timings) {
   Json j;
   j["schema"] = kSchema;
   j["tool"] = Json{{"name", "chokepoint"}, {"version", r.tool_version}};
@@ -243,7 +255,7 @@ Json report_to_json(const Report& r) {
   }
 
   j["window"] = window_json(r.window);
-  j["breakdown"] = breakdown_json(r.breakdown);
+  j["breakdown"] = breakdown_json(r.breakdown, !no_gpu(r));
   j["verdict"] = Json{{"bound", rules::category_name(r.verdict.bound)},
                       {"confidence", num(r.verdict.confidence)},
                       {"summary", r.verdict.summary},
@@ -292,7 +304,7 @@ Json report_to_json(const Report& r) {
         {"name", s.name}, {"severity", severity_name(s.severity)}, {"description", s.description}, {"count", s.count}});
   }
   j["import_stats"] = std::move(stats);
-  j["analysis_seconds"] = num(r.analysis_seconds);
+  if (timings) j["analysis_seconds"] = num(r.analysis_seconds);
   if (r.live) j["live"] = live_json(*r.live);
   if (r.host) {
     const analyses::HostAttribution& h = *r.host;
@@ -328,10 +340,10 @@ Json report_to_json(const Report& r) {
   return j;
 }
 
-Status JsonReporter::write(const Report& r, std::ostream& out, const RenderOptions&) const {
+Status JsonReporter::write(const Report& r, std::ostream& out, const RenderOptions& opts) const {
   // Kernel and file names come from the trace and may hold invalid UTF-8; replace those
   // bytes instead of letting dump() throw.
-  out << report_to_json(r).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+  out << report_to_json(r, opts.timings).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
   if (!out) return Status::Error("writing the JSON report failed");
   return Status::Ok();
 }

@@ -11,7 +11,9 @@ namespace chokepoint::report {
 
 // The report as a JSON value (also what other formats embed, e.g. an HTML page).
 // Floats keep kJsonSignificantDigits significant digits; unknown values are null.
-nlohmann::ordered_json report_to_json(const Report& r);
+// timings: also analysis_seconds (RenderOptions::timings); without, the same input gives
+// byte-identical JSON.
+nlohmann::ordered_json report_to_json(const Report& r, bool timings = false);
 
 class JsonReporter final : public Reporter {
  public:

@@ -14,10 +14,32 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::string render(const Report& r) {
+// With --timings (analysis_seconds); the default leaves it out (see DeterministicWithoutTimings).
+std::string render(const Report& r, bool timings = true) {
   std::ostringstream out;
-  EXPECT_TRUE(JsonReporter().write(r, out, RenderOptions{}).ok());
+  RenderOptions o;
+  o.timings = timings;
+  EXPECT_TRUE(JsonReporter().write(r, out, o).ok());
   return out.str();
+}
+
+TEST(JsonReporter, DeterministicWithoutTimings) {
+  const Json j = Json::parse(render(testing::input_bound_report(), false));
+  EXPECT_FALSE(j.contains("analysis_seconds"));
+  Report later = testing::input_bound_report();
+  later.analysis_seconds *= 3;  // another run of the same input
+  EXPECT_EQ(render(testing::input_bound_report(), false), render(later, false));
+}
+
+TEST(JsonReporter, GpuFiguresNullWithoutAGpu) {
+  Report r;  // no device, no GPU work: a CPU-only trace
+  r.breakdown.gpu_idle_pct = 100;
+  const Json j = Json::parse(render(r, false));
+  EXPECT_TRUE(j["breakdown"]["gpu_busy_pct"].is_null());
+  EXPECT_TRUE(j["breakdown"]["gpu_idle_pct"].is_null());
+  EXPECT_TRUE(j["breakdown"]["idle_pct"].empty());
+  EXPECT_TRUE(j["device"]["name"].is_null());
+  EXPECT_TRUE(j["device"]["ceilings"]["hbm_gbps"].is_null());
 }
 
 TEST(JsonReporter, ParsesBackWithTheContractKeysInOrder) {
@@ -56,6 +78,7 @@ TEST(JsonReporter, MapsEverySection) {
   EXPECT_EQ(j["findings"][0]["severity"], "critical");
   EXPECT_EQ(j["findings"][1]["severity"], "warning");
   EXPECT_EQ(j["findings"][0]["evidence"][0]["threshold"], 10.0);
+  EXPECT_EQ(j["findings"][0]["evidence"][0]["threshold_side"], "at_least");
   EXPECT_EQ(j["findings"][0]["evidence"][0]["unit"], "%");
   EXPECT_EQ(j["top_kernels"][1]["class"], "elementwise");
   EXPECT_EQ(j["import_stats"][0]["name"], "kineto_truncated");
@@ -79,6 +102,7 @@ TEST(JsonReporter, UnknownValuesAreNullNeverZero) {
   EXPECT_TRUE(j["findings"][1]["estimated_speedup"].is_null());
   EXPECT_TRUE(j["findings"][1]["evidence"][2]["value"].is_null());      // was NaN
   EXPECT_TRUE(j["findings"][1]["evidence"][2]["threshold"].is_null());  // context only
+  EXPECT_TRUE(j["findings"][1]["evidence"][2]["threshold_side"].is_null());
   EXPECT_TRUE(j["top_kernels"][1]["tensor_cores"].is_null());
   EXPECT_TRUE(j["top_kernels"][2]["precision"].is_null());
   Report several = testing::input_bound_report();

@@ -182,4 +182,20 @@ std::string shorten_kernel_name(std::string_view name, size_t max_width) {
   return cut(s, max_width);
 }
 
+std::vector<std::string> distinct_kernel_names(const std::vector<std::string>& names, size_t max_width) {
+  constexpr size_t kSuffixW = 4;  // " #2" .. " #9", and room for " #10"
+  std::vector<std::string> shown;
+  for (const auto& n : names) shown.push_back(shorten_kernel_name(n, max_width));
+  for (size_t i = 0; i < shown.size(); ++i) {
+    int seen = 1;
+    for (size_t k = 0; k < i; ++k) seen += names[k] != names[i] && shorten_kernel_name(names[k], max_width) == shown[i];
+    if (seen == 1) continue;
+    std::string s = shorten_kernel_name(names[i], max_width > kSuffixW + 8 ? max_width - kSuffixW : max_width);
+    s += " #";
+    s += std::to_string(seen);
+    shown[i] = s;
+  }
+  return shown;
+}
+
 }  // namespace chokepoint::report

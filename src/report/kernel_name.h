@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace chokepoint::report {
 
@@ -20,5 +21,11 @@ namespace chokepoint::report {
 // Names that are not C++ signatures ("Memcpy HtoD (Pageable -> Device)") pass through
 // steps 1-4 unchanged.
 std::string shorten_kernel_name(std::string_view name, size_t max_width);
+
+// The display names of the rows of one table: shorten_kernel_name's, except that where
+// different kernels would show the same name (two instantiations of
+// vectorized_elementwise_kernel<MulFunctor>), the second and later end in " #2", " #3"
+// so that no two rows read alike; the JSON keeps the full names.
+std::vector<std::string> distinct_kernel_names(const std::vector<std::string>& names, size_t max_width);
 
 }  // namespace chokepoint::report

@@ -91,5 +91,25 @@ TEST(KernelName, AnonymousNamespacesAndLambdasDoNotConfuseTheParser) {
             "elementwise_kernel<direct_copy_kernel_cuda>");
 }
 
+// Two instantiations of one kernel template shorten alike: the second is numbered
+// (names from tests/data/kineto/fp32_gemm.json.gz).
+TEST(KernelName, DistinctNamesForKernelsThatShortenAlike) {
+  const std::vector<std::string> names = {
+      "void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<float, float, float, "
+      "at::native::binary_internal::MulFunctor<float> >, std::array<char*, 3ul> >(int, "
+      "at::native::BinaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float> >, "
+      "std::array<char*, 3ul>)",
+      "void at::native::vectorized_elementwise_kernel<4, at::native::AUnaryFunctor<float, float, float, "
+      "at::native::binary_internal::MulFunctor<float> >, std::array<char*, 2ul> >(int, "
+      "at::native::AUnaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float> >, "
+      "std::array<char*, 2ul>)",
+      "ampere_sgemm_128x64_tn"};
+  const auto shown = distinct_kernel_names(names, 72);
+  ASSERT_EQ(shown.size(), 3u);
+  EXPECT_EQ(shown[0], "at::native::vectorized_elementwise_kernel<MulFunctor>");
+  EXPECT_EQ(shown[1], "at::native::vectorized_elementwise_kernel<MulFunctor> #2");
+  EXPECT_EQ(shown[2], "ampere_sgemm_128x64_tn");
+}
+
 }  // namespace
 }  // namespace chokepoint::report

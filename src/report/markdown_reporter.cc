@@ -101,6 +101,8 @@ void header(const Report& r, std::ostream& out) {
     if (!d.compute_capability.empty()) v += ", compute " + escape(d.compute_capability);
     if (!d.ceilings.source.empty()) v += ", ceilings " + code(d.ceilings.source);
     out << "- **Device:** " << v << '\n';
+    if (!d.ceilings.note.empty()) out << "  - " << escape(d.ceilings.note) << '\n';
+    if (!d.ceilings.missing_hint.empty()) out << "  - " << escape(d.ceilings.missing_hint) << '\n';
   }
   const Window& w = r.window;
   out << fmt::format("- **Steps:** {}", w.steps);
@@ -115,7 +117,11 @@ void header(const Report& r, std::ostream& out) {
 void breakdown(const Report& r, std::ostream& out) {
   const Breakdown& b = r.breakdown;
   out << "## Where the step time goes\n\n";
-  out << "| | % of step | ms / step |\n|---|---:|---:|\n";
+  if (no_gpu(r)) {  // not "GPU busy 0%, idle 100%": there was no GPU to be idle
+    out << "No GPU in the input.\n\n";
+    return;
+  }
+  out << "| Time | % of step | ms / step |\n|---|---:|---:|\n";
   const std::optional<double> busy_ms = gpu_ms_per_step(r.window, b.gpu_busy_pct);
   const std::optional<double> idle_ms = gpu_ms_per_step(r.window, b.gpu_idle_pct);
   double max_ms = std::max(busy_ms.value_or(0), idle_ms.value_or(0));
@@ -209,7 +215,7 @@ void finding(size_t rank, const rules::Finding& f, std::ostream& out, bool live_
     out << "| Evidence | Value | Threshold |\n|---|---:|---:|\n";
     for (const rules::Evidence& e : f.evidence) {
       out << "| " << escape(humanize(e.metric), true) << " | " << escape(format_value(e.value, e.unit), true) << " | "
-          << (e.threshold ? escape(format_value(*e.threshold, e.unit), true) : "") << " |\n";
+          << escape(format_threshold(e), true) << " |\n";
     }
     out << '\n';
   }
@@ -270,13 +276,15 @@ void top_kernels(const Report& r, std::ostream& out) {
   double max_ms = 0;
   for (const KernelRow& k : r.top_kernels) max_ms = std::max(max_ms, k.total_ms);
   const int decimals = column_decimals(max_ms);
+  std::vector<std::string> names;
+  for (const KernelRow& k : r.top_kernels) names.push_back(k.name);
+  const std::vector<std::string> shown = distinct_kernel_names(names, kKernelNameWidth);
   for (size_t i = 0; i < r.top_kernels.size(); ++i) {
     const KernelRow& k = r.top_kernels[i];
     const char* tc = !k.tensor_cores ? "" : *k.tensor_cores ? "yes" : "no";
-    out << "| " << i + 1 << " | " << code(shorten_kernel_name(k.name, kKernelNameWidth), true) << " | "
-        << escape(k.kernel_class, true) << " | " << escape(k.precision, true) << " | " << tc << " | "
-        << format_count(k.calls) << " | " << format_decimal(k.total_ms, decimals) << " | " << format_pct(k.pct_of_busy)
-        << " |\n";
+    out << "| " << i + 1 << " | " << code(shown[i], true) << " | " << escape(k.kernel_class, true) << " | "
+        << escape(k.precision, true) << " | " << tc << " | " << format_count(k.calls) << " | "
+        << format_decimal(k.total_ms, decimals) << " | " << format_pct(k.pct_of_busy) << " |\n";
   }
   out << '\n';
 }
@@ -318,7 +326,7 @@ void host_hotspots(const Report& r, std::ostream& out) {
 
 }  // namespace
 
-Status MarkdownReporter::write(const Report& r, std::ostream& out, const RenderOptions&) const {
+Status MarkdownReporter::write(const Report& r, std::ostream& out, const RenderOptions& opts) const {
   header(r, out);
   remedies(r, out);
   if (r.live) live(r, out);
@@ -330,7 +338,9 @@ Status MarkdownReporter::write(const Report& r, std::ostream& out, const RenderO
   for (size_t i = 0; i < r.findings.size(); ++i) finding(i + 1, r.findings[i], out, r.live.has_value());
   top_kernels(r, out);
   import_stats(r, out);
-  out << "_chokepoint " << r.tool_version << " · analysis took " << format_seconds(r.analysis_seconds) << "_\n";
+  out << "_chokepoint " << r.tool_version;
+  if (opts.timings) out << " · analysis took " << format_seconds(r.analysis_seconds);
+  out << "_\n";
   if (!out) return Status::Error("writing the Markdown report failed");
   return Status::Ok();
 }

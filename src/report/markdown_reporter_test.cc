@@ -11,7 +11,9 @@ namespace {
 
 std::string render(const Report& r) {
   std::ostringstream out;
-  EXPECT_TRUE(MarkdownReporter().write(r, out, RenderOptions{}).ok());
+  RenderOptions o;
+  o.timings = true;  // the tests see the footer's timing; analyze shows it with --timings
+  EXPECT_TRUE(MarkdownReporter().write(r, out, o).ok());
   return out.str();
 }
 
@@ -21,7 +23,7 @@ TEST(MarkdownReporter, HasHeadingsVerdictAndTables) {
   const std::string md = render(testing::input_bound_report());
   EXPECT_TRUE(md.starts_with("# chokepoint report\n")) << md;
   EXPECT_TRUE(contains(md, "**Bound by: input (data loading)** — confidence 0.93")) << md;
-  EXPECT_TRUE(contains(md, "| | % of step | ms / step |\n|---|---:|---:|\n")) << md;
+  EXPECT_TRUE(contains(md, "| Time | % of step | ms / step |\n|---|---:|---:|\n")) << md;
   EXPECT_TRUE(contains(md, "| **GPU idle** | 75.9% | 313.0 |")) << md;
   EXPECT_TRUE(contains(md, "| idle: launch overhead | 7.9% | 32.6 |")) << md;
   EXPECT_TRUE(contains(md, "| # | Kernel | Class | Precision | Tensor cores | Calls | Total ms |")) << md;

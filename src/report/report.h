@@ -27,13 +27,21 @@ struct InputInfo {
 
 // The ceilings the analyses divided by, and where they came from.
 struct Ceilings {
-  std::string source;                 // "published:NVIDIA H200" | "profile:<file>" | "unknown"
+  std::string source;                 // "published:H200 SXM" | "profile:<file>" | "unknown"
   std::optional<double> hbm_gbps;     // device memory bandwidth, GB/s
   std::optional<double> pcie_gbps;    // host<->device per direction, achievable, GB/s
   std::optional<double> fp32_tflops;  // non-tensor FP32
   std::optional<double> tf32_tflops;  // tensor cores
   std::optional<double> bf16_tflops;  // tensor cores (and FP16)
   std::optional<double> fp8_tflops;   // tensor cores
+  std::optional<double> fp4_tflops;   // tensor cores
+  std::optional<double> int8_tops;    // tensor cores, TOP/s
+  std::optional<double> l2_mb;
+  std::string gpu;   // the published GPU matched: "H100 SXM MIG 3g.40gb", "" none
+  std::string note;  // how published figures were scaled (MIG) or assumed
+  // Figures the analyses needed and lack ("HBM bandwidth"), and how to supply them.
+  std::vector<std::string> missing;
+  std::string missing_hint;
 };
 
 struct DeviceInfo {

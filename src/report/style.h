@@ -13,6 +13,9 @@ struct RenderOptions {
   bool color = false;  // ANSI colour; the CLI sets it for a tty without NO_COLOR
   int width = 100;     // terminal width: text wraps at this many columns
   bool notes = false;  // also the method notes where a view has them (bench: each result's)
+  // Also how long the analysis took (analyze --timings): off, the same input gives the
+  // same report byte for byte.
+  bool timings = false;
 };
 
 enum class Tone {

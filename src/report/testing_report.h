@@ -21,7 +21,13 @@ inline Report input_bound_report() {
   h200.num_sms = 132;
   h200.memory_bytes = 150'754'820'096;
   h200.compute_capability = "9.0";
-  h200.ceilings = {"published:NVIDIA H200", 4800.0, 55.0, 67.0, 494.7, 989.4, 1978.9};
+  h200.ceilings.source = "published:NVIDIA H200";
+  h200.ceilings.hbm_gbps = 4800.0;
+  h200.ceilings.pcie_gbps = 55.0;
+  h200.ceilings.fp32_tflops = 67.0;
+  h200.ceilings.tf32_tflops = 494.7;
+  h200.ceilings.bf16_tflops = 989.4;
+  h200.ceilings.fp8_tflops = 1978.9;
   r.devices.push_back(h200);
 
   r.window.steps = 8;

@@ -40,19 +40,37 @@ struct Row {
 };
 
 // Breakdown rows of one group, largest first, small ones folded into "other".
+// The folded row is labelled "N smaller", not "other": a share may itself be named
+// "other" (the kernel class of unclassified kernels), and two rows must not share a label.
+// A single folded share keeps its own row.
 std::vector<Row> share_rows(const std::vector<Share>& shares) {
   std::vector<Row> rows;
-  Row other{"other", 0, 0.0};
-  for (const Share& s : sorted_by_pct(shares)) {
-    if (rows.size() < kMaxShareRows && s.pct >= kMinSharePct) {
+  const std::vector<Share> sorted = sorted_by_pct(shares);
+  size_t keep = 0;
+  while (keep < sorted.size() && keep < kMaxShareRows && sorted[keep].pct >= kMinSharePct) ++keep;
+  if (keep == kMaxShareRows && sorted.size() == keep + 1) ++keep;  // one left over: its own row
+  Row rest{"", 0, 0.0};
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    const Share& s = sorted[i];
+    if (i < keep) {
       rows.push_back(Row{safe(humanize(s.name)), s.pct, s.ms_per_step});
     } else {
-      other.pct += s.pct;
-      *other.ms_per_step += s.ms_per_step;
+      rest.pct += s.pct;
+      *rest.ms_per_step += s.ms_per_step;
     }
   }
-  if (other.pct >= kMinSharePct) rows.push_back(other);
+  rest.label = std::to_string(sorted.size() - keep) + " smaller";
+  if (rest.pct >= kMinSharePct) rows.push_back(rest);
   return rows;
+}
+
+// "   fires ≥ 20.0%" or "   ceiling 4,800 GB/s": the side of the threshold that counts.
+std::string threshold_text(const rules::Evidence& e) {
+  if (!e.threshold) return "";
+  std::string s = "   ";
+  if (e.side != rules::ThresholdSide::kCeiling) s += "fires ";
+  s += safe(format_threshold(e));
+  return s;
 }
 
 std::string severity_tag(Severity s) {
@@ -92,7 +110,11 @@ std::string basename_of(const std::string& path) {
 class TextWriter {
  public:
   TextWriter(const Report& r, std::ostream& out, const RenderOptions& opts)
-      : r_(r), out_(out), style_(opts), width_(std::max(kMinWidth, static_cast<size_t>(std::max(opts.width, 0)))) {}
+      : r_(r),
+        out_(out),
+        style_(opts),
+        width_(std::max(kMinWidth, static_cast<size_t>(std::max(opts.width, 0)))),
+        timings_(opts.timings) {}
 
   void write() {
     header();
@@ -107,7 +129,7 @@ class TextWriter {
     findings();
     top_kernels();
     import_stats();
-    out_ << style_(Tone::kDim, "analysis took " + format_seconds(r_.analysis_seconds)) << '\n';
+    if (timings_) out_ << style_(Tone::kDim, "analysis took " + format_seconds(r_.analysis_seconds)) << '\n';
   }
 
  private:
@@ -267,6 +289,9 @@ class TextWriter {
       if (!d.compute_capability.empty()) items.push_back("compute " + d.compute_capability);
       if (!d.ceilings.source.empty()) items.push_back("ceilings " + d.ceilings.source);
       field("device", items);
+      const std::string under(kFieldLabelWidth, ' ');
+      if (!d.ceilings.note.empty()) wrapped(under, under, d.ceilings.note, kFieldLabelWidth);
+      if (!d.ceilings.missing_hint.empty()) wrapped(under, under, d.ceilings.missing_hint, kFieldLabelWidth);
     }
     if (r_.devices.empty()) field("device", {"unknown (the input names no GPU)"});
     const Window& w = r_.window;
@@ -365,44 +390,63 @@ class TextWriter {
     wrapped("  " + style_(Tone::kDim, ""), "  ", line, 4, Tone::kDim);
   }
 
-  // Each kernel class on this machine's roofline.
+  // Each kernel class on this machine's roofline. Narrower than kWideW columns, the
+  // shares of the peaks and the bound column are left out (the JSON has them).
   void roofline() {
     if (r_.roofline.empty()) return;
-    constexpr size_t kLabelW = 15, kMsW = 9, kPctW = 8, kTfW = 16, kGbW = 17, kBoundW = 9;
-    out_ << style_(Tone::kBold, pad_right("Roofline by kernel class", kLabelW + 2))
-         << style_(Tone::kDim, pad_left("ms/step", kMsW) + pad_left("% step", kPctW) +
-                                   pad_left("TFLOP/s (peak)", kTfW) + pad_left("GB/s (HBM)", kGbW) +
-                                   pad_left("bound", kBoundW))
-         << '\n';
+    constexpr size_t kLabelW = 15, kMsW = 9, kPctW = 8, kTfW = 16, kGbW = 17, kBoundW = 9, kNarrowW = 10;
+    constexpr size_t kWideW = 2 + kLabelW + kMsW + kPctW + kTfW + kGbW + kBoundW;
+    const bool wide = width_ >= kWideW;
+    const size_t tf_w = wide ? kTfW : kNarrowW, gb_w = wide ? kGbW : kNarrowW;
+    // The title on its own line: it is wider than the class column it would head.
+    out_ << style_(Tone::kBold, "Roofline by kernel class") << '\n';
+    std::string head = pad_right("class", kLabelW) + pad_left("ms/step", kMsW) + pad_left("% step", kPctW) +
+                       pad_left(wide ? "TFLOP/s (peak)" : "TFLOP/s", tf_w) +
+                       pad_left(wide ? "GB/s (HBM)" : "GB/s", gb_w);
+    if (wide) head += pad_left("bound", kBoundW);
+    out_ << "  " << style_(Tone::kDim, head) << '\n';
+    auto with_share = [wide](const std::optional<double>& v, const std::optional<double>& pct) {
+      if (!v) return std::string("-");
+      std::string s = format_number(*v);
+      if (wide && pct) {
+        s += " (";
+        s += format_pct(*pct);
+        s += ")";
+      }
+      return s;
+    };
     for (const RooflineClass& c : r_.roofline) {
       if (c.pct_of_step < kMinSharePct) continue;
-      const std::string tf = c.achieved_tflops ? format_number(*c.achieved_tflops) +
-                                                     (c.pct_of_peak ? " (" + format_pct(*c.pct_of_peak) + ")" : "")
-                                               : "-";
-      const std::string gb = c.achieved_gbps ? format_number(*c.achieved_gbps) +
-                                                   (c.pct_of_hbm ? " (" + format_pct(*c.pct_of_hbm) + ")" : "")
-                                             : "-";
       out_ << "  " << pad_right(safe(c.kernel_class), kLabelW) << pad_left(format_number(c.ms_per_step), kMsW)
-           << pad_left(format_pct(c.pct_of_step), kPctW) << pad_left(tf, kTfW) << pad_left(gb, kGbW)
-           << pad_left(c.bound.empty() ? "-" : safe(c.bound), kBoundW) << '\n';
+           << pad_left(format_pct(c.pct_of_step), kPctW) << pad_left(with_share(c.achieved_tflops, c.pct_of_peak), tf_w)
+           << pad_left(with_share(c.achieved_gbps, c.pct_of_hbm), gb_w);
+      if (wide) out_ << pad_left(c.bound.empty() ? "-" : safe(c.bound), kBoundW);
+      out_ << '\n';
     }
     if (r_.mfu_pct) {
-      out_ << "  "
-           << style_(Tone::kDim, fmt::format("MFU {} of the {} peak (recorded GEMM FLOPs over the analyzed time)",
-                                             format_pct(*r_.mfu_pct), safe(r_.mfu_precision)))
-           << '\n';
+      wrapped("  ", "  ",
+              fmt::format("MFU {} of the {} peak (recorded GEMM FLOPs over the analyzed time)", format_pct(*r_.mfu_pct),
+                          safe(r_.mfu_precision)),
+              4, Tone::kDim);
     }
     out_ << '\n';
   }
 
   void breakdown() {
     const Breakdown& b = r_.breakdown;
+    if (no_gpu(r_)) {  // not "GPU busy 0%, idle 100%": there was no GPU to be idle
+      out_ << style_(Tone::kBold, "Where the step time goes") << ": no GPU in the input\n\n";
+      return;
+    }
     std::vector<std::pair<std::string, std::vector<Row>>> groups;
     groups.push_back({"",
                       {{"GPU busy", b.gpu_busy_pct, gpu_ms_per_step(r_.window, b.gpu_busy_pct)},
                        {"GPU idle", b.gpu_idle_pct, gpu_ms_per_step(r_.window, b.gpu_idle_pct)}}});
-    if (!b.idle_by_cause.empty()) groups.push_back({"idle by cause", share_rows(b.idle_by_cause)});
-    if (!b.busy_by_class.empty()) groups.push_back({"busy by class", share_rows(b.busy_by_class)});
+    // A group whose shares are all below the shown precision has no rows, and no heading.
+    for (auto [title, shares] :
+         {std::pair{"idle by cause", &b.idle_by_cause}, std::pair{"busy by class", &b.busy_by_class}}) {
+      if (auto rows = share_rows(*shares); !rows.empty()) groups.emplace_back(title, std::move(rows));
+    }
 
     // Columns: 4 of indent, labels, bar, "% step", "ms/step".
     constexpr size_t kMaxLabelW = 22, kPctW = 9, kMsW = 10;
@@ -467,20 +511,24 @@ class TextWriter {
     if (!f.detail.empty()) wrapped(indent, indent, f.detail, indent.size(), Tone::kDim);
 
     const size_t shown = std::min(f.evidence.size(), kMaxEvidence);
-    size_t metric_w = 0, value_w = 0;
+    size_t metric_w = 0, value_w = 0, threshold_w = 0;
     for (size_t i = 0; i < shown; ++i) {
       const rules::Evidence& e = f.evidence[i];
       metric_w = std::max(metric_w, display_width(safe(humanize(e.metric))));
       value_w = std::max(value_w, display_width(safe(format_value(e.value, e.unit))));
+      threshold_w = std::max(threshold_w, display_width(threshold_text(e)));
     }
-    metric_w = std::min(metric_w, width_ / 2);
+    // The metric column gives way so that value and threshold stay on the line; a metric
+    // name longer than its column is cut (the JSON has it whole).
+    const size_t fixed = indent.size() + 2 + 2 + value_w + threshold_w;
+    metric_w = std::min({metric_w, width_ / 2, width_ > fixed + 8 ? width_ - fixed : size_t{8}});
     for (size_t i = 0; i < shown; ++i) {
       const rules::Evidence& e = f.evidence[i];
-      out_ << indent << "  " << pad_right(safe(humanize(e.metric)), metric_w) << "  "
+      std::string metric = safe(humanize(e.metric));
+      if (display_width(metric) > metric_w) metric = metric.substr(0, metric_w - 1) + "~";
+      out_ << indent << "  " << pad_right(metric, metric_w) << "  "
            << pad_left(safe(format_value(e.value, e.unit)), value_w);
-      if (e.threshold) {
-        out_ << style_(Tone::kDim, "   threshold " + safe(format_value(*e.threshold, e.unit)));
-      }
+      if (e.threshold) out_ << style_(Tone::kDim, threshold_text(e));
       out_ << '\n';
     }
     if (f.evidence.size() > shown) {
@@ -524,10 +572,12 @@ class TextWriter {
     double max_ms = 0;
     for (const KernelRow& k : r_.top_kernels) max_ms = std::max(max_ms, k.total_ms);
     const int ms_decimals = column_decimals(max_ms);
+    std::vector<std::string> names;
+    for (const KernelRow& k : r_.top_kernels) names.push_back(safe(k.name));
+    const std::vector<std::string> shown = distinct_kernel_names(names, name_w);
     for (size_t i = 0; i < r_.top_kernels.size(); ++i) {
       const KernelRow& k = r_.top_kernels[i];
-      out_ << pad_left(fmt::format("{}.", i + 1), kRankW - 1) << ' '
-           << pad_right(shorten_kernel_name(safe(k.name), name_w), name_w + 1);
+      out_ << pad_left(fmt::format("{}.", i + 1), kRankW - 1) << ' ' << pad_right(shown[i], name_w + 1);
       if (with_kind) {
         const std::string tc = !k.tensor_cores ? "-" : *k.tensor_cores ? "yes" : "no";
         out_ << pad_right(k.kernel_class.empty() ? "-" : safe(k.kernel_class), kClassW)
@@ -544,7 +594,11 @@ class TextWriter {
     out_ << style_(Tone::kBold, "Import warnings") << '\n';
     for (const timeline::ImportStat& s : r_.import_stats) {
       const std::string sev(severity_name(s.severity));
-      const std::string rest = " " + safe(s.name) + " x" + format_count(s.count) + ": ";
+      std::string rest = " ";  // in steps: GCC 12's false -Wrestrict on "literal" + std::string
+      rest += safe(s.name);
+      rest += " x";
+      rest += format_count(s.count);
+      rest += ": ";
       wrapped("  " + style_(stat_tone(s.severity), sev) + rest, "  " + sev + rest, s.description, 4);
     }
     out_ << '\n';
@@ -554,6 +608,7 @@ class TextWriter {
   std::ostream& out_;
   Style style_;
   size_t width_;
+  bool timings_;
 };
 
 }  // namespace

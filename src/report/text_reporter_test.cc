@@ -12,7 +12,9 @@ namespace {
 
 std::string render(const Report& r, bool color = false, int width = 100) {
   std::ostringstream out;
-  EXPECT_TRUE(TextReporter().write(r, out, RenderOptions{color, width}).ok());
+  RenderOptions o{color, width};
+  o.timings = true;  // the tests see the timing line; analyze shows it with --timings
+  EXPECT_TRUE(TextReporter().write(r, out, o).ok());
   return out.str();
 }
 
@@ -41,10 +43,11 @@ TEST(TextReporter, RanksFindingsWithSpeedupEvidenceAndFix) {
   EXPECT_TRUE(contains(text, " 2. [WARNING] host-sync — ")) << text;
   EXPECT_TRUE(contains(text, "-> est. 2.7x with dataloader-workers · 63.0% of step time")) << text;
   EXPECT_TRUE(contains(text, "-> speedup not estimated · 3.1% of step time")) << text;
-  // Metrics padded to the longest, values right-aligned, thresholds in the same unit.
-  EXPECT_TRUE(contains(text, "      gpu idle waiting for input     63.0%   threshold 10.0%\n")) << text;
+  // Metrics padded to the longest, values right-aligned, thresholds in the same unit with
+  // the side that makes the finding fire.
+  EXPECT_TRUE(contains(text, "      gpu idle waiting for input     63.0%   fires ≥ 10.0%\n")) << text;
   EXPECT_TRUE(contains(text, "      dataloader wait per step    259.7 ms\n")) << text;
-  EXPECT_TRUE(contains(text, "      sync wait per step  12.8 ms   threshold 5 ms\n")) << text;
+  EXPECT_TRUE(contains(text, "      sync wait per step  12.8 ms   fires ≥ 5 ms\n")) << text;
   EXPECT_TRUE(contains(text, "      achieved copy rate      n/a\n")) << text;  // the NaN
   EXPECT_TRUE(contains(text, "fix: Load batches in parallel")) << text;
 }

@@ -75,13 +75,21 @@ std::optional<Finding> machine_finding(const Rule& r, const MachineEvidence& m) 
 double gain(const RemedyAdvice& r) { return r.estimated_speedup.value_or(0); }
 
 // Remedies of the findings, with their estimates.
+// Whether the trace shows the remedy already on (analyses/whatif: CUDA graphs, a fused
+// optimizer): then it is not advised, whichever finding lists it.
+bool already_applied(const RemedyInfo& info, const EvidenceSet& ev) {
+  if (!info.what_if || ev.trace == nullptr) return false;
+  const auto& on = ev.trace->a.already_applied;
+  return std::find(on.begin(), on.end(), *info.what_if) != on.end();
+}
+
 std::vector<RemedyAdvice> remedies_of(const std::vector<Finding>& findings, const EvidenceSet& ev) {
   std::vector<RemedyAdvice> out;
   std::map<std::string, size_t> index;
   for (const Finding& f : findings) {
     for (size_t k = 0; k < f.remedies.size(); ++k) {
       const RemedyInfo* info = find_remedy(f.remedies[k]);
-      if (info == nullptr) continue;
+      if (info == nullptr || already_applied(*info, ev)) continue;
       auto [it, fresh] = index.emplace(std::string(info->id), out.size());
       if (fresh) {
         RemedyAdvice a;

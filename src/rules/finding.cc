@@ -18,4 +18,13 @@ const char* category_name(Category c) {
   return "unknown";
 }
 
+const char* threshold_side_name(ThresholdSide s) {
+  switch (s) {
+    case ThresholdSide::kAtLeast: return "at_least";
+    case ThresholdSide::kAtMost: return "at_most";
+    case ThresholdSide::kCeiling: return "ceiling";
+  }
+  return "at_least";
+}
+
 }  // namespace chokepoint::rules

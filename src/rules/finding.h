@@ -16,12 +16,20 @@ const char* category_name(Category c);  // "input", "host", ...
 
 // One number that supports a finding. `threshold` is the value the rule compares against
 // (absent when the number is context only). `unit` is for humans ("%", "ms", "GB/s").
+// Which side of its threshold makes an evidence count: the rule fires at or above it
+// (a share of the step), at or below it (an idle tensor pipe, a degraded link), or the
+// threshold is a ceiling the value is compared with and triggers nothing.
+enum class ThresholdSide { kAtLeast, kAtMost, kCeiling };
+
 struct Evidence {
   std::string metric;
   double value = 0;
   std::optional<double> threshold;
   std::string unit;
+  ThresholdSide side = ThresholdSide::kAtLeast;
 };
+
+const char* threshold_side_name(ThresholdSide s);  // "at_least", "at_most", "ceiling"
 
 struct Finding {
   std::string id;  // catalogue id, e.g. "input-pipeline-stall"

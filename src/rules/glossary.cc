@@ -23,7 +23,8 @@ const std::vector<GlossaryEntry>& other_entries() {
        "with torch.autocast(\"cuda\", dtype=torch.bfloat16): around the forward pass and the loss."},
       {"tf32", "remedy", "Let FP32 matmuls use TF32 tensor cores, with no other change of code.",
        "Suggested by no-tensor-cores; its gain is the step replayed with FP32 GEMMs at the TF32 ceiling.",
-       "torch.set_float32_matmul_precision(\"high\") at start-up."},
+       "torch.backends.cuda.matmul.fp32_precision = \"tf32\" at start-up on PyTorch 2.9 and later (the "
+       "allow_tf32 flags warn there); torch.backends.cuda.matmul.allow_tf32 = True before 2.9."},
       {"dataloader-workers", "remedy",
        "Load batches in DataLoader worker processes so the next batch is ready when the step ends.",
        "Suggested by input-pipeline-stall; its gain is the step replayed with the loading time overlapped.",

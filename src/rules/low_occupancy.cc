@@ -2,6 +2,7 @@
 // the chip idle while they run.
 #include <fmt/format.h>
 
+#include "base/plural.h"
 #include "rules/rule.h"
 
 namespace chokepoint::rules {
@@ -31,10 +32,11 @@ std::optional<Finding> low_occupancy(const TraceEvidence& c) {
   f.remedies = {"full-grid", "bigger-batch"};
   f.title = fmt::format("{:.0f}% of the step runs kernels with fewer blocks than the {} SMs", share, k.num_sms);
   f.detail = fmt::format(
-      "{:.0f} launches per step use less than one wave of blocks{}; the idle SMs cannot help. Spread "
+      "{} per step {} less than one wave of blocks{}; the idle SMs cannot help. Spread "
       "over all SMs they would take {:.2f} ms per step instead of {:.2f} ms (an upper bound: "
       "memory bandwidth may cap them first).",
-      c.a.per_step(k.small_grid_calls),
+      counted(c.a.per_step(k.small_grid_calls), "launch", "launches"),
+      std::llround(c.a.per_step(k.small_grid_calls)) == 1 ? "uses" : "use",
       top ? fmt::format(" (e.g. {} with {} blocks)", std::string(c.tl.strings.view(top->name)).substr(0, 60),
                         top->min_blocks)
           : std::string(),

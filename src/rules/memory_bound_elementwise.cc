@@ -3,6 +3,7 @@
 // fusing a chain of them into one kernel removes most of that traffic.
 #include <fmt/format.h>
 
+#include "base/plural.h"
 #include "rules/rule.h"
 
 namespace chokepoint::rules {
@@ -31,19 +32,19 @@ std::optional<Finding> memory_bound_elementwise(const TraceEvidence& c) {
     bw = fmt::format(
         " They move data at {:.0f} GB/s{}: memory bandwidth, not arithmetic, sets their speed.", *fu.achieved_gbps,
         hbm ? fmt::format(" ({:.0f}% of the {:.0f} GB/s HBM ceiling)", 100 * *fu.achieved_gbps / *hbm, *hbm)
-            : std::string());
+            : " (" + machine::missing_ceiling(c.a.ceilings, "memory bandwidth") + ")");
   }
   f.detail = fmt::format(
-      "{:.0f} chains per step of back-to-back fusible kernels ({:.0f} kernels, {:.2f} ms per step) "
+      "{} per step of back-to-back fusible kernels ({}, {:.2f} ms per step) "
       "each re-read and re-write their tensors; fused, each chain would cost about its longest "
       "kernel ({:.2f} ms per step in all).{}",
-      c.a.per_step(fu.chains), c.a.per_step(fu.chain_kernels), c.a.ms_per_step(fu.chain_ns),
-      c.a.ms_per_step(fu.chain_fused_ns), bw);
+      counted(c.a.per_step(fu.chains), "chain", "chains"), counted(c.a.per_step(fu.chain_kernels), "kernel", "kernels"),
+      c.a.ms_per_step(fu.chain_ns), c.a.ms_per_step(fu.chain_fused_ns), bw);
   f.evidence = {evidence("fusible_kernel_pct", share, "%", kMinSharePct),
                 evidence("chained_ms_per_step", c.a.ms_per_step(fu.chain_ns), "ms"),
                 evidence("fused_estimate_ms_per_step", c.a.ms_per_step(fu.chain_fused_ns), "ms")};
   if (fu.achieved_gbps) {
-    f.evidence.push_back(evidence("achieved_gbps", *fu.achieved_gbps, "GB/s", hbm));
+    f.evidence.push_back(evidence_vs_ceiling("achieved_gbps", *fu.achieved_gbps, "GB/s", hbm));
   }
   f.recommendation =
       "Fuse the elementwise chains: torch.compile(model) (or torch.compile on the hot function) "

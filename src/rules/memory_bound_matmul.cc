@@ -36,11 +36,11 @@ std::optional<Finding> memory_bound_matmul(const TraceEvidence& c) {
                 evidence("memory_bound_matmul_ms_per_step", c.a.ms_per_step(rl.matrix_memory_bound_ns), "ms")};
   if (ns > 0 && bytes > 0) {
     const double gbps = bytes / ns;
-    f.detail += fmt::format(
-        " Where shapes were recorded they reach {:.0f} GB/s{} at {:.1f} FLOP/byte.", gbps,
-        hbm ? fmt::format(" ({:.0f}% of the {:.0f} GB/s HBM ceiling)", 100 * gbps / *hbm, *hbm) : std::string(),
-        flops / bytes);
-    f.evidence.push_back(evidence("achieved_gbps", gbps, "GB/s", hbm));
+    f.detail += fmt::format(" Where shapes were recorded they reach {:.0f} GB/s{} at {:.1f} FLOP/byte.", gbps,
+                            hbm ? fmt::format(" ({:.0f}% of the {:.0f} GB/s HBM ceiling)", 100 * gbps / *hbm, *hbm)
+                                : " (" + machine::missing_ceiling(c.a.ceilings, "memory bandwidth") + ")",
+                            flops / bytes);
+    f.evidence.push_back(evidence_vs_ceiling("achieved_gbps", gbps, "GB/s", hbm));
     f.evidence.push_back(evidence("flop_per_byte", flops / bytes, "FLOP/B"));
   }
   f.recommendation =

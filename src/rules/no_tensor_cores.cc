@@ -37,11 +37,21 @@ std::optional<Finding> no_tensor_cores(const TraceEvidence& c) {
   Finding f = new_finding("no-tensor-cores", Category::kCompute, share, speedup);
   f.remedies = {"autocast-bf16", "tf32"};
   f.title = fmt::format("{:.0f}% of the step runs FP32 matrix kernels without tensor cores", share);
+  const char* tc = ceil.has_tf32 ? "TF32" : "FP16";
+  std::string peaks;
+  if (ceil.fp32_tflops && target) {
+    peaks = fmt::format(", which peak at {:.0f} TFLOP/s on this GPU against {:.0f} TFLOP/s for {} on tensor cores.",
+                        *ceil.fp32_tflops, *target, tc);
+  } else {  // say which figure is missing and how to supply it, not "?"
+    peaks = ". The gain is not estimated: " +
+            machine::missing_ceiling(ceil,
+                                     !ceil.fp32_tflops ? std::string("FP32 TFLOP/s") : std::string(tc) + " TFLOP/s") +
+            ".";
+  }
   f.detail = fmt::format(
       "{:.1f} ms per step of GEMM/conv kernels take FP32 inputs and run on the FP32 SIMT units "
-      "(e.g. {}), which peak at {} TFLOP/s on this GPU against {} TFLOP/s for {} on tensor cores.",
-      c.a.ms_per_step(slow), top.substr(0, 80), ceil.fp32_tflops ? fmt::format("{:.0f}", *ceil.fp32_tflops) : "?",
-      target ? fmt::format("{:.0f}", *target) : "?", ceil.has_tf32 ? "TF32" : "FP16");
+      "(e.g. {}){}",
+      c.a.ms_per_step(slow), top.substr(0, 80), peaks);
   f.evidence = {
       evidence("fp32_simt_matrix_pct", share, "%", kMinSharePct),
       evidence("fp32_simt_matrix_ms_per_step", c.a.ms_per_step(slow), "ms"),
@@ -51,9 +61,11 @@ std::optional<Finding> no_tensor_cores(const TraceEvidence& c) {
   if (ceil.fp32_tflops) f.evidence.push_back(evidence("fp32_peak_tflops", *ceil.fp32_tflops, "TFLOP/s"));
   if (target) f.evidence.push_back(evidence("tensor_core_peak_tflops", *target, "TFLOP/s"));
   f.recommendation = ceil.has_tf32
-                         ? "Enable TF32 tensor cores: torch.set_float32_matmul_precision(\"high\") (and "
-                           "torch.backends.cudnn.allow_tf32 = True), or better, mixed precision: with "
-                           "torch.autocast(\"cuda\", dtype=torch.bfloat16). Keep GEMM dimensions multiples of 8."
+                         ? "Enable TF32 tensor cores: torch.backends.cuda.matmul.fp32_precision = \"tf32\" on "
+                           "PyTorch 2.9 and later (the allow_tf32 flags warn there), "
+                           "torch.backends.cuda.matmul.allow_tf32 = True before 2.9; or better, mixed precision: "
+                           "with torch.autocast(\"cuda\", dtype=torch.bfloat16). Keep GEMM dimensions multiples of "
+                           "8."
                          : "Use mixed precision: with torch.autocast(\"cuda\", dtype=torch.float16) and a "
                            "torch.amp.GradScaler; keep GEMM dimensions multiples of 8.";
   return f;
@@ -90,8 +102,8 @@ std::optional<Finding> no_tensor_cores_samples(const SampleEvidence& c) {
         "TF32 look like this. A trace (`chokepoint run --trace`) gives the kernels and the gain.",
         g->active_s(), sm, tensor, dram);
     f.evidence = {evidence("sm_active_pct", sm, "%", kBusySmPct),
-                  evidence("tensor_active_pct", tensor, "%", kIdleTensorPct),
-                  evidence("dram_active_pct", dram, "%", kDramHeavyPct)};
+                  evidence_at_most("tensor_active_pct", tensor, "%", kIdleTensorPct),
+                  evidence_at_most("dram_active_pct", dram, "%", kDramHeavyPct)};
     f.recommendation =
         "torch.set_float32_matmul_precision(\"high\") (TF32), or better torch.autocast(\"cuda\", "
         "dtype=torch.bfloat16) around the forward pass and loss.";
@@ -113,8 +125,9 @@ extern const Rule no_tensor_cores_rule = {
         "From a trace: FP32 SIMT matrix kernels, 5% of the step or more. From live samples (GPM): "
         "SMs busy, tensor cores idle, DRAM not the limit.",
     .action =
-        "torch.set_float32_matmul_precision(\"high\") (TF32), or torch.autocast(\"cuda\", "
-        "dtype=torch.bfloat16). Remedies tf32, autocast-bf16.",
+        "TF32: torch.backends.cuda.matmul.fp32_precision = \"tf32\" (PyTorch 2.9 and later; before, "
+        "torch.backends.cuda.matmul.allow_tf32 = True), or torch.autocast(\"cuda\", dtype=torch.bfloat16). "
+        "Remedies tf32, autocast-bf16.",
 };
 
 }  // namespace chokepoint::rules

@@ -2,6 +2,7 @@
 // them through a pinned buffer at a fraction of the link's speed, and the host blocks.
 #include <fmt/format.h>
 
+#include "base/plural.h"
 #include "rules/live/live_util.h"
 #include "rules/live/starvation.h"
 #include "rules/rule.h"
@@ -31,13 +32,14 @@ std::optional<Finding> pageable_memcpy(const TraceEvidence& c) {
   f.remedies = {"pinned-copies"};
   f.title = fmt::format("{:.0f}% of the step copies pageable host memory at {:.1f} GB/s", share, achieved);
   f.detail = fmt::format(
-      "{:.0f} copies per step move {:.1f} MB from/to pageable memory in {:.2f} ms per step. "
+      "{} per step {} {:.1f} MB from/to pageable memory in {:.2f} ms per step. "
       "Pageable copies are staged by the driver and block the calling thread; pinned memory "
       "reaches {} here.",
-      c.a.per_step(tr.pageable_count), c.a.per_step(static_cast<double>(tr.pageable_bytes)) / 1e6,
-      c.a.ms_per_step(tr.pageable_ns),
+      counted(c.a.per_step(tr.pageable_count), "copy", "copies"),
+      std::llround(c.a.per_step(tr.pageable_count)) == 1 ? "moves" : "move",
+      c.a.per_step(static_cast<double>(tr.pageable_bytes)) / 1e6, c.a.ms_per_step(tr.pageable_ns),
       known ? fmt::format("~{:.0f} GB/s ({})", *c.a.ceilings.pcie_gbps, c.a.ceilings.source)
-            : std::string("an unknown rate (no ceiling for this GPU)"));
+            : "a rate this analysis lacks (" + machine::missing_ceiling(c.a.ceilings, "host link bandwidth") + ")");
   f.evidence = {evidence("pageable_copy_pct", share, "%", kMinSharePct), evidence("pageable_gbps", achieved, "GB/s"),
                 evidence("pageable_mb_per_step", c.a.per_step(static_cast<double>(tr.pageable_bytes)) / 1e6, "MB")};
   if (known) f.evidence.push_back(evidence("pinned_ceiling_gbps", *c.a.ceilings.pcie_gbps, "GB/s"));
@@ -82,7 +84,7 @@ std::optional<Finding> pageable_memcpy_samples(const SampleEvidence& c) {
         live::kSaturatedCpuPct);
     f.evidence = {evidence("copy_bound_ticks_pct", 100 * share, "%", 100 * live::kMinStarvedShare),
                   evidence("pcie_gb_per_s", gbps, "GB/s", 2.0),
-                  evidence("gpu_busy_pct", k.busy / static_cast<double>(k.ticks), "%", live::kStarvedBelowPct)};
+                  evidence_at_most("gpu_busy_pct", k.busy / static_cast<double>(k.ticks), "%", live::kStarvedBelowPct)};
     if (link > 0) f.evidence.push_back(evidence("pcie_link_gb_per_s", link, "GB/s"));
     f.recommendation =
         "Copy from pinned memory: DataLoader(pin_memory=True) or tensor.pin_memory() once for reused host buffers, "

@@ -88,6 +88,14 @@ Evidence evidence(std::string metric, double value, std::string unit, std::optio
   return Evidence{std::move(metric), value, threshold, std::move(unit)};
 }
 
+Evidence evidence_at_most(std::string metric, double value, std::string unit, double threshold) {
+  return Evidence{std::move(metric), value, threshold, std::move(unit), ThresholdSide::kAtMost};
+}
+
+Evidence evidence_vs_ceiling(std::string metric, double value, std::string unit, std::optional<double> ceiling) {
+  return Evidence{std::move(metric), value, ceiling, std::move(unit), ThresholdSide::kCeiling};
+}
+
 std::optional<double> what_if(const TraceEvidence& c, analyses::whatif::Remedy r) {
   const auto* e = analyses::estimate_of(c.a, r);
   return e ? std::optional<double>(e->speedup) : std::nullopt;

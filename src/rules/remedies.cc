@@ -16,8 +16,13 @@ const std::vector<RemedyInfo>& all_remedies() {
        "no GradScaler); keep GEMM dimensions multiples of 8.",
        Remedy::kAutocastBf16},
       {"tf32", "Let FP32 matmuls use TF32 tensor cores",
-       "torch.set_float32_matmul_precision(\"high\") at start-up (convolutions already use TF32 unless "
-       "torch.backends.cudnn.allow_tf32 was turned off).",
+       // PyTorch 2.9 added the fp32_precision settings and warns on the allow_tf32 flags
+       // (docs.pytorch.org/docs/2.9/notes/cuda.html, "TensorFloat-32 (TF32) on Ampere (and
+       // later) devices"). Kineto traces carry no PyTorch version, so both are given.
+       "at start-up, on PyTorch 2.9 and later torch.backends.cuda.matmul.fp32_precision = \"tf32\" (the "
+       "allow_tf32 flags warn there); before 2.9 torch.backends.cuda.matmul.allow_tf32 = True. Convolutions "
+       "already use TF32 unless it was turned off (torch.backends.cudnn.conv.fp32_precision, or "
+       "torch.backends.cudnn.allow_tf32 before 2.9).",
        Remedy::kTf32},
       {"dataloader-workers", "Load batches in DataLoader workers",
        "DataLoader(..., num_workers=N, pin_memory=True, persistent_workers=True, prefetch_factor=4) with N up "

@@ -134,6 +134,10 @@ Severity severity_for(double time_share_pct, double speedup);
 // then fills title, detail, evidence, recommendation and remedies.
 Finding new_finding(std::string id, Category category, double time_share_pct, std::optional<double> estimated_speedup);
 Evidence evidence(std::string metric, double value, std::string unit, std::optional<double> threshold = std::nullopt);
+// Evidence that counts at or below its threshold (an idle pipe, a degraded link).
+Evidence evidence_at_most(std::string metric, double value, std::string unit, double threshold);
+// Evidence shown against a ceiling it triggers nothing by (achieved vs HBM bandwidth).
+Evidence evidence_vs_ceiling(std::string metric, double value, std::string unit, std::optional<double> ceiling);
 // The estimated whole-step speedup of a remedy's what-if on this trace, if it applied.
 std::optional<double> what_if(const TraceEvidence& c, analyses::whatif::Remedy r);
 

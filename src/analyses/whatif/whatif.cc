@@ -115,4 +115,11 @@ std::vector<Estimate> estimate_remedies(const Context& c) {
   return out;
 }
 
+std::vector<Remedy> already_applied(const Context& c) {
+  std::vector<Remedy> on;
+  if (replays_cuda_graphs(c)) on.push_back(Remedy::kCudaGraphs);
+  if (optimizer_runs_fused(c)) on.push_back(Remedy::kFusedOptimizer);
+  return on;
+}
+
 }  // namespace chokepoint::analyses::whatif

@@ -84,6 +84,12 @@ std::vector<Estimate> estimate_remedies(const Context& c);
 Estimate finish(const Context& c, Remedy r, const Plan& p, std::string change, std::vector<std::string> assumptions);
 
 // The remedies, one file each (remedies/).
+// What the trace shows is already on, so that nothing advises switching it on: CUDA
+// graph replays (cudaGraphLaunch calls), a fused optimizer (its op or kernels).
+bool replays_cuda_graphs(const Context& c);
+bool optimizer_runs_fused(const Context& c);
+std::vector<Remedy> already_applied(const Context& c);
+
 std::optional<Estimate> estimate_cuda_graphs(const Context& c);
 std::optional<Estimate> estimate_autocast_bf16(const Context& c);
 std::optional<Estimate> estimate_tf32(const Context& c);

@@ -63,7 +63,7 @@ Finding numa_finding(const SampleEvidence& c, const GpuLive& g, const samples::G
       100 * worst_local, worst_p->meta.pid, gpu_label(g),
       gm.numa_node ? fmt::format(" (NUMA node {})", *gm.numa_node) : std::string(), share,
       h.numa_nodes > 0 ? std::to_string(h.numa_nodes) : std::string("several"));
-  f.evidence = {evidence("local_cpu_fraction_pct", 100 * worst_local, "%", 100 * kMinLocalFraction),
+  f.evidence = {evidence_at_most("local_cpu_fraction_pct", 100 * worst_local, "%", 100 * kMinLocalFraction),
                 evidence("far_cpu_time_pct", share, "%"),
                 evidence("allowed_cpus", static_cast<double>(worst_p->meta.cpus_allowed->size()), "cpus"),
                 evidence("gpu_local_cpus", static_cast<double>(gm.local_cpus.size()), "cpus")};

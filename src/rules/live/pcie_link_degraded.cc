@@ -51,9 +51,9 @@ std::optional<Finding> pcie_link_degraded(const SampleEvidence& c) {
         busy_share ? fmt::format("The link carried >= {:.0f}% of its degraded ceiling in {:.0f}% of the active ticks.",
                                  100 * kBusyLinkFraction, 100 * share)
                    : std::string("PCIe throughput was not sampled, so how much this job lost is unknown."));
-    f.evidence = {evidence("link_gen_seen", *g->link_gen_seen, "gen", gen_max),
-                  evidence("link_width_seen", *g->link_width_seen, "lanes", width_max),
-                  evidence("link_gbps_seen", seen, "GB/s", full)};
+    f.evidence = {evidence_at_most("link_gen_seen", *g->link_gen_seen, "gen", gen_max),
+                  evidence_at_most("link_width_seen", *g->link_width_seen, "lanes", width_max),
+                  evidence_vs_ceiling("link_gbps_seen", seen, "GB/s", full)};
     if (busy_share) f.evidence.push_back(evidence("ticks_link_busy_pct", 100 * share, "%"));
     f.recommendation =
         narrow ? "Reseat the GPU or move it to a full x16 slot; check risers, retimers and PCIe switches "

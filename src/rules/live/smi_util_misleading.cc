@@ -41,7 +41,7 @@ std::optional<Finding> smi_util_misleading(const SampleEvidence& c) {
         g->sm_occupancy ? fmt::format(" (warp occupancy {:.0f}%)", g->sm_occupancy->mean) : std::string(),
         g->tensor_active ? fmt::format(", tensor cores {:.0f}%", g->tensor_active->mean) : std::string(), g->name);
     f.evidence = {evidence("gpu_utilization_mean_pct", g->util->mean, "%", kHighUtilPct),
-                  evidence("sm_active_mean_pct", g->sm_active->mean, "%", kLowSmActivePct),
+                  evidence_at_most("sm_active_mean_pct", g->sm_active->mean, "%", kLowSmActivePct),
                   evidence("ticks_util_high_sm_low_pct", 100 * share, "%")};
     if (g->sm_occupancy) f.evidence.push_back(evidence("sm_occupancy_mean_pct", g->sm_occupancy->mean, "%"));
     if (g->tensor_active) f.evidence.push_back(evidence("tensor_active_mean_pct", g->tensor_active->mean, "%"));

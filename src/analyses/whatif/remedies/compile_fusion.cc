@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "analyses/whatif/remedies/common.h"
+#include "base/plural.h"
 
 namespace chokepoint::analyses::whatif {
 
@@ -69,9 +70,11 @@ std::optional<Estimate> estimate_compile_fusion(const Context& c) {
   const double steps = static_cast<double>(std::max<int64_t>(1, g.steps));
   return finish(
       c, Remedy::kCompileFusion, p,
-      fmt::format("{:.0f} chains per step of {:.0f} elementwise/normalization kernels become one kernel "
+      fmt::format("{} per step of {} become one kernel "
                   "each: {} per step instead of {}, and their extra launches go",
-                  chains / steps, fused / steps, remedy::per_step_ms(c, after), remedy::per_step_ms(c, before)),
+                  counted(chains / steps, "chain", "chains"),
+                  counted(fused / steps, "elementwise/normalization kernel", "elementwise/normalization kernels"),
+                  remedy::per_step_ms(c, after), remedy::per_step_ms(c, before)),
       {"A fused chain costs about its longest kernel (one pass over tensors of the same size).",
        "Fusion follows the order kernels ran on each stream; torch.compile fuses by data flow and can "
        "do more (GEMM epilogues) or less (graph breaks).",

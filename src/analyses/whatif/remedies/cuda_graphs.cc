@@ -6,9 +6,12 @@
 // its first call becomes a cudaGraphLaunch, the host time and calls inside it disappear
 // (the Python that issued them no longer runs), and its kernels start no closer than one
 // graph node apart.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "analyses/whatif/remedies/common.h"
+#include "base/plural.h"
 
 namespace chokepoint::analyses::whatif {
 
@@ -33,10 +36,18 @@ bool capturable(const Context& c, size_t i) {
 
 }  // namespace
 
+bool replays_cuda_graphs(const Context& c) {
+  return std::any_of(c.g.host.begin(), c.g.host.end(),
+                     [](const HostEvent& e) { return e.api == timeline::ApiClass::kGraphLaunch; });
+}
+
 std::optional<Estimate> estimate_cuda_graphs(const Context& c) {
   using namespace remedy;
-  Plan p = c.plain;
   const auto& g = c.g;
+  // The job already replays CUDA graphs: no advice to capture what is captured; what
+  // launches outside them shows as launch overhead.
+  if (replays_cuda_graphs(c)) return std::nullopt;
+  Plan p = c.plain;
   std::vector<int32_t> graph_of(g.host.size(), -1);  // first event of the run an event joined
   int64_t graphs = 0, captured = 0;
   TimeNs removed = 0;
@@ -77,9 +88,10 @@ std::optional<Estimate> estimate_cuda_graphs(const Context& c) {
   const double steps = static_cast<double>(std::max<int64_t>(1, g.steps));
   return finish(
       c, Remedy::kCudaGraphs, p,
-      fmt::format("{:.0f} launches per step go into {:.1f} graph(s) per step; {} of host time per step inside them "
+      fmt::format("{} per step go into {:.1f} graph(s) per step; {} of host time per step inside them "
                   "(Python, dispatch, launch calls) no longer runs",
-                  static_cast<double>(captured) / steps, static_cast<double>(graphs) / steps, per_step_ms(c, removed)),
+                  counted(static_cast<double>(captured) / steps, "launch", "launches"),
+                  static_cast<double>(graphs) / steps, per_step_ms(c, removed)),
       {"Static shapes and no data-dependent Python inside the captured region (torch.compile's reduce-overhead "
        "mode checks this and falls back where it cannot capture).",
        "Synchronizations, blocking copies, allocations, DataLoader waits and stretches of Python without any "

@@ -38,7 +38,27 @@ std::vector<std::pair<size_t, size_t>> optimizer_regions(const StepGraph& g) {
   }
   return regions;
 }
+
+// Whether the optimizer already runs fused: its op (aten::_fused_adamw_, _fused_sgd_, ...)
+// or the kernels that op launches (multi_tensor_apply_kernel<...FusedAdamMathFunctor>,
+// seen in tests/data/kineto/healthy_bf16, recorded with AdamW(fused=True)).
+bool already_fused(const Context& c, size_t k) {
+  const std::string_view kernel = c.tl.strings.view(c.tl.gpu_ops.name[c.g.gpu[k].row]);
+  if (kernel.find("FusedAdam") != std::string_view::npos || kernel.find("FusedSgd") != std::string_view::npos ||
+      kernel.find("FusedAdagrad") != std::string_view::npos) {
+    return true;
+  }
+  const int32_t op = c.ix.op_row[c.g.gpu[k].row];
+  return op >= 0 && c.tl.strings.view(c.tl.cpu_ranges.name[op]).rfind("aten::_fused_", 0) == 0;
+}
 }  // namespace
+
+bool optimizer_runs_fused(const Context& c) {
+  for (size_t k = 0; k < c.g.gpu.size(); ++k) {
+    if (c.nodes[k].kernel && already_fused(c, k)) return true;
+  }
+  return false;
+}
 
 std::optional<Estimate> estimate_fused_optimizer(const Context& c) {
   using namespace remedy;
@@ -57,6 +77,7 @@ std::optional<Estimate> estimate_fused_optimizer(const Context& c) {
   for (size_t k = 0; k < g.gpu.size(); ++k) {
     const int32_t l = g.gpu[k].launch;
     if (l < 0 || region_of[l] < 0) continue;
+    if (already_fused(c, k)) return std::nullopt;  // no advice to switch on what is on
     const int32_t r = region_of[l];
     kernel_ns[r] += g.gpu[k].dur;
     if (first_node[r] < 0) first_node[r] = static_cast<int32_t>(k);

@@ -13,6 +13,7 @@
 
 #include "analyses/index.h"
 #include "analyses/whatif/remedies/common.h"
+#include "base/plural.h"
 
 namespace chokepoint::analyses::whatif {
 
@@ -61,7 +62,7 @@ std::optional<Estimate> estimate_loader_workers(const Context& c) {
     who = "loading ran in the main process (num_workers=0)";
   } else if (c.loader_workers > 0) {
     batch_ns = c.loader_workers * step;
-    who = fmt::format("{} workers were all busy", c.loader_workers);
+    who = counted(c.loader_workers, "worker", "workers") + (c.loader_workers == 1 ? " was busy" : " were all busy");
   }
   std::vector<std::string> assumptions;
   int workers = 0;
@@ -71,11 +72,12 @@ std::optional<Estimate> estimate_loader_workers(const Context& c) {
     const int cap = c.cpus > 2 ? std::min(c.cpus - 2, kMaxWorkers) : kMaxWorkers;
     workers = std::clamp(needed, 1, cap);
     after_step = std::max(fed_step, batch_ns / workers);
-    assumptions.push_back(fmt::format(
-        "One batch costs a worker {:.1f} ms ({}); {} workers{} deliver one every "
-        "{:.1f} ms.",
-        batch_ns / 1e6, who, workers, c.cpus > 2 ? fmt::format(" (at most {} CPUs less 2)", c.cpus) : std::string(),
-        batch_ns / workers / 1e6));
+    assumptions.push_back(
+        fmt::format("One batch costs a worker {:.1f} ms ({}); {}{} {} one every "
+                    "{:.1f} ms.",
+                    batch_ns / 1e6, who, counted(workers, "worker", "workers"),
+                    c.cpus > 2 ? fmt::format(" (at most {} CPUs less 2)", c.cpus) : std::string(),
+                    workers == 1 ? "delivers" : "deliver", batch_ns / workers / 1e6));
   } else {
     assumptions.push_back(
         "The trace does not say how many workers loaded the data: the estimate assumes enough "

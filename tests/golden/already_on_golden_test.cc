@@ -1,0 +1,75 @@
+// No advice to switch on what the trace shows is already on: a fused optimizer (its
+// kernels in healthy_bf16, recorded with AdamW(fused=True)) and CUDA graphs (an edited
+// copy of launch_bound whose launches partly read cudaGraphLaunch, as a graph-replaying
+// job's runtime calls do; the recorded fixtures have none).
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "pipeline/analyze_pipeline.h"
+
+namespace chokepoint {
+namespace {
+
+const std::string kDir = std::string(CHOKEPOINT_TEST_DATA) + "/kineto/";
+const bool kNoSavedProfile = setenv("CHOKEPOINT_PROFILE", "none", 1) == 0;
+
+report::Report analyze(const std::string& path) {
+  auto r = pipeline::analyze_paths({path});
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? std::move(r).value() : report::Report{};
+}
+
+bool has_what_if(const report::Report& r, const std::string& id) {
+  return std::any_of(r.what_ifs.begin(), r.what_ifs.end(), [&](const auto& w) { return w.id == id; }) ||
+         std::any_of(r.remedies.begin(), r.remedies.end(), [&](const auto& w) { return w.id == id; });
+}
+
+TEST(AlreadyOn, FusedOptimizerIsNotAdvisedWhenItRunsFused) {
+  // healthy_bf16's optimizer step runs multi_tensor_apply_kernel<...FusedAdamMathFunctor>.
+  EXPECT_FALSE(has_what_if(analyze(kDir + "healthy_bf16.json.gz"), "fused-optimizer"));
+  // fp32_gemm's runs unfused (foreach kernels): the what-if is still replayed there.
+  EXPECT_TRUE(has_what_if(analyze(kDir + "fp32_gemm.json.gz"), "fused-optimizer"));
+}
+
+TEST(AlreadyOn, CudaGraphsAreNotAdvisedWhenTheJobReplaysGraphs) {
+  const auto plain = analyze(kDir + "launch_bound.json.gz");
+  ASSERT_TRUE(has_what_if(plain, "cuda-graphs"));  // launch-bound: graphs would pay
+
+  const std::string src = ::testing::TempDir() + "/graphs_" + std::to_string(getpid()) + ".src.json";
+  ASSERT_EQ(std::system(("gzip -dc " + kDir + "launch_bound.json.gz > " + src).c_str()), 0);
+  nlohmann::json j;
+  {
+    std::ifstream in(src);
+    j = nlohmann::json::parse(in);
+  }
+  std::remove(src.c_str());
+  int launches = 0, renamed = 0;
+  for (auto& e : j.at("traceEvents")) {
+    if (e.value("cat", "") != "cuda_runtime" || e.value("name", "") != "cudaLaunchKernel") continue;
+    if (launches++ % 10 == 0) {
+      e["name"] = "cudaGraphLaunch";
+      ++renamed;
+    }
+  }
+  ASSERT_GT(renamed, 0);
+  const std::string edited = ::testing::TempDir() + "/graphs_" + std::to_string(getpid()) + ".json";
+  std::ofstream(edited) << j.dump();
+  const auto with_graphs = analyze(edited);
+  std::remove(edited.c_str());
+  EXPECT_FALSE(has_what_if(with_graphs, "cuda-graphs"));  // neither replayed nor advised
+  bool launch_finding = false;                            // the launch overhead itself is still reported
+  for (const auto& f : with_graphs.findings) launch_finding |= f.id == "launch-overhead";
+  EXPECT_TRUE(launch_finding);
+}
+
+}  // namespace
+}  // namespace chokepoint
