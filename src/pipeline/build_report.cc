@@ -88,6 +88,7 @@ void add_window(report::Report& r, const analyses::Analysis& a) {
   }
   r.window.steps = a.steps();
   r.window.step_source = a.windows.method;
+  if (r.window.steps > 0) r.window.step_ms = step_ms;  // the samples `diff` tests for noise
   r.window.step_time_ms = distribution_ms(step_ms);
   r.window.analyzed_ms = static_cast<double>(a.total().duration) / 1e6;
 }

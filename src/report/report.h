@@ -48,19 +48,23 @@ struct Distribution {
   double mean = 0, p50 = 0, p95 = 0, min = 0, max = 0;
 };
 
+// A named share of step time (or of GPU busy time), with absolute ms per step.
+struct Share {
+  std::string name;
+  double pct = 0;
+  double ms_per_step = 0;
+};
+
 struct Window {
   int64_t steps = 0;
   std::string step_source;  // "ProfilerStep#N annotations" | "whole trace (no step annotations)"
   Distribution step_time_ms;
   double analyzed_ms = 0;  // total time of the analyzed windows
   std::vector<int64_t> step_numbers;
-};
-
-// A named share of step time (or of GPU busy time), with absolute ms per step.
-struct Share {
-  std::string name;
-  double pct = 0;
-  double ms_per_step = 0;
+  std::vector<double> step_ms;  // each step's time, in step_numbers' order (empty without steps)
+  // Each step's GPU busy time by kernel class, then idle time by cause ("idle:<cause>"),
+  // ms, in step_numbers' order (the HTML report's bars per step).
+  std::vector<std::vector<Share>> step_parts;
 };
 
 struct Breakdown {
@@ -163,6 +167,26 @@ struct LiveSummary {
   std::vector<LiveProcess> top_processes;  // busiest first
 };
 
+// The median step drawn as a strip (the HTML report): the launching thread, each GPU
+// stream and each device's idle gaps by cause; times in ms from the step's start.
+// Neighbouring spans of one kind closer than half a pixel of a 1000-wide strip are one.
+struct StripSpan {
+  double start_ms = 0, end_ms = 0;
+  std::string kind;   // kernel class, "idle:<cause>", or the thread's "dataloader", "sync", ...
+  std::string label;  // the first kernel's name, "" for others
+};
+
+struct StripLane {
+  std::string name;  // "CPU thread 10", "GPU 0 stream 7", "GPU 0 idle"
+  std::vector<StripSpan> spans;
+};
+
+struct StepStrip {
+  int64_t step_number = 0;
+  double duration_ms = 0;
+  std::vector<StripLane> lanes;
+};
+
 struct Report {
   std::string tool_version;
   std::vector<InputInfo> inputs;
@@ -187,6 +211,7 @@ struct Report {
   std::optional<analyses::HostAttribution> host;
   int64_t host_steps = 0;
   std::string stacks_note;
+  std::optional<StepStrip> median_step;  // trace inputs with steps
 };
 
 }  // namespace chokepoint::report

@@ -1,0 +1,27 @@
+// Views of a RunDiff (report/diff.h): text for the terminal, Markdown for a pull request,
+// JSON ("chokepoint.diff/1", docs/FORMATS.md "Diff JSON").
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+#include "report/diff.h"
+#include "report/style.h"
+
+namespace chokepoint::report {
+
+// "text", "md" (alias "markdown"), "json"; kUsage for another name.
+Status write_diff(const RunDiff& d, std::string_view format, std::ostream& out, const RenderOptions& opts);
+// The formats write_diff takes, for help and errors: "text, md, json".
+std::string diff_formats();
+
+nlohmann::ordered_json diff_to_json(const RunDiff& d);
+
+// The parts each view shares: "2.37x faster (-57.9%)", "resolved", ...
+std::string step_change_words(const StepChange& s);
+
+}  // namespace chokepoint::report
