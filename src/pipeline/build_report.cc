@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "base/version.h"
+#include "pipeline/step_views.h"
 
 namespace chokepoint::pipeline {
 
@@ -187,6 +188,7 @@ report::Report build_report(const timeline::Timeline& tl, const analyses::Analys
   add_devices(r, tl, a);
   add_window(r, a);
   add_breakdown(r, a, d);
+  add_step_views(r, tl, a);
 
   r.verdict.bound = d.bound;
   r.verdict.confidence = d.confidence;

@@ -228,6 +228,7 @@ Json diff_to_json(const RunDiff& d) {
 Status write_diff(const RunDiff& d, std::string_view format, std::ostream& out, const RenderOptions& opts) {
   if (format == "text") return write_text(d, out, opts);
   if (format == "md" || format == "markdown") return write_md(d, out);
+  if (format == "html") return write_diff_html(d, out);
   if (format == "json") {
     out << diff_to_json(d).dump(2, ' ', false, Json::error_handler_t::replace) << '\n';
     return out ? Status::Ok() : Status::Error("writing the diff failed");
@@ -235,6 +236,6 @@ Status write_diff(const RunDiff& d, std::string_view format, std::ostream& out, 
   return Status::Error(ErrorCode::kUsage, "unknown format '" + std::string(format) + "' (use " + diff_formats() + ")");
 }
 
-std::string diff_formats() { return "text, md, json"; }
+std::string diff_formats() { return "text, md, json, html"; }
 
 }  // namespace chokepoint::report
