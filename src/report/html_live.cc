@@ -96,6 +96,11 @@ std::string html_live_section(const Report& r) {
   s += "<div class=\"grid\">";
   for (const LiveGpu& g : l.gpus) s += "<div>" + gpu_html(g) + "</div>";
   s += "<div>" + host_html(l) + "</div></div>";
+  if (!l.series.empty()) {
+    s += "<h3>Over time</h3><div class=\"grid\">";
+    s += html::time_charts(l.series, l.series_bucket_s);
+    s += "</div>";
+  }
   return s + "</section>\n";
 }
 

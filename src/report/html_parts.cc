@@ -200,7 +200,7 @@ std::string step_bars(const std::vector<double>& step_ms, const std::vector<int6
 
 std::string pct_bars(const std::vector<Segment>& rows) {
   if (rows.empty()) return "";
-  constexpr double kW = 1000, kRow = 22, kLabel = 260;
+  constexpr double kW = 480, kRow = 22, kLabel = 130;  // drawn in a grid cell
   std::string svg = fmt::format("<svg viewBox=\"0 0 {} {:.0f}\" role=\"img\">", kW,
                                 kRow * static_cast<double>(rows.size()));
   for (size_t i = 0; i < rows.size(); ++i) {

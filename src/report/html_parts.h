@@ -54,6 +54,10 @@ std::string step_stacks(const std::vector<std::vector<Share>>& parts, const std:
 // The median step as lanes (the launching thread, each stream, each device's idle gaps).
 std::string step_strip(const StepStrip& strip);
 
+// Line charts of sampled metrics over the run, one per LiveSeries::group (gaps break the
+// lines); x in seconds from the first tick.
+std::string time_charts(const std::vector<LiveSeries>& series, double bucket_s);
+
 // Horizontal bars of named values 0..100 (%), one row each.
 std::string pct_bars(const std::vector<Segment>& rows);
 

@@ -118,6 +118,7 @@ std::string roofline_section(const Report& r) {
       points.push_back({c.kernel_class, *c.achieved_tflops * 1e3 / *c.achieved_gbps, *c.achieved_tflops});
     }
   }
+  if (r.roofline.empty()) return "";
   std::string s = "<section id=\"roofline\"><h2>Roofline of the kernel classes</h2>";
   const Ceilings c = r.devices.empty() ? Ceilings{} : r.devices[0].ceilings;
   if (!points.empty() && c.hbm_gbps) {

@@ -150,6 +150,16 @@ struct LiveHost {
   std::optional<LiveStat> swap_in_pages_per_s, swap_out_pages_per_s, psi_cpu_some, psi_memory_some, psi_io_some;
 };
 
+// One sampled metric over the run for charts (the HTML report): the mean of its valid
+// samples in each of LiveSummary::series_bucket_s buckets from the first tick; NaN where
+// the bucket holds none (a gap, never a 0).
+struct LiveSeries {
+  std::string group;  // one chart per group: "GPU 0 activity", "Host CPU", ...
+  std::string name;   // "SM active"
+  std::string unit;   // "%", "GB/s"
+  std::vector<double> values;
+};
+
 struct LiveSummary {
   std::string recording;             // directory
   std::vector<std::string> command;  // empty for watch
@@ -165,6 +175,8 @@ struct LiveSummary {
   int64_t processes_seen = 0;
   double tree_cpu_pct_mean = 0;
   std::vector<LiveProcess> top_processes;  // busiest first
+  std::vector<LiveSeries> series;          // over time, for charts
+  double series_bucket_s = 0;
 };
 
 // The median step drawn as a strip (the HTML report): the launching thread, each GPU

@@ -58,7 +58,7 @@ m = re.search(r"Step time p50 <b>([0-9.,]+) ms</b>", dom)
 sys.exit(0 if m and abs(float(m.group(1).replace(",", "")) - p50) <= 0.05 * p50 + 0.1 else 1)
 PY
 "$exe" analyze -q --format html -o "$work/live.html" "$data/live/input_bound"
-check_page "$work/live.html" "Bound by:" "Live samples" "Host ("
+check_page "$work/live.html" "Bound by:" "Live samples" "Host (" "Over time" "<polyline"
 "$exe" analyze -q --format html -o "$work/hostile.html" "$data/hostile/hostile_names.json"
 check_page "$work/hostile.html" "Bound by:" 'pwned'
 if grep -q $'\x1b' "$work/hostile.html"; then bad "hostile.html holds a raw escape character"; fi
