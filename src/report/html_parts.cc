@@ -38,9 +38,10 @@ svg{max-width:100%;height:auto;display:block}svg text{fill:var(--fg);font-size:1
 .legend span{display:inline-block;margin:.1rem .8rem .1rem 0;font-size:.85rem}
 .legend i{display:inline-block;width:.8rem;height:.8rem;margin-right:.3rem;vertical-align:-.1rem;border-radius:.15rem}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(22rem,1fr));gap:1rem}
+.toc{font-size:.85rem;margin:.2rem 0 .6rem}.toc a{color:var(--accent);margin-right:.9rem;text-decoration:none}
 details{margin:.3rem 0}footer{margin-top:2rem;font-size:.8rem;color:var(--muted)}
 @media print{body{max-width:none;padding:0;font-size:11px}:root{--bg:#fff;--fg:#000;--card:#fff}
-section,.remedy,table,svg{break-inside:avoid}details{display:block}details>*{display:block}th{cursor:auto}}
+section,.remedy,table,svg{break-inside:avoid}.toc{display:none}details{display:block}details>*{display:block}th{cursor:auto}}
 )css";
 
 // Click a header to sort its table (numbers by value); marks the page ready for tests.

@@ -200,10 +200,22 @@ std::string html_import_section(const Report& r);
 Status HtmlReporter::write(const Report& r, std::ostream& out, const RenderOptions&) const {
   std::string title = "chokepoint: ";
   title += category_label(r.verdict.bound);
-  out << html::page_start(title) << "<h1>chokepoint report</h1>\n"
-      << verdict_section(r) << remedies_section(r) << breakdown_section(r) << findings_section(r) << roofline_section(r)
-      << kernels_section(r) << hotspots_section(r) << html_live_section(r) << html_devices_section(r)
-      << html_import_section(r) << footer(r) << html::page_end();
+  // The sections after the verdict, each with its id: the links on top jump to them.
+  const std::pair<const char*, std::string> parts[] = {
+      {"What to change", remedies_section(r)},    {"Where the step goes", breakdown_section(r)},
+      {"Findings", findings_section(r)},          {"Roofline", roofline_section(r)},
+      {"Top kernels", kernels_section(r)},        {"Host hot spots", hotspots_section(r)},
+      {"Live samples", html_live_section(r)},     {"Devices", html_devices_section(r)},
+      {"Import warnings", html_import_section(r)}};
+  std::string nav = "<nav class=\"toc\">";
+  for (const auto& [label, body] : parts) {
+    const size_t id = body.find("id=\"");
+    if (id == std::string::npos) continue;
+    nav += "<a href=\"#" + body.substr(id + 4, body.find('"', id + 4) - id - 4) + "\">" + label + "</a>";
+  }
+  out << html::page_start(title) << "<h1>chokepoint report</h1>\n" << nav << "</nav>\n" << verdict_section(r);
+  for (const auto& [label, body] : parts) out << body;
+  out << footer(r) << html::page_end();
   return out ? Status::Ok() : Status::Error("writing the HTML report failed");
 }
 

@@ -2,7 +2,8 @@
 # Opens chokepoint's HTML reports in a real headless browser (Debian's chromium): each page
 # must load without a script error or a blocked request, run its script (data-ready), show
 # the verdict with the report's own numbers, render its charts (a screenshot that is not
-# blank), stay under 2 MB, and show hostile names from a trace as text.
+# blank), have only links that lead to its own sections, stay under 2 MB, and show hostile
+# names from a trace as text.
 # Usage: browser_test.sh CHOKEPOINT TEST_DATA_DIR. Exits 77 (CTest: skipped) without chromium.
 set -euo pipefail
 exe="$1"
@@ -43,6 +44,14 @@ check_page() {  # FILE WORDS...: loads cleanly and shows every word
     bad "$f: the browser reported: $(head -5 "$f.err")"
   fi
   for w in "$@"; do grep -qF -- "$w" "$f.dom" || bad "$f: '$w' is not on the page"; done
+  # Links: every one jumps to an element of the page (nothing points outside it).
+  python3 - "$f.dom" <<'PY' || bad "$f: a link leads nowhere or out of the page"
+import re, sys
+dom = open(sys.argv[1]).read()
+ids = set(re.findall(r'\bid="([^"]+)"', dom))
+links = re.findall(r'\bhref="([^"]*)"', dom)
+sys.exit(0 if all(l.startswith("#") and l[1:] in ids for l in links) else 1)
+PY
   python3 "$(dirname "$0")/png_not_blank.py" "$f.png" || bad "$f: the screenshot is blank"
 }
 
