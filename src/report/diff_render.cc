@@ -42,7 +42,7 @@ void text_shares(std::ostream& out, const char* heading, const std::vector<Share
   out << "\n" << heading << " (ms per step)\n";
   for (const ShareChange& c : rows) {
     if (std::abs(c.after_ms - c.before_ms) < 0.005 && c.before_ms < 0.005) continue;
-    out << fmt::format("  {:<22} {:>11} -> {:>11}  {:>11}\n", humanize(c.name), format_ms(c.before_ms),
+    out << fmt::format("  {:<22} {:>11} -> {:>11}  {:>11}\n", escape_controls(humanize(c.name)), format_ms(c.before_ms),
                        format_ms(c.after_ms), signed_ms(c.after_ms - c.before_ms));
   }
 }
@@ -67,14 +67,15 @@ Status write_text(const RunDiff& d, std::ostream& out, const RenderOptions& opts
   if (!d.promises.empty()) {
     out << "\n" << st(Tone::kBold, "Promise check") << " (remedies BEFORE's report estimated)\n";
     for (const PromiseCheck& p : d.promises) {
-      out << fmt::format("  {:<20} {:<17} {}\n", p.remedy, promise_state(p), p.note);
+      out << fmt::format("  {:<20} {:<17} {}\n", escape_controls(p.remedy), promise_state(p), escape_controls(p.note));
     }
   }
   if (!d.findings.empty()) {
     out << "\n" << st(Tone::kBold, "Findings") << "\n";
     for (const FindingChange& f : d.findings) {
       const Severity sev = f.status == "resolved" ? f.severity_before : f.severity_after;
-      out << fmt::format("  {:<9} {:<28} {:<9} {}\n", f.status, f.id, severity_name(sev), escape_controls(f.title));
+      out << fmt::format("  {:<9} {:<28} {:<9} {}\n", f.status, escape_controls(f.id), severity_name(sev),
+                         escape_controls(f.title));
     }
   }
   text_shares(out, "Where the step goes, by category", d.categories);
