@@ -159,7 +159,8 @@ void promise_note(report::PromiseCheck& p, const report::StepChange& s, size_t a
     return;
   }
   p.shared = applied_count > 1;
-  p.note = "before predicted " + predicted + " from " + p.remedy;
+  p.note = p.predicted ? "before predicted " + predicted + " from " + p.remedy
+                       : "before gave no estimate for " + p.remedy;
   if (p.remedy == kThroughputRemedy) {
     p.note += " (samples/s); a bigger batch changes the work per step, so the step time cannot check it";
   } else {

@@ -29,7 +29,14 @@ std::string side_line(const DiffSide& s) {
   return v;
 }
 
-std::string dist(const Distribution& d) { return "p50 " + format_ms(d.p50) + ", p95 " + format_ms(d.p95); }
+std::string dist(const Distribution& d, int64_t steps) {
+  if (steps <= 0) return "no steps";
+  std::string v = "p50 ";
+  v += format_ms(d.p50) + ", p95 " + format_ms(d.p95) + " over " + std::to_string(steps) + " steps";
+  return v;
+}
+
+std::string ms_or_dash(const Distribution& d, double v) { return d.p50 > 0 ? format_ms(v) : std::string("-"); }
 
 std::string signed_ms(double v) {
   std::string s = v > 0 ? "+" : "";
@@ -59,8 +66,8 @@ Status write_text(const RunDiff& d, std::ostream& out, const RenderOptions& opts
       << "\n  after:  " << side_line(d.after) << "\n\n";
   const StepChange& s = d.step;
   out << st(Tone::kBold, "Step time") << "  " << step_change_words(s) << "\n";
-  out << "  before: " << dist(s.before) << " over " << s.steps_before << " steps\n";
-  out << "  after:  " << dist(s.after) << " over " << s.steps_after << " steps\n";
+  out << "  before: " << dist(s.before, s.steps_before) << "\n";
+  out << "  after:  " << dist(s.after, s.steps_after) << "\n";
   if (s.plain_speedup)
     out << "  without the recorders' own cost (replayed): " << format_speedup(*s.plain_speedup) << "\n";
   out << "  noise:  " << s.noise_note << "\n";
@@ -117,8 +124,8 @@ Status write_md(const RunDiff& d, std::ostream& out) {
   out << "| verdict | " << rules::category_name(d.before.report.verdict.bound) << " | "
       << rules::category_name(d.after.report.verdict.bound) << " |\n";
   out << "| steps | " << s.steps_before << " | " << s.steps_after << " |\n";
-  out << "| step p50 | " << format_ms(s.before.p50) << " | " << format_ms(s.after.p50) << " |\n";
-  out << "| step p95 | " << format_ms(s.before.p95) << " | " << format_ms(s.after.p95) << " |\n\n";
+  out << "| step p50 | " << ms_or_dash(s.before, s.before.p50) << " | " << ms_or_dash(s.after, s.after.p50) << " |\n";
+  out << "| step p95 | " << ms_or_dash(s.before, s.before.p95) << " | " << ms_or_dash(s.after, s.after.p95) << " |\n\n";
   if (s.plain_speedup)
     out << "Without the recorders' own cost (replayed): " << format_speedup(*s.plain_speedup) << ".\n\n";
   out << "Noise: " << md(s.noise_note) << "\n";

@@ -88,6 +88,20 @@ TEST(DiffCli, FailIfSlowerExitsThree) {
   EXPECT_EQ(run("diff --fail-if-slower 5 " + kBroken + " " + kBroken).rc, 0);  // the same run: 0% slower
 }
 
+// A recording of `run` without a trace has no steps: the diff says so, and the gate
+// cannot judge (exit 1), while the findings still compare.
+TEST(DiffCli, LiveRecordingHasNoStepTime) {
+  const std::string rec = kPair + "run.rec";
+  const Output o = run("diff " + rec + " " + kFixed);
+  ASSERT_EQ(o.rc, 0) << o.err;
+  EXPECT_NE(o.out.find("(recording)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("no step time to compare"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("before: no steps"), std::string::npos) << o.out;
+  const Output gate = run("diff --fail-if-slower 5% " + rec + " " + kFixed);
+  EXPECT_EQ(gate.rc, 1);
+  EXPECT_NE(gate.err.find("a side has no step time"), std::string::npos) << gate.err;
+}
+
 TEST(DiffCli, BadInput) {
   EXPECT_EQ(run("diff " + kBroken).rc, 2);  // AFTER missing
   EXPECT_EQ(run("diff --fail-if-slower fast " + kBroken + " " + kFixed).rc, 2);
