@@ -26,7 +26,7 @@ std::vector<double> bucket_means(const samples::Series& s, const Bucketing& b, d
     if (!s.valid[i] || !std::isfinite(s.values[i])) continue;
     const double k = std::floor(static_cast<double>(s.time_ns[i] - b.start_ns) / b.bucket_ns);
     if (k < 0) continue;
-    const size_t idx = std::min(b.n - 1, static_cast<size_t>(k));
+    const auto idx = static_cast<size_t>(std::min(static_cast<double>(b.n - 1), k));  // clamped before the cast
     sum[idx] += s.values[i] * scale;
     count[idx] += 1;
   }
