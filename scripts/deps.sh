@@ -18,7 +18,8 @@ done
 pkgs=(build-essential cmake ninja-build pkg-config libsimdjson-dev libcli11-dev libfmt-dev
       nlohmann-json3-dev zlib1g-dev)
 if ((test_deps)); then
-  pkgs+=(libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-dev clang-format clang-tidy python3)
+  pkgs+=(libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-dev clang-format clang-tidy python3
+            chromium)  # chromium: the HTML reports' browser test (tests/html)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

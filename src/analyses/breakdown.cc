@@ -1,4 +1,5 @@
 #include "analyses/breakdown.h"
+#include "analyses/idle_gaps.h"
 
 #include <algorithm>
 #include <numeric>
@@ -130,6 +131,12 @@ class DeviceSweep {
     for (size_t k = 0; k < wins.size(); ++k) acc_[k].cur_end = ws[wins[k]].start;
   }
 
+  // Keeps each gap (device `device`) in `out` besides summing it.
+  void record(std::vector<IdleGap>* out, int32_t device) {
+    record_ = out;
+    device_ = device;
+  }
+
   std::vector<DeviceWindow> run(const std::vector<uint32_t>& ops) {
     size_t j = 0;
     for (uint32_t op : ops) {
@@ -147,10 +154,22 @@ class DeviceSweep {
     DeviceWindow& a = acc_[k];
     const StepWindow& w = ws_[wins_[k]];
     if (a.cur_end < w.end) {
-      attr_.gap(a.cur_end, w.end, next, a.idle);
-      ++a.gaps;
+      gap(k, a.cur_end, w.end, next);
       a.cur_end = w.end;
     }
+  }
+
+  // The gap [g0, g1) of window k before op `next` (-1: none), attributed and counted.
+  void gap(size_t k, TimeNs g0, TimeNs g1, int64_t next) {
+    DeviceWindow& a = acc_[k];
+    ++a.gaps;
+    if (record_ == nullptr) return attr_.gap(g0, g1, next, a.idle);
+    Idle part{};
+    attr_.gap(g0, g1, next, part);
+    for (int c = 0; c < kNumIdleCauses; ++c) a.idle[c] += part[c];
+    const auto top = std::max_element(part.begin(), part.end());
+    if (*top <= 0) return;
+    record_->push_back({g0, g1, device_, static_cast<int32_t>(wins_[k]), static_cast<IdleCause>(top - part.begin())});
   }
 
   // The part of `op` inside window k, and the gap before it.
@@ -163,10 +182,7 @@ class DeviceSweep {
     ++a.ops;
     a.class_sum[static_cast<int>(ix_.kclass[op])] += ce - cs;
     if (is_transfer(g_.copy_kind[op])) a.transfer_sum += ce - cs;
-    if (cs > a.cur_end) {
-      attr_.gap(a.cur_end, cs, op, a.idle);
-      ++a.gaps;
-    }
+    if (cs > a.cur_end) gap(k, a.cur_end, cs, op);
     if (ce > a.cur_end) {
       a.busy += ce - std::max(cs, a.cur_end);
       a.cur_end = ce;
@@ -179,6 +195,8 @@ class DeviceSweep {
   const std::vector<StepWindow>& ws_;
   const std::vector<size_t>& wins_;
   std::vector<DeviceWindow> acc_;
+  std::vector<IdleGap>* record_ = nullptr;
+  int32_t device_ = -1;
 };
 
 // Adds one device's share of a window to the step's breakdown.
@@ -278,6 +296,25 @@ Breakdown compute_breakdown(const Timeline& tl, const TimelineIndex& ix, const S
   for (size_t k = 0; k < ws.size(); ++k) finish_step(ix, ws[k], devices_seen[k], out.steps[k]);
   for (const auto& b : out.steps) add_to_total(b, out.total);
   return out;
+}
+
+std::vector<IdleGap> idle_gaps(const Timeline& tl, const TimelineIndex& ix, const StepWindows& windows,
+                               int64_t only_step) {
+  std::vector<IdleGap> gaps;
+  for (size_t d = 0; d < ix.device_ops.size(); ++d) {
+    const auto& ops = ix.device_ops[d];
+    if (ops.empty()) continue;
+    const int32_t src = d < tl.devices.size() ? tl.devices[d].source_index : 0;
+    std::vector<size_t> wins = windows_of_source(windows, src);
+    if (only_step >= 0) {
+      std::erase_if(wins, [&](size_t k) { return static_cast<int64_t>(k) != only_step; });
+      if (wins.empty()) continue;
+    }
+    DeviceSweep sweep(tl, ix, windows.steps, wins);
+    sweep.record(&gaps, static_cast<int32_t>(d));
+    sweep.run(ops);
+  }
+  return gaps;
 }
 
 }  // namespace chokepoint::analyses

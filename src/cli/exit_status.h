@@ -9,7 +9,7 @@ namespace chokepoint::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;     // analyze, watch, doctor, bench: the work could not be done
 inline constexpr int kExitUsage = 2;      // every command: wrong arguments
-inline constexpr int kExitGate = 3;       // analyze --fail-on: the report holds a finding at or above the bar
+inline constexpr int kExitGate = 3;       // analyze --fail-on: a finding at or above the bar; diff --fail-if-slower
 inline constexpr int kExitInternal = 70;  // chokepoint's own bug (EX_SOFTWARE)
 // run, a wrapper like env, timeout and docker run: chokepoint failed before the command
 // started, or the command could not be started.

@@ -209,8 +209,9 @@ TimeNs earliest_time(const Timeline& tl, const samples::Recording* rec, const an
 
 class ChromeTrace {
  public:
-  ChromeTrace(const Timeline& tl, const samples::Recording* rec, const analyses::StepWindows* steps, std::ostream& out)
-      : tl_(tl), rec_(rec), steps_(steps), base_(earliest_time(tl, rec, steps)), w_(out, base_) {}
+  ChromeTrace(const Timeline& tl, const samples::Recording* rec, const analyses::StepWindows* steps,
+              const ChromeFindingTracks* findings, std::ostream& out)
+      : tl_(tl), rec_(rec), steps_(steps), findings_(findings), base_(earliest_time(tl, rec, steps)), w_(out, base_) {}
 
   ChromeTraceStats write() {
     w_.raw("{\"traceEvents\":[");
@@ -220,6 +221,8 @@ class ChromeTrace {
     write_cpu_ranges();
     write_sync_events();
     write_steps();
+    write_idle_gaps();
+    write_markers();
     write_counters();
     write_names();
     w_.raw("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":");
@@ -410,6 +413,44 @@ class ChromeTrace {
     }
   }
 
+  // Idle gaps lie between a device's ops (breakdown.h): disjoint, so they nest on one thread.
+  void write_idle_gaps() {
+    if (findings_ == nullptr) return;
+    for (const analyses::IdleGap& g : findings_->idle) {
+      const int64_t pid = gpu_pid(static_cast<int16_t>(g.device));
+      tracks_.add(pid, kChromeIdleTid);
+      w_.open('X', "idle", analyses::idle_cause_name(g.cause), pid, kChromeIdleTid, g.start);
+      w_.dur(g.end - g.start);
+      w_.begin_args();
+      w_.arg_str("cause", analyses::idle_cause_name(g.cause));
+      if (steps_ != nullptr && g.step >= 0 && static_cast<size_t>(g.step) < steps_->steps.size()) {
+        w_.arg_int("step", steps_->steps[static_cast<size_t>(g.step)].number);
+      }
+      w_.end_args();
+      w_.close();
+      ++stats_.slices;
+      ++stats_.idle_gaps;
+    }
+  }
+
+  void write_markers() {
+    if (findings_ == nullptr) return;
+    for (const ChromeMarker& m : findings_->markers) {
+      const int64_t pid = gpu_pid(static_cast<int16_t>(m.device));
+      tracks_.add(pid, kChromeFindingsTid);
+      w_.open('i', "finding", m.finding, pid, kChromeFindingsTid, m.ts);
+      w_.field_str("s", "t");
+      w_.begin_args();
+      w_.arg_str("title", m.title);
+      w_.arg_str("severity", m.severity);
+      w_.arg_str("instance", m.what);
+      w_.arg_double("instance_ms", static_cast<double>(m.span_ns) / 1e6);
+      w_.end_args();
+      w_.close();
+      ++stats_.markers;
+    }
+  }
+
   void write_counters() {
     if (rec_ == nullptr) return;
     gpu_sample_pid_ = sampled_gpu_pids(tl_, *rec_);
@@ -524,7 +565,12 @@ class ChromeTrace {
       name_process(pid, name);
     }
     for (const auto& [pid, tid] : tracks_.threads()) {
-      if (pid >= kChromeGpuPidBase && pid < kChromeSampledGpuPidBase) {
+      if (pid < kChromeGpuPidBase || pid >= kChromeSampledGpuPidBase) continue;
+      if (tid == kChromeIdleTid) {
+        name_thread(pid, tid, "idle by cause (chokepoint)");
+      } else if (tid == kChromeFindingsTid) {
+        name_thread(pid, tid, "findings (chokepoint)");
+      } else {
         name_thread(pid, tid, "stream " + std::to_string(tid));
       }
     }
@@ -567,6 +613,7 @@ class ChromeTrace {
   const Timeline& tl_;
   const samples::Recording* rec_;
   const analyses::StepWindows* steps_;
+  const ChromeFindingTracks* findings_;
   const TimeNs base_;
   TraceEventWriter w_;
   const LaunchLinks links_ = LaunchLinks::build(tl_);
@@ -578,8 +625,9 @@ class ChromeTrace {
 }  // namespace
 
 Status write_chrome_trace(const timeline::Timeline& tl, const samples::Recording* rec,
-                          const analyses::StepWindows* steps, std::ostream& out, ChromeTraceStats* stats) {
-  ChromeTrace trace(tl, rec, steps, out);
+                          const analyses::StepWindows* steps, std::ostream& out, ChromeTraceStats* stats,
+                          const ChromeFindingTracks* findings) {
+  ChromeTrace trace(tl, rec, steps, findings, out);
   const ChromeTraceStats s = trace.write();
   if (!trace.ok()) return Status::Error("writing the trace failed");
   if (stats != nullptr) *stats = s;

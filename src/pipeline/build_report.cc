@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "base/version.h"
+#include "pipeline/step_views.h"
 
 namespace chokepoint::pipeline {
 
@@ -114,6 +115,7 @@ void add_window(report::Report& r, const analyses::Analysis& a) {
   }
   r.window.steps = a.steps();
   r.window.step_source = a.windows.method;
+  if (r.window.steps > 0) r.window.step_ms = step_ms;  // the samples `diff` tests for noise
   r.window.step_time_ms = distribution_ms(step_ms);
   r.window.analyzed_ms = static_cast<double>(a.total().duration) / 1e6;
 }
@@ -222,6 +224,7 @@ report::Report build_report(const timeline::Timeline& tl, const analyses::Analys
   add_devices(r, tl, a);
   add_window(r, a);
   add_breakdown(r, a, d);
+  add_step_views(r, tl, a);
 
   apply_diagnosis(r, d);
 

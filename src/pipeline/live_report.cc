@@ -8,6 +8,7 @@
 #include "base/version.h"
 #include "pipeline/analyze_pipeline.h"
 #include "pipeline/build_report.h"
+#include "pipeline/live_series.h"
 #include "samples/recording_writer.h"
 
 namespace chokepoint::pipeline {
@@ -129,6 +130,7 @@ report::Report build_live_report(const std::string& dir, const samples::Recordin
     lp.threads_seen = static_cast<int64_t>(p.threads.size());
     s.top_processes.push_back(std::move(lp));
   }
+  add_live_series(s, rec, la.start_ns, la.end_ns);
   r.live = std::move(s);
 
   for (const auto& st : rec.stats) {

@@ -66,6 +66,9 @@ Json window_json(const Window& w) {
                            {"max", stat(w.step_time_ms.max)}};
   j["analyzed_ms"] = num(w.analyzed_ms);
   j["step_numbers"] = w.step_numbers;
+  Json step_ms = Json::array();
+  for (double v : w.step_ms) step_ms.push_back(num(v));
+  j["step_ms"] = std::move(step_ms);
   return j;
 }
 

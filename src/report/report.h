@@ -56,19 +56,23 @@ struct Distribution {
   double mean = 0, p50 = 0, p95 = 0, min = 0, max = 0;
 };
 
+// A named share of step time (or of GPU busy time), with absolute ms per step.
+struct Share {
+  std::string name;
+  double pct = 0;
+  double ms_per_step = 0;
+};
+
 struct Window {
   int64_t steps = 0;
   std::string step_source;  // "ProfilerStep#N annotations" | "whole trace (no step annotations)"
   Distribution step_time_ms;
   double analyzed_ms = 0;  // total time of the analyzed windows
   std::vector<int64_t> step_numbers;
-};
-
-// A named share of step time (or of GPU busy time), with absolute ms per step.
-struct Share {
-  std::string name;
-  double pct = 0;
-  double ms_per_step = 0;
+  std::vector<double> step_ms;  // each step's time, in step_numbers' order (empty without steps)
+  // Each step's GPU busy time by kernel class, then idle time by cause ("idle:<cause>"),
+  // ms, in step_numbers' order (the HTML report's bars per step).
+  std::vector<std::vector<Share>> step_parts;
 };
 
 struct Breakdown {
@@ -154,6 +158,16 @@ struct LiveHost {
   std::optional<LiveStat> swap_in_pages_per_s, swap_out_pages_per_s, psi_cpu_some, psi_memory_some, psi_io_some;
 };
 
+// One sampled metric over the run for charts (the HTML report): the mean of its valid
+// samples in each of LiveSummary::series_bucket_s buckets from the first tick; NaN where
+// the bucket holds none (a gap, never a 0).
+struct LiveSeries {
+  std::string group;  // one chart per group: "GPU 0 activity", "Host CPU", ...
+  std::string name;   // "SM active"
+  std::string unit;   // "%", "GB/s"
+  std::vector<double> values;
+};
+
 struct LiveSummary {
   std::string recording;             // directory
   std::vector<std::string> command;  // empty for watch
@@ -169,6 +183,28 @@ struct LiveSummary {
   int64_t processes_seen = 0;
   double tree_cpu_pct_mean = 0;
   std::vector<LiveProcess> top_processes;  // busiest first
+  std::vector<LiveSeries> series;          // over time, for charts
+  double series_bucket_s = 0;
+};
+
+// The median step drawn as a strip (the HTML report): the launching thread, each GPU
+// stream and each device's idle gaps by cause; times in ms from the step's start.
+// Neighbouring spans of one kind closer than half a pixel of a 1000-wide strip are one.
+struct StripSpan {
+  double start_ms = 0, end_ms = 0;
+  std::string kind;   // kernel class, "idle:<cause>", or the thread's "dataloader", "sync", ...
+  std::string label;  // the first kernel's name, "" for others
+};
+
+struct StripLane {
+  std::string name;  // "CPU thread 10", "GPU 0 stream 7", "GPU 0 idle"
+  std::vector<StripSpan> spans;
+};
+
+struct StepStrip {
+  int64_t step_number = 0;
+  double duration_ms = 0;
+  std::vector<StripLane> lanes;
 };
 
 struct Report {
@@ -195,6 +231,7 @@ struct Report {
   std::optional<analyses::HostAttribution> host;
   int64_t host_steps = 0;
   std::string stacks_note;
+  std::optional<StepStrip> median_step;  // trace inputs with steps
 };
 
 }  // namespace chokepoint::report

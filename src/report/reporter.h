@@ -28,11 +28,11 @@ struct ReporterFormat {
 };
 std::span<const ReporterFormat> reporter_registry();
 
-// "text", "json", "md" (alias "markdown"); null for an unknown format.
+// "text", "json", "md" (alias "markdown"), "html"; null for an unknown format.
 std::unique_ptr<Reporter> make_reporter(std::string_view format);
-// The names make_reporter accepts, for errors: "text, json, md (markdown)".
+// The names make_reporter accepts, for errors: "text, json, md (markdown), html".
 std::string reporter_formats();
-// The formats' names, for help: "text, json, md".
+// The formats' names, for help: "text, json, md, html".
 std::string reporter_names();
 
 }  // namespace chokepoint::report

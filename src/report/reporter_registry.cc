@@ -1,5 +1,6 @@
 // The list of report formats (one explicit list, no static-init registration): a new
 // reporter is one line here.
+#include "report/html_reporter.h"
 #include "report/json_reporter.h"
 #include "report/markdown_reporter.h"
 #include "report/reporter.h"
@@ -17,6 +18,7 @@ constexpr ReporterFormat kFormats[] = {
     {"text", "", make<TextReporter>},
     {"json", "", make<JsonReporter>},
     {"md", "markdown", make<MarkdownReporter>},
+    {"html", "", make<HtmlReporter>},
 };
 
 }  // namespace

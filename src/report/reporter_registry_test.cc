@@ -9,15 +9,15 @@ namespace chokepoint::report {
 namespace {
 
 TEST(ReporterRegistry, MakesEveryListedFormat) {
-  for (const char* format : {"text", "json", "md", "markdown"}) {
+  for (const char* format : {"text", "json", "md", "markdown", "html"}) {
     const auto reporter = make_reporter(format);
     ASSERT_NE(reporter, nullptr) << format;
     std::ostringstream out;
     EXPECT_TRUE(reporter->write(testing::input_bound_report(), out, RenderOptions{}).ok());
     EXPECT_FALSE(out.str().empty()) << format;
   }
-  EXPECT_EQ(reporter_formats(), "text, json, md (markdown)");
-  EXPECT_EQ(reporter_names(), "text, json, md");
+  EXPECT_EQ(reporter_formats(), "text, json, md (markdown), html");
+  EXPECT_EQ(reporter_names(), "text, json, md, html");
 }
 
 TEST(ReporterRegistry, EveryRegisteredNameAndAliasMakesAReporter) {

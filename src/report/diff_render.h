@@ -1,0 +1,29 @@
+// Views of a RunDiff (report/diff.h): text for the terminal, Markdown for a pull request,
+// JSON ("chokepoint.diff/1", docs/ARCHITECTURE.md "Diff contract"), and one self-contained
+// HTML page (diff_html.cc).
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+#include "report/diff.h"
+#include "report/style.h"
+
+namespace chokepoint::report {
+
+// "text", "md" (alias "markdown"), "json", "html"; kUsage for another name.
+Status write_diff(const RunDiff& d, std::string_view format, std::ostream& out, const RenderOptions& opts);
+// The formats write_diff takes, for help and errors: "text, md, json, html".
+std::string diff_formats();
+
+nlohmann::ordered_json diff_to_json(const RunDiff& d);
+Status write_diff_html(const RunDiff& d, std::ostream& out);  // diff_html.cc
+
+// The parts each view shares: "2.37x faster (-57.9%)", "resolved", ...
+std::string step_change_words(const StepChange& s);
+
+}  // namespace chokepoint::report

@@ -1,0 +1,70 @@
+#include "report/diff_render.h"
+
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "report/testing_report.h"
+
+namespace chokepoint::report {
+namespace {
+
+const std::string kEvil = "<script>alert(1)</script>\x1b]0;pwned\x07|*_";
+
+// A diff of the hand-made input-bound report against itself, with hostile paths, titles
+// and names (they come from the input: a JSON report read back holds anything).
+RunDiff hostile_diff() {
+  RunDiff d;
+  d.before = {"before" + kEvil + ".json", "report", testing::input_bound_report()};
+  d.after = {"after" + kEvil + ".json", "trace", testing::input_bound_report()};
+  d.step.steps_before = d.step.steps_after = 8;
+  d.step.before = d.step.after = d.before.report.window.step_time_ms;
+  d.step.speedup = 1.25;
+  d.step.change_pct = -20;
+  d.step.noise_method = "mann-whitney";
+  d.step.p_value = 0.01;
+  d.step.within_noise = false;
+  d.step.noise_note = "Mann-Whitney U test on 8 vs 8 steps (exact): p = 0.01 < 0.05";
+  d.findings.push_back({"host-sync", "title " + kEvil, "resolved", Severity::kWarning, Severity::kInfo});
+  d.promises.push_back({"dataloader-workers", "Load batches", 2.7149, 1.25, "applied", false,
+                        "before predicted 2.71x from dataloader-workers; measured 1.25x"});
+  d.categories.push_back({"input" + kEvil, 259.7, 100.0, 63.0, 40.0});
+  return d;
+}
+
+std::string render(const RunDiff& d, const char* format) {
+  std::ostringstream out;
+  EXPECT_TRUE(write_diff(d, format, out, RenderOptions{}).ok()) << format;
+  return out.str();
+}
+
+TEST(DiffRender, EveryFormatShowsTheChangeAndThePromise) {
+  const RunDiff d = hostile_diff();
+  for (const char* format : {"text", "md", "json", "html"}) {
+    const std::string s = render(d, format);
+    EXPECT_NE(s.find("before predicted 2.71x from dataloader-workers; measured 1.25x"), std::string::npos) << format;
+    EXPECT_EQ(s.find('\x1b'), std::string::npos) << format;
+  }
+  EXPECT_NE(render(d, "text").find("1.25x faster (median step -20.0%)"), std::string::npos);
+  const auto j = nlohmann::json::parse(render(d, "json"));
+  EXPECT_EQ(j.at("schema"), "chokepoint.diff/1");
+  EXPECT_EQ(j.at("step").at("speedup"), 1.25);
+  EXPECT_EQ(j.at("step").at("within_noise"), false);
+  EXPECT_EQ(j.at("findings").at(0).at("severity_after"), nullptr);  // resolved: nothing after
+  EXPECT_EQ(j.at("promises").at(0).at("applied"), "applied");
+  EXPECT_EQ(write_diff(d, "pdf", std::cout, RenderOptions{}).code(), ErrorCode::kUsage);
+}
+
+TEST(DiffRender, NamesFromTheInputAreEscaped) {
+  const RunDiff d = hostile_diff();
+  const std::string html = render(d, "html");
+  EXPECT_EQ(html.find("<script>alert"), std::string::npos);
+  EXPECT_NE(html.find("before&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  const std::string md = render(d, "md");
+  EXPECT_EQ(md.find("<script>"), std::string::npos);
+  EXPECT_NE(md.find("&lt;script>alert(1)&lt;/script>"), std::string::npos);
+  EXPECT_NE(md.find("\\|\\*\\_"), std::string::npos);  // a table cell stays one cell
+}
+
+}  // namespace
+}  // namespace chokepoint::report
