@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs clang-tidy (.clang-tidy: cognitive complexity <= 35 and a few bug-prone checks,
-# warnings are errors) over the library sources of src/ (not *_test.cc, not the CUDA
-# folders, which need the toolkit), from the compile_commands.json of a build directory.
+# warnings are errors) over the sources of src/ and tests/, unit and golden tests included
+# (not the CUDA folders, which need the toolkit), from the compile_commands.json of a
+# build directory.
 # Usage: scripts/check_tidy.sh BUILD_DIR [REGEX]   (REGEX narrows the files, e.g. 'src/rules/')
 # JOBS (default 2) clang-tidy processes run at once; CLANG_TIDY names the binary.
 set -euo pipefail
@@ -15,7 +16,7 @@ db, root, narrow = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
 seen = set()
 for e in db:
     f = e["file"]
-    if not f.startswith(root + "/src/") or f.endswith("_test.cc") or "/cuda/" in f or f in seen:
+    if not (f.startswith(root + "/src/") or f.startswith(root + "/tests/")) or "/cuda/" in f or f in seen:
         continue
     if narrow and not re.search(narrow, f):
         continue

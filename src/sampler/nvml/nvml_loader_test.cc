@@ -206,7 +206,7 @@ TEST_F(NvmlLoaderTest, GpmSamplesAndMetrics) {
   EXPECT_DOUBLE_EQ(big->back().value.value_or(-1), 0.5);
   // A moved-from sample is empty; the moved-to one still works.
   GpmSample c = std::move(b);
-  EXPECT_FALSE(b.taken());
+  EXPECT_FALSE(b.taken());  // NOLINT(bugprone-use-after-move): the moved-from state is what is tested
   EXPECT_TRUE(c.taken());
 }
 

@@ -282,7 +282,7 @@ TEST(ProcessSampler, RankFromEnvironAndWorkerRenamedAfterFork) {
   r.load("variants/t0");
   // 4242 becomes a torchrun agent; 4300 a rank with RANK=1 that has not renamed itself.
   std::ofstream(r.root() + "/proc/4242/cmdline") << std::string("python3\0-m\0torch.distributed.run\0train.py\0", 42);
-  std::ofstream(r.root() + "/proc/4300/environ") << std::string("RANK=1\0LOCAL_RANK=1\0", 21);
+  std::ofstream(r.root() + "/proc/4300/environ") << std::string("RANK=1\0LOCAL_RANK=1\0", 20);
   ProcFs pfs = ProcFs::fixture(r.root());
   ProcessSampler ps(pfs, options({4242}));
   Tick t;
@@ -293,7 +293,7 @@ TEST(ProcessSampler, RankFromEnvironAndWorkerRenamedAfterFork) {
   Replay r2("rank2");
   r2.load("variants/t0");
   std::ofstream(r2.root() + "/proc/4242/cmdline") << std::string("python3\0-m\0torch.distributed.run\0train.py\0", 42);
-  std::ofstream(r2.root() + "/proc/4300/environ") << std::string("RANK=1\0LOCAL_RANK=1\0", 21);
+  std::ofstream(r2.root() + "/proc/4300/environ") << std::string("RANK=1\0LOCAL_RANK=1\0", 20);
   std::string stat;
   {
     std::ifstream in(r2.root() + "/proc/4300/stat");
@@ -322,7 +322,7 @@ TEST(ProcessSampler, ExecAfterDiscoveryUpdatesNameArgvAndRole) {
   const size_t open = stat.find('('), close = stat.rfind(')');  // comm may hold parentheses
   const std::string real_name = stat.substr(open + 1, close - open - 1);
   std::ofstream(r.root() + "/proc/4242/stat") << stat.substr(0, open + 1) + "chokepoint" + stat.substr(close) << "\n";
-  std::ofstream(r.root() + "/proc/4242/cmdline") << std::string("chokepoint\0run\0--\0torchrun\0", 28);
+  std::ofstream(r.root() + "/proc/4242/cmdline") << std::string("chokepoint\0run\0--\0torchrun\0", 27);
   ProcFs pfs = ProcFs::fixture(r.root());
   ProcessSampler ps(pfs, options({4242}));
   Tick t0;

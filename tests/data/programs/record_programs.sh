@@ -5,7 +5,8 @@
 #   BIN_DIR holds chokepoint, libchokepoint_tracer.so and their libraries (see
 #   tests/data/pairs/README.md); py-spy is found on PATH or $CHOKEPOINT_PY_SPY.
 #   MODES: comma list of plain (python alone), run (chokepoint run), trace (run --trace),
-#   nostacks (run --no-stacks: what py-spy's sampling costs the job, against run).
+#   nostacks (run --no-stacks: what py-spy's sampling costs the job, against run),
+#   window (run --trace-time $WINDOW, default 10s:2s: a traced window, untraced around it).
 #   SPEC: NAME=PROGRAM.py[,ARG...]  e.g. gpt=gpt_char.py  gpt_fix=gpt_char.py,--fix
 # Per spec and mode it writes OUT/NAME.MODE.{out,result.json} and, under chokepoint,
 # OUT/NAME.MODE.rec/ and OUT/NAME.MODE.report.json.
@@ -23,8 +24,9 @@ for spec in "$@"; do
     t0=$(date +%s.%N)
     case $mode in
       plain) (cd "$here" && timeout 200 python3 "$prog" "${args[@]}" --result "$base.result.json") >"$base.out" 2>&1 ;;
-      run|trace|nostacks)
+      run|trace|nostacks|window)
         extra=(); [[ $mode == trace ]] && extra=(--trace); [[ $mode == nostacks ]] && extra=(--no-stacks)
+        [[ $mode == window ]] && extra=(--trace-time "${WINDOW:-10s:2s}")
         (cd "$here" && timeout 200 "$bin/chokepoint" run "${extra[@]}" --view none -o "$base.rec" \
            --report "$base.report.json" -f json -- python3 "$prog" "${args[@]}" --result "$base.result.json") \
           >"$base.out" 2>&1 ;;
