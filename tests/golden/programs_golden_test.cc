@@ -45,7 +45,9 @@ TEST_P(TracedProgram, StepsMatchThePrintedIterationTime) {
 // gpt_char: 300 iterations of 450 GPU ops, one more (the .item() copy) every 10th, and two
 // evaluations of 40 forward passes: the evaluations are other work, left out.
 // resnet_fake: 765 ops per iteration, 769 every 10th (the progress meter's .item()s).
-INSTANTIATE_TEST_SUITE_P(H200, TracedProgram, ::testing::Values("gpt.trace", "resnet.trace"));
+// gpt.window: run --trace-time 12s:2s, a 2-second window of the same program, untraced
+// around it (85 whole steps in the window).
+INSTANTIATE_TEST_SUITE_P(H200, TracedProgram, ::testing::Values("gpt.trace", "resnet.trace", "gpt.window"));
 
 TEST(TracedProgram, EvaluationIsKeptApart) {
   auto r = pipeline::analyze_recording_dir(kDir + "gpt.trace/rec");
