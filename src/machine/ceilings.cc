@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "machine/bench_keys.h"
 #include "machine/gpu_match.h"
 #include "machine/profile_store.h"
 
@@ -70,22 +71,22 @@ Ceilings apply_profile(Ceilings c, const Profile& profile, const std::string& gp
     field = *v * scale;
     used = true;
   };
-  take(c.pcie_gbps, max_of(median_of(gpus, "h2d_pinned"), median_of(gpus, "d2h_pinned")));
-  take(c.pageable_gbps, max_of(median_of(gpus, "h2d_pageable"), median_of(gpus, "d2h_pageable")));
+  take(c.pcie_gbps, max_of(median_of(gpus, bench_keys::kH2dPinned), median_of(gpus, bench_keys::kD2hPinned)));
+  take(c.pageable_gbps, max_of(median_of(gpus, bench_keys::kH2dPageable), median_of(gpus, bench_keys::kD2hPageable)));
   // The copy engines' device-to-device memcpy is the HBM figure; the copy kernel
   // stands in when the memcpy testcase did not run. Both count bytes once.
-  const auto d2d = first_of(median_of(gpus, "d2d_memcpy"), median_of(gpus, "dram_copy"));
+  const auto d2d = first_of(median_of(gpus, bench_keys::kD2dMemcpy), median_of(gpus, bench_keys::kDramCopy));
   take(c.d2d_copy_gbps, d2d);
   take(c.hbm_gbps, d2d, 2.0);
-  take(c.fp32_tflops, first_of(median_of(gpus, "ffma_fp32"), median_of(gpus, "gemm_fp32")));
-  take(c.tf32_tflops, median_of(gpus, "gemm_tf32"));
-  take(c.bf16_tflops, first_of(median_of(gpus, "gemm_bf16"), median_of(gpus, "gemm_fp16")));
-  take(c.fp8_tflops, median_of(gpus, "gemm_fp8"));
-  take(c.int8_tops, median_of(gpus, "gemm_int8"));
-  take(c.fp32_gemm_tflops, median_of(gpus, "gemm_fp32"));
-  take(c.tf32_gemm_tflops, median_of(gpus, "gemm_tf32"));
-  take(c.bf16_gemm_tflops, first_of(median_of(gpus, "gemm_bf16"), median_of(gpus, "gemm_fp16")));
-  take(c.fp8_gemm_tflops, median_of(gpus, "gemm_fp8"));
+  take(c.fp32_tflops, first_of(median_of(gpus, bench_keys::kFfmaFp32), median_of(gpus, bench_keys::kGemmFp32)));
+  take(c.tf32_tflops, median_of(gpus, bench_keys::kGemmTf32));
+  take(c.bf16_tflops, first_of(median_of(gpus, bench_keys::kGemmBf16), median_of(gpus, bench_keys::kGemmFp16)));
+  take(c.fp8_tflops, median_of(gpus, bench_keys::kGemmFp8));
+  take(c.int8_tops, median_of(gpus, bench_keys::kGemmInt8));
+  take(c.fp32_gemm_tflops, median_of(gpus, bench_keys::kGemmFp32));
+  take(c.tf32_gemm_tflops, median_of(gpus, bench_keys::kGemmTf32));
+  take(c.bf16_gemm_tflops, first_of(median_of(gpus, bench_keys::kGemmBf16), median_of(gpus, bench_keys::kGemmFp16)));
+  take(c.fp8_gemm_tflops, median_of(gpus, bench_keys::kGemmFp8));
   if (!used) return c;
   if (c.gpu.empty()) c.gpu = gpus.front()->name;
   if (c.num_sms < 0) c.num_sms = gpus.front()->num_sms;
