@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
@@ -169,6 +170,19 @@ std::string stacked_bar(const std::vector<Segment>& segments, std::string_view u
   return svg + "</svg>" + legend + "</div>";
 }
 
+std::string percentile_lines(double left, double width, double y_p50, double p50, double y_p95, double p95) {
+  std::string svg;
+  // p50's label on the left, p95's on the right: close lines keep both readable.
+  for (const auto& [label, v, y] : {std::tuple<const char*, double, double>{"p50", p50, y_p50}, {"p95", p95, y_p95}}) {
+    const bool on_left = label == std::string_view("p50");
+    svg += fmt::format(
+        "<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" style=\"stroke:var(--fg);stroke-dasharray:5 4\"/>"
+        "<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"{}\">{} {}</text>",
+        left, width, y, y, on_left ? 2.0 : width - 2, y - 3, on_left ? "start" : "end", label, fmt_num(v, 1));
+  }
+  return svg;
+}
+
 std::string step_bars(const std::vector<double>& step_ms, const std::vector<int64_t>& numbers, double p50, double p95) {
   if (step_ms.empty()) return "<p class=\"muted\">no per-step times</p>";
   const double top = std::max(p95, *std::max_element(step_ms.begin(), step_ms.end())) * 1.1;
@@ -188,14 +202,7 @@ std::string step_bars(const std::vector<double>& step_ms, const std::vector<int6
                          kLeft + bw * (static_cast<double>(i) + 0.5), kH - 5, n);
     }
   }
-  // p50's label on the left, p95's on the right: close lines keep both readable.
-  for (const auto& [label, v] : {std::pair<const char*, double>{"p50", p50}, {"p95", p95}}) {
-    const bool left = label == std::string_view("p50");
-    svg += fmt::format(
-        "<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" style=\"stroke:var(--fg);stroke-dasharray:5 4\"/>"
-        "<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"{}\">{} {}</text>",
-        kLeft, kW, y(v), y(v), left ? 2.0 : kW - 2, y(v) - 3, left ? "start" : "end", label, fmt_num(v, 1));
-  }
+  svg += percentile_lines(kLeft, kW, y(p50), p50, y(p95), p95);
   return svg + "</svg>";
 }
 

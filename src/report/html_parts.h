@@ -33,6 +33,10 @@ struct Segment {
 // width is `full` when larger than the segments' sum (bars compared on one scale).
 std::string stacked_bar(const std::vector<Segment>& segments, std::string_view unit, double full = 0);
 
+// Dashed p50 and p95 lines across an SVG chart from x = left to width, at heights y_p50
+// and y_p95, labelled with their values (ms): p50's on the left, p95's on the right.
+std::string percentile_lines(double left, double width, double y_p50, double p50, double y_p95, double p95);
+
 // Vertical bars (one per step) with dashed lines at p50 and p95.
 std::string step_bars(const std::vector<double>& step_ms, const std::vector<int64_t>& numbers, double p50, double p95);
 

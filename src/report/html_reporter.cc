@@ -184,10 +184,12 @@ std::string hotspots_section(const Report& r) {
   return s + "</tbody></table></section>\n";
 }
 
-std::string footer(const Report& r) {
+// The analysis time only with --timings, as in the JSON: the same input gives the same page.
+std::string footer(const Report& r, bool timings) {
   std::string s = "<footer>chokepoint " + esc(r.tool_version) + " · inputs:";
   for (const InputInfo& in : r.inputs) s += " <span class=\"mono\">" + esc(in.path) + "</span>";
-  return s + fmt::format(" · analyzed in {:.2f} s</footer>\n", r.analysis_seconds);
+  if (timings) s += fmt::format(" · analyzed in {:.2f} s", r.analysis_seconds);
+  return s + "</footer>\n";
 }
 
 }  // namespace
@@ -197,7 +199,7 @@ std::string html_live_section(const Report& r);
 std::string html_devices_section(const Report& r);
 std::string html_import_section(const Report& r);
 
-Status HtmlReporter::write(const Report& r, std::ostream& out, const RenderOptions&) const {
+Status HtmlReporter::write(const Report& r, std::ostream& out, const RenderOptions& options) const {
   std::string title = "chokepoint: ";
   title += category_label(r.verdict.bound);
   // The sections after the verdict, each with its id: the links on top jump to them.
@@ -215,7 +217,7 @@ Status HtmlReporter::write(const Report& r, std::ostream& out, const RenderOptio
   }
   out << html::page_start(title) << "<h1>chokepoint report</h1>\n" << nav << "</nav>\n" << verdict_section(r);
   for (const auto& [label, body] : parts) out << body;
-  out << footer(r) << html::page_end();
+  out << footer(r, options.timings) << html::page_end();
   return out ? Status::Ok() : Status::Error("writing the HTML report failed");
 }
 

@@ -40,6 +40,20 @@ TEST(HtmlReporter, VerdictAndFirstRemedyComeFirst) {
   EXPECT_NE(page.find("kineto_truncated"), std::string::npos);  // import warnings
 }
 
+// The same input gives the same page: how long the analysis took only with --timings.
+TEST(HtmlReporter, SameInputSamePage) {
+  Report a = testing::input_bound_report(), b = a;
+  a.analysis_seconds = 0.05;
+  b.analysis_seconds = 0.04;
+  EXPECT_EQ(render(a), render(b));
+  EXPECT_EQ(render(a).find("analyzed in"), std::string::npos);
+  RenderOptions timed;
+  timed.timings = true;
+  std::ostringstream out;
+  ASSERT_TRUE(HtmlReporter().write(a, out, timed).ok());
+  EXPECT_NE(out.str().find("analyzed in 0.05 s"), std::string::npos);
+}
+
 // Self-contained: nothing is fetched, and the page forbids fetching anything.
 TEST(HtmlReporter, NothingLeavesTheFile) {
   const std::string page = render(testing::input_bound_report());

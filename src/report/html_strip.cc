@@ -75,14 +75,7 @@ std::string step_stacks(const std::vector<std::vector<Share>>& parts, const std:
                          kLeft + bw * (static_cast<double>(i) + 0.5), kH - 5, n);
     }
   }
-  // p50's label on the left, p95's on the right: close lines keep both readable.
-  for (const auto& [label, v] : {std::pair<const char*, double>{"p50", p50}, {"p95", p95}}) {
-    const bool left = label == std::string_view("p50");
-    svg += fmt::format(
-        "<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" style=\"stroke:var(--fg);stroke-dasharray:5 4\"/>"
-        "<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"{}\">{} {}</text>",
-        kLeft, kW, y(v), y(v), left ? 2.0 : kW - 2, y(v) - 3, left ? "start" : "end", label, fmt_num(v, 1));
-  }
+  svg += percentile_lines(kLeft, kW, y(p50), p50, y(p95), p95);
   return svg + "</svg>" + legend(names);
 }
 

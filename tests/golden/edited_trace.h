@@ -23,20 +23,27 @@ struct DeviceProps {
   int cc_major, cc_minor;
 };
 
+// The fixture `path` (.json.gz) parsed, through a scratch file `base`.src.json removed
+// after; false when it cannot be read.
+inline bool load_fixture(const std::string& path, const std::string& base, nlohmann::json* j) {
+  const std::string plain = base + ".src.json";
+  if (std::system(("gzip -dc " + path + " > " + plain).c_str()) != 0) return false;
+  {
+    std::ifstream in(plain);
+    *j = nlohmann::json::parse(in);
+  }
+  std::remove(plain.c_str());
+  return true;
+}
+
 // The fixture (a .json.gz under `dir`) with every device's properties replaced, written
 // to a file of its own under the test's temporary directory; "" when it cannot be read.
 inline std::string edited_copy(const std::string& dir, const std::string& fixture, const DeviceProps& d) {
   static int counter = 0;
   const std::string base = ::testing::TempDir() + "/edited_" + std::to_string(getpid()) + "_" +
                            std::to_string(counter++);
-  const std::string plain = base + ".src.json";
-  if (std::system(("gzip -dc " + dir + fixture + " > " + plain).c_str()) != 0) return "";
   nlohmann::json j;
-  {
-    std::ifstream in(plain);
-    j = nlohmann::json::parse(in);
-  }
-  std::remove(plain.c_str());
+  if (!load_fixture(dir + fixture, base, &j)) return "";
   for (auto& p : j.at("deviceProperties")) {
     p["name"] = d.name;
     p["numSms"] = d.sms;
@@ -55,14 +62,8 @@ inline std::string cpu_only_copy(const std::string& dir, const std::string& fixt
   static int counter = 0;
   const std::string base = ::testing::TempDir() + "/cpu_only_" + std::to_string(getpid()) + "_" +
                            std::to_string(counter++);
-  const std::string plain = base + ".src.json";
-  if (std::system(("gzip -dc " + dir + fixture + " > " + plain).c_str()) != 0) return "";
   nlohmann::json j;
-  {
-    std::ifstream in(plain);
-    j = nlohmann::json::parse(in);
-  }
-  std::remove(plain.c_str());
+  if (!load_fixture(dir + fixture, base, &j)) return "";
   j["deviceProperties"] = nlohmann::json::array();
   nlohmann::json kept = nlohmann::json::array();
   for (auto& e : j.at("traceEvents")) {
