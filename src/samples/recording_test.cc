@@ -2,11 +2,14 @@
 // killed mid-line, killed before the final meta.json, a damaged line.
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 
 #include "samples/meta_json.h"
 #include "samples/recording_reader.h"
@@ -135,11 +138,22 @@ TEST(Recording, ReplaceRemovesTheOldRunsFilesAndNotWhatTheyLinkTo) {
   fs::create_symlink(victim, fs::path(dir) / kSamplesFile);
   fs::create_symlink(victim, fs::path(dir) / kMetaFile);
   std::ofstream(fs::path(dir) / "trace-77.cptrace") << "old trace";
+  {  // the control socket of an on-demand job killed with SIGKILL
+    const int s = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    const std::string path = dir + "/control-77.sock";
+    ASSERT_LT(path.size(), sizeof a.sun_path);
+    std::memcpy(a.sun_path, path.c_str(), path.size() + 1);
+    ASSERT_EQ(::bind(s, reinterpret_cast<const sockaddr*>(&a), sizeof a), 0);
+    ::close(s);
+  }
   std::ofstream(fs::path(dir) / kStackLogFile) << "old py-spy log";
   std::ofstream(fs::path(dir) / kSourcesFile) << "{}";
   std::ofstream(fs::path(dir) / "notes.txt") << "not ours";
   EXPECT_EQ(existing_recording_files(dir),
-            (std::vector<std::string>{"meta.json", "pyspy.log", "samples.jsonl", "sources.json", "trace-77.cptrace"}));
+            (std::vector<std::string>{"control-77.sock", "meta.json", "pyspy.log", "samples.jsonl", "sources.json",
+                                      "trace-77.cptrace"}));
   auto w = RecordingWriter::create(dir, start_meta(), /*replace=*/true);
   ASSERT_TRUE(w.ok()) << w.status().message();
   ASSERT_TRUE(w.value()->append(tick(1'700'000'000'100'000'000, 1)).ok());
@@ -147,6 +161,7 @@ TEST(Recording, ReplaceRemovesTheOldRunsFilesAndNotWhatTheyLinkTo) {
   EXPECT_EQ(slurp(victim), "precious\n");
   EXPECT_FALSE(fs::is_symlink(fs::path(dir) / kSamplesFile));
   EXPECT_FALSE(fs::exists(fs::path(dir) / "trace-77.cptrace"));
+  EXPECT_FALSE(fs::exists(fs::symlink_status(fs::path(dir) / "control-77.sock")));
   EXPECT_FALSE(fs::exists(fs::path(dir) / kStackLogFile));  // a later py-spy log must not append to it
   EXPECT_FALSE(fs::exists(fs::path(dir) / kSourcesFile));
   EXPECT_EQ(slurp(dir + "/notes.txt"), "not ours");

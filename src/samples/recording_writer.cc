@@ -69,11 +69,14 @@ size_t RecordingWriter::KeyHash::operator()(const Key& k) const {
 }
 
 bool is_recording_file_name(const std::string& name) {
-  // The tracer's names (tracer/trace_format.h; samples/ does not depend on tracer/).
+  // The tracer's names (tracer/trace_format.h, tracer/control.h; samples/ does not depend
+  // on tracer/): its traces, and the control socket of an on-demand job, which one killed
+  // with SIGKILL leaves behind.
   const std::string cptrace = ".cptrace", cptrace_gz = ".cptrace.gz";
   return name == kMetaFile || name == kSamplesFile || name == kSamplesGzFile || name == kStackFile ||
          name == std::string(kStackFile) + ".gz" || name == kStackLogFile || name == kSourcesFile ||
-         (name.rfind("trace-", 0) == 0 && (name.ends_with(cptrace) || name.ends_with(cptrace_gz)));
+         (name.starts_with("trace-") && (name.ends_with(cptrace) || name.ends_with(cptrace_gz))) ||
+         (name.starts_with("control-") && name.ends_with(".sock"));
 }
 
 std::vector<std::string> existing_recording_files(const std::string& dir) {

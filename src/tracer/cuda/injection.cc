@@ -5,10 +5,13 @@
 // has the same shape). It enables the activity kinds the analyses need (devices,
 // kernels, memcpy, memset, synchronizations, NVTX markers, the runtime and driver API
 // calls the analyses read), and CUPTI hands filled buffers to buffer_completed() on
-// its own thread: there each record is copied into the fixed-size form of
-// trace_format.h and written. The application's threads only pay CUPTI's own cost.
-// At exit (and on SIGTERM or SIGINT when the process has no handler of its own) the buffers are
-// flushed and the file closed with its kEnd record.
+// its own thread (or, with per-thread buffers, on the thread that filled one): the buffer
+// is queued for the tracer's worker thread (worker.cc), which copies each record into the
+// fixed-size form of trace_format.h and writes it. The application's threads only pay
+// CUPTI's own cost.
+// At exit (and on SIGTERM or SIGINT when the process has no handler of its own: the worker
+// then finishes and re-raises the signal) the buffers are flushed and the file closed with
+// its kEnd record.
 //
 // Trace windows (`run --trace-steps`, `--trace-time`, `--trace=on-demand`;
 // tracer/window.h): collection is switched on only inside a window, each window into a
@@ -23,6 +26,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -45,15 +49,26 @@ using chokepoint::tracer::TraceStatus;
 using chokepoint::tracer::TraceWriter;
 
 // 8 MiB buffers: ~100k kernel records each; CUPTI asks for more as they fill.
+// CHOKEPOINT_TRACE_BUFFER_MB changes it (for measuring: docs/BENCHMARKS.md "Tracer cost
+// per launch").
 constexpr size_t kBufferBytes = 8 << 20;
 constexpr size_t kBufferAlign = 8;
+size_t g_buffer_bytes = kBufferBytes;
+// CHOKEPOINT_TRACE_CONVERT=0: records walked, not converted nor written (what the
+// conversion costs; the file then holds no records).
+bool g_convert = true;
+// CHOKEPOINT_TRACE_STATS=1: at the end, one line on where and how long buffers were
+// processed (the figures of docs/BENCHMARKS.md "Tracer cost per launch").
+struct Stats {
+  std::atomic<uint64_t> buffers{0}, on_main{0}, records{0}, convert_ns{0};
+};
+Stats* g_stats = nullptr;
 
 std::mutex g_file_mu;  // the file records go to (none between windows)
 TraceWriter* g_writer = nullptr;
 uint64_t g_dropped = 0;  // in the current file
 std::string g_dir;
 CUpti_SubscriberHandle g_subscriber = nullptr;
-std::atomic<bool> g_done{false};
 struct sigaction g_old_term {
 }, g_old_int{};
 
@@ -85,8 +100,8 @@ using chokepoint::tracer::cuda::note;
 uint8_t kind_of(RecordKind k) { return static_cast<uint8_t>(k); }
 
 void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
-  *buffer = static_cast<uint8_t*>(std::aligned_alloc(kBufferAlign, kBufferBytes));
-  *size = *buffer != nullptr ? kBufferBytes : 0;
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(kBufferAlign, g_buffer_bytes));
+  *size = *buffer != nullptr ? g_buffer_bytes : 0;
   *max_records = 0;
 }
 
@@ -224,43 +239,41 @@ void convert(TraceWriter& w, CUpti_Activity* a) {
   w.add(r);
 }
 
-void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t* buffer, size_t size, size_t valid) {
-  std::lock_guard<std::mutex> file_lock(g_file_mu);
-  if (g_writer != nullptr) {
-    std::lock_guard<std::mutex> lock(g_writer->mutex());
-    CUpti_Activity* a = nullptr;
-    while (cuptiActivityGetNextRecord(buffer, valid, &a) == CUPTI_SUCCESS) convert(*g_writer, a);
-    size_t dropped = 0;
-    if (cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped) == CUPTI_SUCCESS && dropped > 0) {
-      g_dropped += dropped;
-      Record r{};
-      r.kind = kind_of(RecordKind::kDropped);
-      r.start = dropped;
-      r.stream = stream_id;
-      g_writer->add(r);
-    }
-    g_writer->flush();
-  } else {
-    keep_devices(buffer, valid);
+void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t* buffer, size_t, size_t valid) {
+  if (g_stats) {
+    g_stats->buffers.fetch_add(1, std::memory_order_relaxed);
+    if (gettid() == getpid()) g_stats->on_main.fetch_add(1, std::memory_order_relaxed);
   }
-  std::free(buffer);
+  chokepoint::tracer::cuda::hand_over({ctx, stream_id, buffer, valid});
 }
 
 pid_t g_pid = 0;  // the process that initialized CUDA
 
+std::once_flag g_finish_once;
+
 void finish() {
   // A child forked without exec that exits normally inherits this handler, not the
   // control thread nor the right to finish the parent's file.
-  if (getpid() != g_pid || g_done.exchange(true)) return;
-  chokepoint::tracer::cuda::stop_windows();
+  if (getpid() != g_pid) return;
+  // Once; a second caller (exit racing a signal's finish) waits until the file is complete.
+  std::call_once(g_finish_once, [] {
+    chokepoint::tracer::cuda::stop_windows();
+    if (g_stats) {
+      chokepoint::tracer::cuda::note("stats: " + std::to_string(g_stats->buffers.load()) + " buffers (" +
+                                     std::to_string(g_stats->on_main.load()) + " completed on the main thread), " +
+                                     std::to_string(g_stats->records.load()) + " records converted in " +
+                                     std::to_string(g_stats->convert_ns.load() / 1'000'000) + " ms");
+    }
+  });
 }
 
 // SIGTERM or SIGINT with no handler of the application's (a C++ program; Python handles
-// SIGINT itself and exits through atexit): flush, then die of the signal as the default
-// action would. (Flushing is not async-signal-safe; losing the trace is worse.)
+// SIGINT itself and exits through atexit): the tracer's worker thread flushes, then the
+// process dies of the signal as the default action would. The handler itself only hands
+// the signal over: flushing here could deadlock on a lock the interrupted thread holds.
 void on_fatal_signal(int sig) {
-  finish();
-  sigaction(sig, sig == SIGINT ? &g_old_int : &g_old_term, nullptr);
+  if (chokepoint::tracer::cuda::request_signal_finish(sig)) return;
+  sigaction(sig, sig == SIGINT ? &g_old_int : &g_old_term, nullptr);  // no worker: die now
   raise(sig);
 }
 
@@ -311,6 +324,32 @@ void switch_api(bool on) {
       continue;
     }
     for (CUpti_CallbackId id : s.ids) s.enable(id, on ? 1 : 0);
+  }
+}
+
+// The buffers: the defaults unless the measuring knobs say otherwise (docs/BENCHMARKS.md
+// "Tracer cost per launch": CHOKEPOINT_TRACE_BUFFER_MB, CHOKEPOINT_TRACE_PINNED=1,
+// CHOKEPOINT_TRACE_PER_THREAD=0, CHOKEPOINT_TRACE_CONVERT=0).
+void tune_buffers() {
+  if (const char* mb = std::getenv("CHOKEPOINT_TRACE_BUFFER_MB")) {
+    const long v = std::strtol(mb, nullptr, 10);
+    if (v >= 1 && v <= 256) g_buffer_bytes = static_cast<size_t>(v) << 20;
+  }
+  g_convert = !env_is_zero("CHOKEPOINT_TRACE_CONVERT");
+  size_t device_bytes = kBufferBytes;
+  size_t size = sizeof device_bytes;
+  cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &size, &device_bytes);
+  if (env_is("CHOKEPOINT_TRACE_PINNED")) {
+    uint8_t pinned = 1;
+    size = sizeof pinned;
+    cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, &size, &pinned);
+  }
+  // CUPTI's default (per-thread buffers) unless CHOKEPOINT_TRACE_PER_THREAD=0: the H200
+  // showed no difference beyond its noise (docs/BENCHMARKS.md "Tracer cost per launch").
+  if (env_is_zero("CHOKEPOINT_TRACE_PER_THREAD")) {
+    uint8_t per_thread = 0;
+    size = sizeof per_thread;
+    cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &size, &per_thread);
   }
 }
 
@@ -391,8 +430,50 @@ bool open_trace_file(uint32_t window) {
   return true;
 }
 
+void process_buffer(const FilledBuffer& b) {
+  {
+    std::lock_guard<std::mutex> file_lock(g_file_mu);
+    if (g_writer != nullptr) {
+      const auto t0 = g_stats ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+      uint64_t records = 0;
+      std::lock_guard<std::mutex> lock(g_writer->mutex());
+      CUpti_Activity* a = nullptr;
+      while (cuptiActivityGetNextRecord(b.buffer, b.valid, &a) == CUPTI_SUCCESS) {
+        if (g_convert) convert(*g_writer, a);
+        ++records;
+      }
+      size_t dropped = 0;
+      if (cuptiActivityGetNumDroppedRecords(b.context, b.stream, &dropped) == CUPTI_SUCCESS && dropped > 0) {
+        g_dropped += dropped;
+        Record r{};
+        r.kind = kind_of(RecordKind::kDropped);
+        r.start = dropped;
+        r.stream = b.stream;
+        g_writer->add(r);
+      }
+      g_writer->flush();
+      if (g_stats) {
+        g_stats->records += records;
+        g_stats->convert_ns += static_cast<uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+      }
+    } else {
+      keep_devices(b.buffer, b.valid);
+    }
+  }
+  std::free(b.buffer);
+}
+
+void finish_on_signal(int sig) {
+  finish();
+  sigaction(sig, sig == SIGINT ? &g_old_int : &g_old_term, nullptr);
+  raise(sig);
+  _exit(128 + sig);  // the signal is blocked on this thread: exit as the shell reports a signal
+}
+
 void close_trace_file(bool cut) {
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  drain();  // the worker converts what the flush handed over, into this file
   std::lock_guard<std::mutex> lock(g_file_mu);
   if (g_writer == nullptr) return;
   {
@@ -439,9 +520,10 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   // Linux thread ids (gettid), as /proc and the sampler know them: CUPTI's default is
   // pthread_self(), which the first GPU run showed as a truncated pointer.
   cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
-  size_t attr = kBufferBytes;
-  size_t attr_size = sizeof attr;
-  cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &attr_size, &attr);
+  tune_buffers();
+  if (env_is("CHOKEPOINT_TRACE_STATS"))
+    g_stats = new Stats;  // NOLINT(cppcoreguidelines-owning-memory): process lifetime
+  chokepoint::tracer::cuda::start_worker();
   if (cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS) {
     note("CUPTI refused the activity buffers: no CUDA trace from this process");
     return 1;

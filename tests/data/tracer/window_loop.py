@@ -4,9 +4,12 @@
 workloads.py, ~180 small kernels), torch.cuda.synchronize() at the end of every step, so
 each step's time is its own and a synchronization marks each step.
 
-Usage: window_loop.py STEPS OUT.json [--nvtx] [--gemm]
-  --nvtx  each step in an NVTX range "step N"
-  --gemm  a bf16 GEMM-bound step instead (8192^3 matmuls)
+Usage: window_loop.py STEPS OUT.json [--nvtx] [--gemm] [--profiler]
+  --nvtx      each step in an NVTX range "step N"
+  --gemm      a bf16 GEMM-bound step instead (8192^3 matmuls)
+  --profiler  the whole loop under torch.profiler (CPU and CUDA activity), for comparison
+  --profiler-cycle W:A  torch.profiler on a schedule instead: W steps waiting, 1 warm-up,
+              A active, repeated; OUT.json then also lists the active steps ("active")
 Writes {"ms": [step times...]} and prints the median.
 """
 import json
@@ -47,6 +50,21 @@ def main():
     dev = torch.device("cuda")
     step = gemm_bound(dev) if gemm else launch_bound(dev)
     ms = []
+    prof = None
+    cycle = None
+    active = []
+    for i, a in enumerate(sys.argv):
+        if a == "--profiler-cycle":
+            cycle = tuple(int(x) for x in sys.argv[i + 1].split(":"))
+    if cycle:
+        acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+        sched = torch.profiler.schedule(wait=cycle[0], warmup=1, active=cycle[1])
+        prof = torch.profiler.profile(activities=acts, schedule=sched)
+        prof.__enter__()
+    elif "--profiler" in sys.argv:
+        acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+        prof = torch.profiler.profile(activities=acts)
+        prof.__enter__()
     for n in range(1, steps + 1):
         t0 = time.perf_counter()
         if nvtx:
@@ -56,8 +74,14 @@ def main():
         if nvtx:
             torch.cuda.nvtx.range_pop()
         ms.append((time.perf_counter() - t0) * 1e3)
+        if cycle:
+            if (n - 1) % (cycle[0] + 1 + cycle[1]) >= cycle[0] + 1:
+                active.append(n)
+            prof.step()
+    if prof is not None:
+        prof.__exit__(None, None, None)
     with open(out, "w") as f:
-        json.dump({"ms": ms}, f)
+        json.dump({"ms": ms, "active": active} if cycle else {"ms": ms}, f)
     print(f"{steps} steps, median {statistics.median(ms):.3f} ms/step", flush=True)
 
 
