@@ -27,7 +27,10 @@ struct DoctorOptions {
 int run_doctor_command(const DoctorOptions& o) {
   if (o.dump_nvml) return doctor::dump_nvml({}, std::cout);
   pipeline::DoctorOptions d;
-  if (!o.host_root.empty()) d.host = machine::fixture_host_inputs(o.host_root);
+  if (!o.host_root.empty()) {
+    d.host = machine::fixture_host_inputs(o.host_root);
+    d.probe_tracer = false;  // a captured host: this machine's tracer says nothing of it
+  }
   const report::DoctorReport report = pipeline::run_doctor(d);
   if (o.json) {
     std::cout << report::render_doctor_json(report) << std::flush;

@@ -23,6 +23,7 @@
 #include "report/reporter.h"
 #include "samples/clock.h"
 #include "samples/recording_writer.h"
+#include "tracer/setup.h"
 #include "tracer/window.h"
 
 namespace chokepoint::cli {
@@ -45,20 +46,6 @@ struct LiveOptions {
   double stack_rate = 20;
   bool stack_subprocesses = false;
 };
-
-// The CUPTI injection library: $CHOKEPOINT_TRACER_LIB, else next to this executable
-// (where the build and `install` put it). "" when there is none.
-std::string tracer_library() {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (const char* env = std::getenv("CHOKEPOINT_TRACER_LIB"); env != nullptr && *env != '\0') {
-    return fs::exists(env, ec) ? fs::absolute(env, ec).string() : std::string();
-  }
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return "";
-  const fs::path lib = exe.parent_path() / "libchokepoint_tracer.so";
-  return fs::exists(lib, ec) ? lib.string() : std::string();
-}
 
 bool parse_interval(const char* cmd, const char* flag, const std::string& text, int64_t min_ns, int64_t* out) {
   const auto v = parse_duration_ns(text);
@@ -187,10 +174,18 @@ std::optional<std::string> trace_window(const char* cmd, const LiveOptions& o) {
   return tracer::format_window_spec(spec);
 }
 
-// The tracer library --trace needs, "" without --trace; nullopt (said) when there is none.
-std::optional<std::string> trace_library(const char* cmd, const LiveOptions& o) {
-  if (!tracing(o)) return std::string();
-  std::string tracer = tracer_library();
+// The tracer --trace needs: its library, and the folder of the libcupti it loads when that
+// is not where the library was built to find it ("" then); nullopt (said) when there is
+// no library. One that does not load here on its own is said and still used. Without
+// --trace: both empty.
+struct TraceSetup {
+  std::string library;
+  std::string cupti_dir;
+};
+
+std::optional<TraceSetup> trace_setup(const char* cmd, const LiveOptions& o) {
+  if (!tracing(o)) return TraceSetup{};
+  const std::string tracer = tracer::find_tracer_library();
   if (tracer.empty()) {
     std::fprintf(stderr,
                  "chokepoint %s: --trace needs the CUPTI tracer, libchokepoint_tracer.so, next to the chokepoint "
@@ -201,11 +196,40 @@ std::optional<std::string> trace_library(const char* cmd, const LiveOptions& o) 
                  cmd);
     return std::nullopt;
   }
-  return tracer;
+  const tracer::TracerProbe probe = tracer::probe_tracer(tracer);
+  if (probe.loads) return TraceSetup{tracer, ""};
+  // No CUPTI where the build found it: PyTorch's wheels bring one into the job's Python
+  // environment (nvidia-cuda-cupti), which the job then loads through LD_LIBRARY_PATH.
+  const char* path = std::getenv("PATH");
+  const std::string python = tracer::python_of_command(o.command, path != nullptr ? path : "");
+  const std::string wheel = probe.cupti_soname.empty()
+                                ? std::string()
+                                : tracer::find_wheel_cupti(tracer::site_packages_of(python), probe.cupti_soname);
+  if (!wheel.empty() && tracer::probe_tracer(tracer, wheel).loads) {
+    if (!o.quiet) {
+      std::fprintf(stderr, "chokepoint %s: --trace: CUPTI from the job's Python environment: %s\n", cmd,
+                   escape_controls(wheel).c_str());
+    }
+    return TraceSetup{tracer, std::filesystem::path(wheel).parent_path().string()};
+  }
+  // Said, not refused: the job may bring a CUPTI of its own that the loader reuses
+  // (PyTorch loads one at import, from wherever its environment keeps it).
+  if (!o.quiet) {
+    const std::string need = probe.cupti_soname.empty() ? "its CUPTI library" : probe.cupti_soname;
+    const std::string where = python.empty() ? "" : " (" + escape_controls(python) + ")";
+    std::fprintf(stderr,
+                 "chokepoint %s: --trace: the tracer %s does not load here on its own: %s. It needs %s: unless "
+                 "the job loads one itself (PyTorch does), there will be no trace. Install the CUDA toolkit of "
+                 "that version, or the nvidia-cuda-cupti wheel in the job's Python environment%s; `chokepoint "
+                 "doctor` checks this\n",
+                 cmd, escape_controls(tracer).c_str(), escape_controls(probe.error).c_str(), need.c_str(),
+                 where.c_str());
+  }
+  return TraceSetup{tracer, ""};
 }
 
 // The monitor's options from the command line; false (said) on a usage error.
-bool monitor_options(const char* cmd, const LiveOptions& o, const std::string& tracer, live::MonitorOptions& mo) {
+bool monitor_options(const char* cmd, const LiveOptions& o, const TraceSetup& tracer, live::MonitorOptions& mo) {
   if (tracing(o)) {
     const std::optional<std::string> window = trace_window(cmd, o);
     if (!window) return false;
@@ -226,7 +250,8 @@ bool monitor_options(const char* cmd, const LiveOptions& o, const std::string& t
   if (!check_destinations(cmd, mo.session.out_dir, o.report_file, o.force)) return false;
   mo.session.gpu = !o.no_gpu;
   mo.command = o.command;
-  mo.tracer_library = tracer;
+  mo.tracer_library = tracer.library;
+  mo.tracer_cupti_dir = tracer.cupti_dir;
   if (o.pid > 0) mo.watch_pid = o.pid;
   mo.stacks.enabled = !o.no_stacks;
   mo.stacks.pyspy = o.pyspy;
@@ -260,7 +285,7 @@ void print_live_report(const LiveOptions& o, const report::Report& rep, const li
 }
 
 int run_live(const char* cmd, const LiveOptions& o) {
-  const std::optional<std::string> tracer = trace_library(cmd, o);
+  const std::optional<TraceSetup> tracer = trace_setup(cmd, o);
   if (!tracer) return kExitWrapperFailed;
   auto reporter = report::make_reporter(o.format);
   if (!reporter) {

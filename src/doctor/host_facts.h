@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "doctor/tracer_facts.h"
 #include "machine/host_inputs.h"
 #include "sampler/proc/proc_parsers.h"
 
@@ -44,6 +45,8 @@ struct HostFacts {
   std::optional<machine::MemlockLimit> memlock;
   std::optional<machine::FsSpace> dev_shm;
   std::optional<TorchInstall> torch;
+  // Only when doctor probes the machine it runs on (not a captured --host-root).
+  std::optional<TracerFacts> tracer;
 };
 
 HostFacts collect_host_facts(const machine::HostInputs& in);

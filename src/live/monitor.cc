@@ -114,6 +114,11 @@ std::vector<std::pair<std::string, std::string>> tracer_env(const MonitorOptions
   const std::string abs_dir = std::filesystem::absolute(dir, ec).string();
   env = {{"CUDA_INJECTION64_PATH", o.tracer_library}, {"CHOKEPOINT_TRACE_DIR", ec ? dir : abs_dir}};
   if (!o.trace_window.empty()) env.emplace_back("CHOKEPOINT_TRACE_WINDOW", o.trace_window);
+  if (!o.tracer_cupti_dir.empty()) {  // last: the job's own library path keeps precedence
+    const char* ld = std::getenv("LD_LIBRARY_PATH");
+    env.emplace_back("LD_LIBRARY_PATH",
+                     ld != nullptr && *ld != '\0' ? std::string(ld) + ":" + o.tracer_cupti_dir : o.tracer_cupti_dir);
+  }
   // NVTX ranges reach CUPTI through the same library (tracer/cuda/injection.cc),
   // unless another NVTX tool is named already.
   const char* nvtx = std::getenv("NVTX_INJECTION64_PATH");

@@ -36,6 +36,9 @@ struct MonitorOptions {
   // run --trace: the CUPTI injection library to load into the command (set by the CLI;
   // empty: no tracing). The trace files land in the recording directory.
   std::string tracer_library;
+  // The folder of the libcupti the tracer loads when the build's toolkit path has none
+  // (PyTorch's nvidia-cuda-cupti wheel): appended to the command's LD_LIBRARY_PATH.
+  std::string tracer_cupti_dir;
   // Its trace window (tracer/window.h, CHOKEPOINT_TRACE_WINDOW); "" the whole job.
   std::string trace_window;
   // Python stacks of the job through py-spy (run, watch --pid).

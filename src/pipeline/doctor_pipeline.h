@@ -13,6 +13,8 @@ namespace chokepoint::pipeline {
 struct DoctorOptions {
   nvml::OpenOptions nvml;
   machine::HostInputs host = machine::live_host_inputs();
+  // Whether `run --trace` will work here (rule trace-ready); unset for a captured host.
+  bool probe_tracer = true;
 };
 
 report::DoctorReport run_doctor(const DoctorOptions& options);

@@ -40,7 +40,8 @@ namespace chokepoint::rules {
   X(cpu_governor)             \
   X(transparent_hugepages)    \
   X(memlock)                  \
-  X(dev_shm)
+  X(dev_shm)                  \
+  X(trace_ready)
 
 #define CHOKEPOINT_DECLARE_RULE(name) extern const Rule name##_rule;
 CHOKEPOINT_RULES(CHOKEPOINT_DECLARE_RULE)

@@ -83,7 +83,8 @@ TEST(DoctorCli, HealthyH200InAVm) {
                                                        {"host-swapping", "ok"},
                                                        {"transparent-hugepages", "ok"},
                                                        {"memlock", "warning"},
-                                                       {"dev-shm", "ok"}};
+                                                       {"dev-shm", "ok"},
+                                                       {"trace-ready", "skip"}};
   EXPECT_EQ(statuses(j), expected);
   EXPECT_EQ(j.at("summary").at("critical"), 0);
   EXPECT_EQ(j.at("exit_code"), 0);
@@ -110,7 +111,8 @@ TEST(DoctorCli, TroubledMachineFails) {
                                                        {"host-swapping", "warning"},
                                                        {"transparent-hugepages", "warning"},
                                                        {"memlock", "warning"},
-                                                       {"dev-shm", "warning"}};
+                                                       {"dev-shm", "warning"},
+                                                       {"trace-ready", "skip"}};
   EXPECT_EQ(statuses(j), expected);
   EXPECT_NE(observed(j, "gpu-shared", 0).find("pid 4242 python3"), std::string::npos);
   EXPECT_NE(observed(j, "gpu-shared", 0).find("pid 5151 (not visible here)"), std::string::npos);

@@ -29,6 +29,7 @@ std::vector<Assessment> host_swapping(const MachineEvidence& m);
 std::vector<Assessment> transparent_hugepages(const MachineEvidence& m);
 std::vector<Assessment> memlock(const MachineEvidence& m);
 std::vector<Assessment> dev_shm(const MachineEvidence& m);
+std::vector<Assessment> trace_ready(const MachineEvidence& m);
 
 // One subject each: what the evaluators above run per GPU / on the host.
 Assessment check_nvidia_driver(const doctor::NvmlFacts& n);
@@ -46,6 +47,7 @@ Assessment check_swap(const doctor::HostFacts& f);
 Assessment check_transparent_hugepages(const doctor::HostFacts& f);
 Assessment check_memlock(const doctor::HostFacts& f);
 Assessment check_dev_shm(const doctor::HostFacts& f);
+Assessment check_trace_ready(const doctor::HostFacts& h, const doctor::NvmlFacts& n);
 
 // Shared by the evaluators: a passing assessment to start from, one that could not be
 // judged (and why), and raising one to a finding of at least `s` with a sentence of advice.
