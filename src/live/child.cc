@@ -39,8 +39,28 @@ int foreground_terminal_fd() {
 }
 
 Result<Child> Child::spawn(const std::vector<std::string>& argv,
-                           const std::vector<std::pair<std::string, std::string>>& env) {
+                           const std::vector<std::pair<std::string, std::string>>& env, const Output& output) {
   if (argv.empty()) return Status::Error(ErrorCode::kUsage, "no command to run (give it after --)");
+  // The output files, opened before the fork so that a failure is a Status here.
+  int out_fd[2] = {-1, -1};
+  const std::string* paths[2] = {&output.stdout_path, &output.stderr_path};
+  for (int i = 0; i < 2; ++i) {
+    if (paths[i]->empty()) continue;
+    out_fd[i] = open(paths[i]->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (out_fd[i] < 0) {
+      const int err = errno;
+      if (i == 1 && out_fd[0] >= 0) close(out_fd[0]);
+      return Status::Error("cannot create " + *paths[i] + ": " + std::strerror(err));
+    }
+  }
+  struct Closer {
+    int* fd;
+    ~Closer() {
+      for (int i = 0; i < 2; ++i) {
+        if (fd[i] >= 0) close(fd[i]);
+      }
+    }
+  } closer{out_fd};
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -75,6 +95,8 @@ Result<Child> Child::spawn(const std::vector<std::string>& argv,
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     close(fds[0]);
+    if (out_fd[0] >= 0) dup2(out_fd[0], STDOUT_FILENO);
+    if (out_fd[1] >= 0) dup2(out_fd[1], STDERR_FILENO);
     for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
     execvp(args[0], args.data());
     const int err = errno;
