@@ -87,65 +87,53 @@ bool runner_options(const TuneOptions& o, tune::RunnerOptions& ro) {
   return true;
 }
 
-void progress(const tune::Space& space, const tune::Trial& t, const std::string& unit) {
+void progress(const tune::Trial& t, const std::string& unit) {
   std::string config;
   for (const auto& [k, v] : t.config) config += (config.empty() ? "" : " ") + k + "=" + v;
   std::fprintf(stderr, "chokepoint tune: trial %d  %s  %s%s%s (%.1f s)%s%s\n", t.id, escape_controls(config).c_str(),
                tune::outcome_name(t.outcome), t.throughput ? ", " : "",
                t.throughput ? (std::to_string(static_cast<long long>(*t.throughput)) + " " + unit).c_str() : "",
                t.seconds, t.note.empty() ? "" : ": ", escape_controls(t.note).c_str());
-  (void)space;
 }
 
-int run_tune(const TuneOptions& o) {
+// The space of the --param options, checked against the command; nullopt (said) when wrong.
+std::optional<tune::Space> parse_space(const TuneOptions& o) {
   std::vector<tune::Param> params;
   for (const std::string& text : o.params) {
     auto p = tune::parse_param(text);
-    if (!p.ok()) return say("tune", p.status().message()), 2;
+    if (!p.ok()) return say("tune", p.status().message()), std::nullopt;
     params.push_back(std::move(p.value()));
   }
   auto space = tune::make_space(std::move(params), o.batch_param);
-  if (!space.ok()) return say("tune", space.status().message()), 2;
-  if (Status s = tune::check_command(o.command, space.value()); !s.ok()) return say("tune", s.message()), 2;
+  if (!space.ok()) return say("tune", space.status().message()), std::nullopt;
+  if (Status s = tune::check_command(o.command, space.value()); !s.ok()) return say("tune", s.message()), std::nullopt;
+  return std::move(space.value());
+}
+
+// The search's options; false (said) on a usage error.
+bool search_options(const TuneOptions& o, tune::SearchOptions& so) {
   if (o.format != "text" && o.format != "json" && o.format != "md" && o.format != "markdown") {
-    return say("tune", "unknown format '" + o.format + "' (use text, json or md)"), 2;
+    return say("tune", "unknown format '" + o.format + "' (use text, json or md)"), false;
   }
-  tune::RunnerOptions ro;
-  if (!runner_options(o, ro)) return 2;
-  std::optional<double> budget_s;
-  if (!o.budget.empty()) {
-    const auto b = parse_duration_ns(o.budget);
-    if (!b) return say("tune", "--budget '" + o.budget + "' is not a duration (e.g. 10m)"), 2;
-    budget_s = static_cast<double>(*b) / 1e9;
-  }
-  std::error_code ec;
-  std::filesystem::create_directories(o.dir, ec);
-  if (ec) return say("tune", "cannot create " + o.dir + ": " + ec.message()), 1;
-  const std::string trials_file = o.trials.empty() ? o.dir + "/trials.jsonl" : o.trials;
-  int bad = 0;
-  auto resumed = tune::read_trials(trials_file, &bad);
-  if (!resumed.ok()) return say("tune", resumed.status().message()), 1;
-  if (!o.quiet && !resumed->empty()) {
-    say("tune", "resuming from " + trials_file + ": " + std::to_string(resumed->size()) + " trials there" +
-                    (bad > 0 ? " (" + std::to_string(bad) + " unreadable lines skipped)" : "") +
-                    "; finished ones are not run again");
-  }
-  const std::string unit = default_unit(o, space->batch < space->params.size());
-  tune::SearchOptions so;
   so.grid = o.search == "grid";
   so.max_trials = o.max_trials;
-  so.budget_s = budget_s.value_or(0);
-  // Ctrl-C at the terminal reaches the trial's process group (it holds the terminal): the
-  // trial ends interrupted. Between trials it reaches us: the next trial does not start.
-  g_interrupted = 0;
-  struct sigaction sa {
-  }, old_int{}, old_term{};
-  sigemptyset(&sa.sa_mask);
-  sa.sa_handler = on_interrupt;
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
-  const tune::Space& s = space.value();
-  auto evaluate = [&](const tune::Config& c, int id, std::optional<double> best) {
+  if (!o.budget.empty()) {
+    const auto b = parse_duration_ns(o.budget);
+    if (!b) return say("tune", "--budget '" + o.budget + "' is not a duration (e.g. 10m)"), false;
+    so.budget_s = static_cast<double>(*b) / 1e9;
+  }
+  return true;
+}
+
+// Runs one trial for the search: appends it to the trials file and says it on stderr.
+// After an interrupt none starts.
+struct TrialRunner {
+  const TuneOptions& o;
+  const tune::Space& s;
+  const tune::RunnerOptions& ro;
+  std::string trials_file, unit;
+
+  tune::Trial operator()(const tune::Config& c, int id, std::optional<double> best) const {
     tune::Trial t;
     if (g_interrupted) {
       t.id = id;
@@ -161,15 +149,65 @@ int run_tune(const TuneOptions& o) {
     if (t.finished()) {
       if (Status st = tune::append_trial(trials_file, t); !st.ok()) say("tune", st.message());
     }
-    if (!o.quiet) progress(s, t, unit);
+    if (!o.quiet) progress(t, unit);
     return t;
-  };
+  }
+};
+
+// Ctrl-C at the terminal reaches the trial's process group (it holds the terminal): the
+// trial ends interrupted. Between trials it reaches us: the next trial does not start.
+struct InterruptScope {
+  struct sigaction old_int {
+  }, old_term{};
+  InterruptScope() {
+    g_interrupted = 0;
+    struct sigaction sa {};
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_interrupt;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+  }
+  ~InterruptScope() {
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+  }
+  InterruptScope(const InterruptScope&) = delete;
+  InterruptScope& operator=(const InterruptScope&) = delete;
+};
+
+std::string render(const TuneOptions& o, const tune::TuneReport& rep) {
+  if (o.format == "json") return tune::render_tune_json(rep);
+  if (o.format == "text") return tune::render_tune_text(rep, o.report_file.empty() && want_color(o.color, false));
+  return tune::render_tune_markdown(rep);
+}
+
+int run_tune(const TuneOptions& o) {
+  const std::optional<tune::Space> space = parse_space(o);
+  tune::SearchOptions so;
+  tune::RunnerOptions ro;
+  if (!space || !search_options(o, so) || !runner_options(o, ro)) return 2;
+  const tune::Space& s = *space;
+  std::error_code ec;
+  std::filesystem::create_directories(o.dir, ec);
+  if (ec) return say("tune", "cannot create " + o.dir + ": " + ec.message()), 1;
+  const std::string trials_file = o.trials.empty() ? o.dir + "/trials.jsonl" : o.trials;
+  int bad = 0;
+  auto resumed = tune::read_trials(trials_file, &bad);
+  if (!resumed.ok()) return say("tune", resumed.status().message()), 1;
+  if (!o.quiet && !resumed->empty()) {
+    say("tune", "resuming from " + trials_file + ": " + std::to_string(resumed->size()) + " trials there" +
+                    (bad > 0 ? " (" + std::to_string(bad) + " unreadable lines skipped)" : "") +
+                    "; finished ones are not run again");
+  }
+  tune::TuneReport rep;
+  rep.unit = default_unit(o, s.batch < s.params.size());
+  const TrialRunner runner{o, s, ro, trials_file, rep.unit};
   const auto t0 = std::chrono::steady_clock::now();
   auto clock = [t0] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-  tune::TuneReport rep;
-  rep.result = tune::search(s, so, evaluate, std::move(resumed.value()), clock);
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
+  {
+    InterruptScope interrupts;
+    rep.result = tune::search(s, so, runner, std::move(resumed.value()), clock);
+  }
   rep.command = o.command;
   rep.params = o.params;
   rep.grid_size = s.grid_size();
@@ -178,13 +216,8 @@ int run_tune(const TuneOptions& o) {
                                        std::to_string(o.warmup) + ")"
                                  : "--metric '" + o.metric + "' (median of " + std::to_string(o.steps) +
                                        " values after " + std::to_string(o.warmup) + ")";
-  rep.unit = unit;
   rep.trials_file = trials_file;
-  const std::string text = o.format == "json" ? tune::render_tune_json(rep)
-                           : o.format == "text"
-                               ? tune::render_tune_text(rep, o.report_file.empty() && want_color(o.color, false))
-                               : tune::render_tune_markdown(rep);
-  if (!write_output("tune", o.report_file, text, o.quiet)) return 1;
+  if (!write_output("tune", o.report_file, render(o, rep), o.quiet)) return 1;
   if (rep.result.stopped == "interrupted") return 130;
   return rep.result.best ? 0 : 1;
 }
@@ -219,7 +252,8 @@ RunFn add_tune_command(CLI::App& app) {
                 "Stop a trial whose throughput is below this share of the best so far (0: never)")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  c->add_option("--max-trials", o->max_trials, "Run at most this many trials (0: no cap)")
+  c->add_option("--max-trials", o->max_trials,
+                "Use at most this many trials, those resumed from the trials file included (0: no cap)")
       ->check(CLI::Range(0, 1000000));
   c->add_option("--search", o->search, "coordinate (the batch limit, then line searches) or grid (every configuration)")
       ->check(CLI::IsMember({"coordinate", "grid"}))

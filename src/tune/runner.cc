@@ -117,6 +117,104 @@ void read_recording(const RunnerOptions& o, const std::string& rec, std::optiona
   }
 }
 
+live::MonitorOptions monitor_options(const RunnerOptions& o, const std::vector<std::string>& argv,
+                                     const std::string& dir) {
+  live::MonitorOptions mo;
+  mo.session.out_dir = dir + "/recording";
+  mo.session.replace = true;
+  mo.session.gpu = o.gpu;
+  mo.command = argv;
+  mo.view = live::ViewMode::kNone;
+  mo.quiet = true;
+  mo.stacks.enabled = false;
+  mo.duration_ns = static_cast<int64_t>(o.timeout_s * 1e9);
+  mo.kill_grace_ns = 5'000'000'000;
+  mo.stdout_path = dir + "/stdout.log";
+  mo.stderr_path = dir + "/stderr.log";
+  if (!o.metric) {
+    mo.tracer_library = o.tracer_library;
+    mo.trace_window = "steps=" + std::to_string(o.warmup) + ":" + std::to_string(o.steps);
+  }
+  return mo;
+}
+
+// What a running trial printed, asked after every tick: "measured" once it printed
+// enough values (or its step window is traced), "early" once clearly worse than the best.
+class TrialWatch {
+ public:
+  TrialWatch(const RunnerOptions& o, const live::MonitorOptions& mo, std::optional<double> best)
+      : o_(o), best_(best), out_(mo.stdout_path), err_(mo.stderr_path), window_(mo.session.out_dir) {}
+
+  std::string check() {
+    take(false);
+    if (oom_) return "oom";
+    if (!o_.metric) return window_.complete() ? "measured" : "";
+    if (values_.size() >= wanted()) return "measured";
+    const int after = static_cast<int>(values_.size()) - o_.warmup;
+    if (best_ && o_.early_stop > 0 && after >= o_.early_stop_after) {
+      if (const auto m = measured_median(values_, o_.warmup); m && *m < o_.early_stop * *best_) return "early";
+    }
+    return "";
+  }
+
+  // The values once the command has exited; what it printed between the stop and its
+  // exit is not part of the trial.
+  std::vector<double> finish() {
+    take(true);
+    if (values_.size() > wanted()) values_.resize(wanted());
+    return values_;
+  }
+
+ private:
+  size_t wanted() const { return static_cast<size_t>(o_.warmup + o_.steps); }
+  void take(bool all) {
+    for (Tail* tail : {&out_, &err_}) {
+      for (const std::string& line : tail->lines(all)) {
+        oom_ = oom_ || says_out_of_memory(line);
+        if (!o_.metric) continue;
+        if (auto v = number_in(line, *o_.metric)) values_.push_back(*v);
+      }
+    }
+  }
+
+  const RunnerOptions& o_;
+  std::optional<double> best_;
+  Tail out_, err_;
+  WindowWatch window_;
+  std::vector<double> values_;
+  bool oom_ = false;
+};
+
+// How the trial ended, from how the monitor stopped it and its exit status.
+void classify(const RunnerOptions& o, const live::MonitorResult& m, bool interrupted, bool oom_said,
+              const std::string& dir, Trial& t) {
+  const int code = m.exit_code.value_or(0);
+  const std::string err = dir + "/stderr.log";
+  if (interrupted) {
+    t.outcome = Outcome::kInterrupted;
+    t.note = "interrupted (Ctrl-C)";
+  } else if (m.stopped == "duration") {
+    t.outcome = Outcome::kTimeout;
+    t.note = "still running after " + std::to_string(static_cast<int>(o.timeout_s)) +
+             " s: its process group was killed (--timeout)";
+  } else if (m.stopped == "early") {
+    t.outcome = Outcome::kEarlyStop;
+    t.note = "stopped early: below " + std::to_string(static_cast<int>(100 * o.early_stop)) + "% of the best so far";
+  } else if (m.stopped == "oom") {
+    t.outcome = Outcome::kOom;
+    t.note = "out of memory (stopped once it said so): " + last_line(slurp(err));
+  } else if (m.stopped.empty() && code != 0) {
+    t.outcome = oom_said ? Outcome::kOom : Outcome::kFailed;
+    t.note = (oom_said ? "out of memory: " : "exited with " + std::to_string(code) + ": ") + last_line(slurp(err));
+  } else if (!t.throughput) {
+    t.outcome = Outcome::kNoMetric;
+    t.note = o.metric ? "printed no line that --metric matches (see " + dir + "/stdout.log)"
+                      : "no steps found in its trace (NVTX 'step N' ranges or repeating GPU work)";
+  } else {
+    t.outcome = Outcome::kOk;
+  }
+}
+
 }  // namespace
 
 std::vector<double> scan_values(const std::string& text, const std::regex& re) {
@@ -155,52 +253,16 @@ Trial run_trial(const RunnerOptions& o, const std::vector<std::string>& argv, in
   std::error_code ec;
   fs::remove_all(dir, ec);
   fs::create_directories(dir, ec);
-  live::MonitorOptions mo;
-  mo.session.out_dir = dir + "/recording";
-  mo.session.replace = true;
-  mo.session.gpu = o.gpu;
-  mo.command = argv;
-  mo.view = live::ViewMode::kNone;
-  mo.quiet = true;
-  mo.stacks.enabled = false;
-  mo.duration_ns = static_cast<int64_t>(o.timeout_s * 1e9);
-  mo.kill_grace_ns = 5'000'000'000;
-  mo.stdout_path = dir + "/stdout.log";
-  mo.stderr_path = dir + "/stderr.log";
-  if (!o.metric) {
-    mo.tracer_library = o.tracer_library;
-    mo.trace_window = "steps=" + std::to_string(o.warmup) + ":" + std::to_string(o.steps);
-  }
-  std::vector<double> values;
-  Tail out(mo.stdout_path), err(mo.stderr_path);
-  auto take = [&](bool all) {
-    if (!o.metric) return;
-    for (Tail* tail : {&out, &err}) {
-      for (const std::string& line : tail->lines(all)) {
-        if (auto v = number_in(line, *o.metric)) values.push_back(*v);
-      }
-    }
-  };
-  WindowWatch window(mo.session.out_dir);
-  mo.stop_check = [&]() -> std::string {
-    if (!o.metric) return window.complete() ? "measured" : "";
-    take(false);
-    if (values.size() >= static_cast<size_t>(o.warmup + o.steps)) return "measured";
-    const int after = static_cast<int>(values.size()) - o.warmup;
-    if (best && o.early_stop > 0 && after >= o.early_stop_after) {
-      if (const auto m = measured_median(values, o.warmup); m && *m < o.early_stop * *best) return "early";
-    }
-    return "";
-  };
+  live::MonitorOptions mo = monitor_options(o, argv, dir);
+  TrialWatch watch(o, mo, best);
+  mo.stop_check = [&watch] { return watch.check(); };
   auto m = live::monitor(mo);
   if (!m.ok()) {
     t.outcome = Outcome::kFailed;
     t.note = m.status().message();
     return t;
   }
-  take(true);
-  // What it printed between the stop and its exit is not part of the trial.
-  if (values.size() > static_cast<size_t>(o.warmup + o.steps)) values.resize(static_cast<size_t>(o.warmup + o.steps));
+  const std::vector<double> values = watch.finish();
   t.seconds = m->elapsed_s;
   t.exit_code = m->exit_code;
   t.recording = m->dir;
@@ -215,29 +277,7 @@ Trial run_trial(const RunnerOptions& o, const std::vector<std::string>& argv, in
   const int code = m->exit_code.value_or(0);
   const bool interrupted = m->interrupted || (m->stopped.empty() && code == 128 + SIGINT);
   if (!interrupted) read_recording(o, m->dir, batch, t);
-  if (interrupted) {
-    t.outcome = Outcome::kInterrupted;
-    t.note = "interrupted (Ctrl-C)";
-  } else if (m->stopped == "duration") {
-    t.outcome = Outcome::kTimeout;
-    t.note = "still running after " + std::to_string(static_cast<int>(o.timeout_s)) +
-             " s: its process group was killed (--timeout)";
-  } else if (m->stopped == "early") {
-    t.outcome = Outcome::kEarlyStop;
-    t.note = "stopped early: below " + std::to_string(static_cast<int>(100 * o.early_stop)) + "% of the best so far";
-  } else if (m->stopped.empty() && code != 0 && says_out_of_memory(text)) {
-    t.outcome = Outcome::kOom;
-    t.note = "out of memory: " + last_line(slurp(mo.stderr_path));
-  } else if (m->stopped.empty() && code != 0) {
-    t.outcome = Outcome::kFailed;
-    t.note = "exited with " + std::to_string(code) + ": " + last_line(slurp(mo.stderr_path));
-  } else if (!t.throughput) {
-    t.outcome = Outcome::kNoMetric;
-    t.note = o.metric ? "printed no line that --metric matches (see " + dir + "/stdout.log)"
-                      : "no steps found in its trace (NVTX 'step N' ranges or repeating GPU work)";
-  } else {
-    t.outcome = Outcome::kOk;
-  }
+  classify(o, m.value(), interrupted, says_out_of_memory(text), dir, t);
   return t;
 }
 

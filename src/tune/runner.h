@@ -4,8 +4,10 @@
 // throughput the program prints (--metric REGEX, group 1 the number), or without one by
 // the step analysis of the recording (a CUPTI trace of a window of steps; samples/s when
 // the batch size is known). Ended by the runner once it measured enough, when clearly
-// worse than the best so far (early stop), at the per-trial timeout (the whole process
-// group: SIGTERM, SIGKILL 5 s later). Then the recording's diagnosis gives its verdict
+// worse than the best so far (early stop), as soon as its output says it ran out of
+// memory (PyTorch with DataLoader workers can take a minute to exit after the error: on
+// the H200, 54 s with 8 workers, past a 60 s timeout with 16), at the per-trial timeout
+// (the whole process group: SIGTERM, SIGKILL 5 s later). Then the recording's diagnosis gives its verdict
 // and the GPUs' peak memory used.
 #pragma once
 

@@ -73,6 +73,15 @@ TEST_F(RunnerTest, OutOfMemoryFromExitStatusAndStderr) {
   EXPECT_NE(t.note.find("CUDA out of memory"), std::string::npos) << t.note;
 }
 
+TEST_F(RunnerTest, OutOfMemoryStopsTheTrialOnceItIsSaid) {
+  std::vector<std::string> argv = fake("1024", "16", "off");
+  argv.insert(argv.end(), {"--slow-exit", "60"});
+  const Trial t = run_trial(o, argv, 6, std::nullopt, 1024);
+  EXPECT_EQ(t.outcome, Outcome::kOom);
+  EXPECT_LT(t.seconds, 10);
+  EXPECT_NE(t.note.find("CUDA out of memory"), std::string::npos) << t.note;
+}
+
 TEST_F(RunnerTest, AHangingTrialIsKilledWithItsProcessGroupAtTheTimeout) {
   o.timeout_s = 1;
   std::vector<std::string> argv = fake("64", "0", "off");

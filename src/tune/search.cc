@@ -23,16 +23,20 @@ class Searcher {
         done_[s_.key(c)] = i;
         ++r_.resumed;
       }
-      note_measured(r_.trials[i]);
     }
   }
 
   // The trial of `c`, run now unless it has been (throws StopSearch when the search must end).
   const Trial& trial(const Config& c) {
     const std::string key = s_.key(c);
-    if (auto it = done_.find(key); it != done_.end()) return r_.trials[it->second];
+    if (auto it = done_.find(key); it != done_.end()) {
+      // A resumed trial counts once the search reaches it: a resumed search takes the
+      // same path as the one it continues, up to where that one stopped.
+      note_measured(r_.trials[it->second]);
+      return r_.trials[it->second];
+    }
     if (o_.budget_s > 0 && now_() - t0_ >= o_.budget_s) stop("budget");
-    if (o_.max_trials > 0 && r_.run >= o_.max_trials) stop("max_trials");
+    if (o_.max_trials > 0 && r_.run + r_.resumed >= o_.max_trials) stop("max_trials");
     std::optional<double> best;
     if (best_ > kNone) best = best_;
     Trial t = evaluate_(c, next_id_++, best);
@@ -137,10 +141,14 @@ class Searcher {
       if (s_.params[p].ordered) start[p] = (s_.params[p].values.size() - 1) / 2;
     }
     if (s_.batch < s_.params.size()) start[s_.batch] = batch_limit(start);
-    // The batch parameter last: the others decide how fast a batch goes.
+    // Lists first (a precision, an optimizer: they move the whole curve, a trial a
+    // value), then the ordered parameters, the batch size last (the others decide how
+    // fast a batch goes).
     std::vector<size_t> order;
-    for (size_t p = 0; p < s_.params.size(); ++p) {
-      if (p != s_.batch) order.push_back(p);
+    for (const bool ordered : {false, true}) {
+      for (size_t p = 0; p < s_.params.size(); ++p) {
+        if (p != s_.batch && s_.params[p].ordered == ordered) order.push_back(p);
+      }
     }
     if (s_.batch < s_.params.size()) order.push_back(s_.batch);
     for (int round = 0; round < 4; ++round) {
@@ -236,6 +244,13 @@ SearchResult search(const Space& space, const SearchOptions& options, const Eval
       s.coordinate();
     }
   } catch (const StopSearch&) {  // r.stopped says why
+  }
+  // The best of all trials, resumed ones the search did not reach included.
+  for (size_t i = 0; i < r.trials.size(); ++i) {
+    const Trial& t = r.trials[i];
+    if (t.outcome == Outcome::kOk && t.throughput && (!r.best || *t.throughput > *r.trials[*r.best].throughput)) {
+      r.best = i;
+    }
   }
   if (r.best && space.batch < space.params.size()) fit_at_best(space, r);
   return r;

@@ -5,8 +5,8 @@
 // out-of-memory over the batch values with the other parameters at their middle (an
 // ordered one) or first (a list) value: the largest value first, then halving the range
 // (Lightning's batch-size finder and accelerate's shrink-on-OOM do the same, by doubling
-// or by shrinking). Then coordinate line searches: one parameter at a time, the others at
-// the best configuration so far; along an ordered parameter throughput is taken to be
+// or by shrinking). Then coordinate line searches: one parameter at a time (lists first,
+// then ordered parameters, the batch size last), the others at the best configuration so far; along an ordered parameter throughput is taken to be
 // unimodal: its two ends and its middle, then the midpoints on either side of the best
 // until its neighbours are adjacent (a bracketing search, ~2 log2(n) trials); a list is
 // tried value by value; along the batch size out of memory scores lowest, so the search

@@ -14,7 +14,10 @@ std::string config_text(const Trial& t) {
   return s;
 }
 
-std::string figure(std::optional<double> v) { return v ? fmt::format("{:.4g}", *v) : "-"; }
+std::string figure(std::optional<double> v) {
+  if (!v) return "-";
+  return std::abs(*v) >= 1000 ? fmt::format("{:.0f}", *v) : fmt::format("{:.4g}", *v);
+}
 
 std::string memory(std::optional<double> bytes) {
   return bytes ? fmt::format("{:.2f} GiB", *bytes / (1024.0 * 1024 * 1024)) : "-";

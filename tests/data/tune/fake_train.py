@@ -11,7 +11,8 @@ bf16 else 2) * 10 MiB, printed as 'peak_mem_mb: M'; above 5120 MiB it fails like
 (exit 1, 'torch.OutOfMemoryError: CUDA out of memory' on stderr): bf16 fits up to 512,
 off up to 256. --hang: prints nothing and sleeps, with a child process of its own
 (written to --pid-file) to show that a timeout kills the whole group. --silent: prints
-nothing and exits 0.
+nothing and exits 0. --slow-exit S: S seconds between the out-of-memory error and the exit
+(PyTorch joining its DataLoader workers).
 """
 import argparse
 import os
@@ -36,6 +37,7 @@ def main():
     ap.add_argument("--hang", action="store_true")
     ap.add_argument("--silent", action="store_true")
     ap.add_argument("--pid-file", default="")
+    ap.add_argument("--slow-exit", type=float, default=0, help="seconds between the OOM error and the exit")
     a = ap.parse_args()
     if a.hang:
         child = subprocess.Popen(["sleep", "1000"])
@@ -49,7 +51,9 @@ def main():
     mem = a.batch_size * (1 if a.amp == "bf16" else 2) * 10
     if mem > 5120:
         print("Traceback (most recent call last):\n  ...", file=sys.stderr)
-        print(f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {mem} MiB", file=sys.stderr)
+        print(f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {mem} MiB", file=sys.stderr, flush=True)
+        if a.slow_exit:
+            time.sleep(a.slow_exit)
         return 1
     print(f"peak_mem_mb: {mem}", flush=True)
     t = throughput(a.batch_size, a.workers, a.amp)
