@@ -124,6 +124,7 @@ std::string render_tune_text(const TuneReport& r, bool color) {
 
 std::string render_tune_json(const TuneReport& r) {
   nlohmann::ordered_json j;
+  j["schema"] = "chokepoint.tune/1";
   j["command"] = r.command;
   j["params"] = r.params;
   j["measure"] = r.measure;

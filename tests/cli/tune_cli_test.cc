@@ -69,6 +69,7 @@ TEST(TuneCli, FindsThePlantedBestAndResumesWithoutRunningAgain) {
   const Output a = tune(dir, kParams + " -f json" + kCommand);
   ASSERT_EQ(a.rc, 0) << a.err;
   const nlohmann::json j = nlohmann::json::parse(a.out);
+  EXPECT_EQ(j["schema"], "chokepoint.tune/1");
   EXPECT_EQ(best_config(j), "batch=512 workers=10 amp=bf16");
   EXPECT_EQ(j["grid_size"], 24);
   EXPECT_LE(j["trials_used"].get<int>() * 2, 24);
