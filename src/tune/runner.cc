@@ -11,6 +11,7 @@
 #include "live/monitor.h"
 #include "pipeline/live_report.h"
 #include "rules/finding.h"
+#include "tracer/trace_format.h"
 
 namespace chokepoint::tune {
 namespace {
@@ -70,28 +71,31 @@ std::string last_line(const std::string& text) {
   return last;
 }
 
-// Steps mode: the trace of the step window is complete once a windowed trace file
-// stopped growing.
+// Steps mode: the trace of the step window is complete once a windowed trace file ends
+// with its kEnd record (tracer/trace_format.h) and has stopped growing.
 class WindowWatch {
  public:
   explicit WindowWatch(std::string dir) : dir_(std::move(dir)) {}
   bool complete() {
     std::error_code ec;
-    uintmax_t size = 0;
     for (const auto& e : fs::directory_iterator(dir_, ec)) {
       const std::string name = e.path().filename().string();
-      if (name.rfind("trace-", 0) == 0 && name.find("-w") != std::string::npos) size += e.file_size(ec);
+      if (name.rfind(tracer::kTraceFilePrefix, 0) != 0 || name.find("-w") == std::string::npos) continue;
+      const uintmax_t size = e.file_size(ec);
+      if (ec || size < sizeof(tracer::FileHeader) + sizeof(tracer::Record)) continue;
+      std::ifstream in(e.path(), std::ios::binary);
+      in.seekg(static_cast<std::streamoff>(size - sizeof(tracer::Record)));
+      const int kind = in.get();
+      const bool ended = kind == static_cast<int>(tracer::RecordKind::kEnd);
+      if (ended && size == last_size_) return true;
+      last_size_ = ended ? size : 0;
     }
-    const bool stable = size > 0 && size == last_size_ && ++stable_ticks_ >= 5;
-    if (size != last_size_) stable_ticks_ = 0;
-    last_size_ = size;
-    return stable;
+    return false;
   }
 
  private:
   std::string dir_;
   uintmax_t last_size_ = 0;
-  int stable_ticks_ = 0;
 };
 
 // The trial's figures from its recording: verdict, the GPUs' peak memory, the steps.
