@@ -23,6 +23,34 @@ void set_foreground(int tty, pid_t pgid) {
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
+// The files a child's stdout and stderr go to, opened before the fork so that a failure
+// is a Status in the parent; closed there once the child has its copies.
+struct OutputFiles {
+  int fd[2] = {-1, -1};
+  OutputFiles() = default;
+  OutputFiles(const OutputFiles&) = delete;
+  OutputFiles& operator=(const OutputFiles&) = delete;
+  ~OutputFiles() {
+    for (int f : fd) {
+      if (f >= 0) close(f);
+    }
+  }
+  Status open(const Child::Output& output) {
+    const std::string* paths[2] = {&output.stdout_path, &output.stderr_path};
+    for (int i = 0; i < 2; ++i) {
+      if (paths[i]->empty()) continue;
+      fd[i] = ::open(paths[i]->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (fd[i] < 0) return Status::Error("cannot create " + *paths[i] + ": " + std::strerror(errno));
+    }
+    return Status::Ok();
+  }
+  // In the child: stdout and stderr to the files opened.
+  void redirect() const {
+    if (fd[0] >= 0) dup2(fd[0], STDOUT_FILENO);
+    if (fd[1] >= 0) dup2(fd[1], STDERR_FILENO);
+  }
+};
+
 }  // namespace
 
 int exit_code_from_wait_status(int status) {
@@ -39,8 +67,10 @@ int foreground_terminal_fd() {
 }
 
 Result<Child> Child::spawn(const std::vector<std::string>& argv,
-                           const std::vector<std::pair<std::string, std::string>>& env) {
+                           const std::vector<std::pair<std::string, std::string>>& env, const Output& output) {
   if (argv.empty()) return Status::Error(ErrorCode::kUsage, "no command to run (give it after --)");
+  OutputFiles files;
+  if (Status st = files.open(output); !st.ok()) return st;
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -75,6 +105,7 @@ Result<Child> Child::spawn(const std::vector<std::string>& argv,
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     close(fds[0]);
+    files.redirect();
     for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
     execvp(args[0], args.data());
     const int err = errno;

@@ -23,9 +23,15 @@ namespace chokepoint::live {
 
 class Child {
  public:
-  // `env`: variables set (or replaced) in the child's environment only.
+  // `env`: variables set (or replaced) in the child's environment only. `output`: when
+  // not empty, the files (created or truncated) that get the child's stdout and stderr
+  // instead of ours (`tune` reads its trials' prints from them).
+  struct Output {
+    std::string stdout_path, stderr_path;
+  };
   static Result<Child> spawn(const std::vector<std::string>& argv,
-                             const std::vector<std::pair<std::string, std::string>>& env = {});
+                             const std::vector<std::pair<std::string, std::string>>& env = {},
+                             const Output& output = {});
 
   pid_t pid() const { return pid_; }
   // Reaps the child if it has exited (never blocks): its exit code, 128 + signal

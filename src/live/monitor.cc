@@ -134,7 +134,7 @@ std::vector<std::pair<std::string, std::string>> tracer_env(const MonitorOptions
 // Starts the command (run) and makes it the session's root; nullopt for watch.
 Result<std::optional<Child>> start_command(const MonitorOptions& o, Session& session, const std::string& dir) {
   if (o.command.empty()) return std::optional<Child>();
-  auto spawned = Child::spawn(o.command, tracer_env(o, dir));
+  auto spawned = Child::spawn(o.command, tracer_env(o, dir), {o.stdout_path, o.stderr_path});
   if (!spawned.ok()) {
     // Nothing ran: no half recording is left to block a retry with the same -o.
     session.discard();
@@ -242,15 +242,23 @@ class MonitorLoop {
       if (!child_) return true;
       if (kill_at_ < 0) {
         note(o_.quiet, "--duration reached: stopping the command (SIGTERM, SIGKILL in 10 s)");
-        child_->signal(SIGTERM);
-        kill_at_ = now.monotonic_ns + 10'000'000'000;
+        stop_child(now, "duration");
       }
+    }
+    if (child_ && kill_at_ < 0 && o_.stop_check) {
+      if (std::string why = o_.stop_check(); !why.empty()) stop_child(now, why);
     }
     if (child_ && kill_at_ >= 0 && now.monotonic_ns >= kill_at_) {
       child_->signal(SIGKILL);
       kill_at_ = INT64_MAX;
     }
     return false;
+  }
+
+  void stop_child(const samples::TickTime& now, const std::string& why) {
+    child_->signal(SIGTERM);
+    kill_at_ = now.monotonic_ns + o_.kill_grace_ns;
+    res_.stopped = why;
   }
 
   // New interrupts: watch stops (true); run forwards them to the command and kills it at
@@ -289,7 +297,7 @@ class MonitorLoop {
   // deadline (at most 10 s from now), then the group is killed.
   void stop_command_group() {
     if (!child_ || kill_at_ < 0) return;
-    const int64_t deadline = std::min(kill_at_, stamp().monotonic_ns + 10'000'000'000);
+    const int64_t deadline = std::min(kill_at_, stamp().monotonic_ns + o_.kill_grace_ns);
     while (child_->group_alive() && stamp().monotonic_ns < deadline) sleep_until(stamp().monotonic_ns + 50'000'000);
     if (child_->group_alive()) child_->signal(SIGKILL);
   }

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,13 @@ struct MonitorOptions {
   std::string trace_window;
   // Python stacks of the job through py-spy (run, watch --pid).
   StackOptions stacks;
+  // run: the command's stdout and stderr into these files when set (else ours).
+  std::string stdout_path, stderr_path;
+  // Asked after every tick while the command runs: a non-empty answer (why) stops the
+  // command as --duration does (`tune` ends a trial that measured enough or is clearly
+  // worse). MonitorResult::stopped says why the command was stopped.
+  std::function<std::string()> stop_check;
+  int64_t kill_grace_ns = 10'000'000'000;  // SIGTERM, then SIGKILL this much later
 };
 
 struct MonitorResult {
@@ -54,6 +62,7 @@ struct MonitorResult {
   double sampling_s = 0;     // wall time those seconds were spent over
   double startup_cpu_s = 0;  // loading NVML, the first tick
   bool interrupted = false;  // stopped by a signal
+  std::string stopped;       // "duration", or stop_check's reason; "" when the command ended itself
 };
 
 // Fails when the recording cannot be created or the command cannot be started; once
