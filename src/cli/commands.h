@@ -19,6 +19,12 @@ RunFn add_bench_command(CLI::App& app);
 RunFn add_explain_command(CLI::App& app);
 RunFn add_trace_command(CLI::App& app);
 RunFn add_diff_command(CLI::App& app);
+RunFn add_kernels_command(CLI::App& app);
+
+// The CUPTI injection library `run --trace` and `kernels --ncu` load into the command:
+// $CHOKEPOINT_TRACER_LIB, else libchokepoint_tracer.so next to this executable; "" when
+// there is none (run_command.cc).
+std::string tracer_library();
 
 // --ceilings FILE and --no-saved-profile, shared by analyze, run and watch (analyze_command.cc).
 void add_ceilings_options(CLI::App* cmd, std::string* file, bool* no_saved_profile);

@@ -26,6 +26,21 @@
 #include "tracer/window.h"
 
 namespace chokepoint::cli {
+
+// The CUPTI injection library: $CHOKEPOINT_TRACER_LIB, else next to this executable
+// (where the build and `install` put it). "" when there is none.
+std::string tracer_library() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (const char* env = std::getenv("CHOKEPOINT_TRACER_LIB"); env != nullptr && *env != '\0') {
+    return fs::exists(env, ec) ? fs::absolute(env, ec).string() : std::string();
+  }
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  const fs::path lib = exe.parent_path() / "libchokepoint_tracer.so";
+  return fs::exists(lib, ec) ? lib.string() : std::string();
+}
+
 namespace {
 
 struct LiveOptions {
@@ -45,20 +60,6 @@ struct LiveOptions {
   double stack_rate = 20;
   bool stack_subprocesses = false;
 };
-
-// The CUPTI injection library: $CHOKEPOINT_TRACER_LIB, else next to this executable
-// (where the build and `install` put it). "" when there is none.
-std::string tracer_library() {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (const char* env = std::getenv("CHOKEPOINT_TRACER_LIB"); env != nullptr && *env != '\0') {
-    return fs::exists(env, ec) ? fs::absolute(env, ec).string() : std::string();
-  }
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return "";
-  const fs::path lib = exe.parent_path() / "libchokepoint_tracer.so";
-  return fs::exists(lib, ec) ? lib.string() : std::string();
-}
 
 bool parse_interval(const char* cmd, const char* flag, const std::string& text, int64_t min_ns, int64_t* out) {
   const auto v = parse_duration_ns(text);

@@ -234,10 +234,11 @@ bool to_base_unit(std::string_view unit, double* value) {
 }
 
 bool looks_like_ncu_csv(std::string_view head) {
-  for (size_t pos = 0; pos < head.size();) {
+  // The header may follow ncu's ==PROF== lines and the profiled program's own output.
+  for (size_t pos = 0, lines = 0; pos < head.size() && lines < 1000; ++lines) {
     const std::string_view line = line_at(head, pos);
     if (starts_with(line, "\"ID\",\"Process ID\"")) return true;
-    if (!starts_with(line, "==")) return false;
+    if (starts_with(line, "\"") || starts_with(line, "{") || starts_with(line, "[")) return false;
     pos += line.size() + 1;
   }
   return false;

@@ -24,7 +24,7 @@ Result<timeline::KernelMetricsFile> parse_ncu_csv(std::string_view text);
 Result<timeline::KernelMetricsFile> read_ncu_csv(const std::string& path);
 
 // True when `head` (the first bytes of a file) looks like an ncu CSV export: a record
-// starting "ID","Process ID", possibly after ==PROF== lines.
+// starting "ID","Process ID", possibly after ==PROF== lines and the program's output.
 bool looks_like_ncu_csv(std::string_view head);
 
 // Scales `value` in `unit` to base units (ns, bytes, counts, percent); false for a unit
