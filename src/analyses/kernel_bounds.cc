@@ -50,7 +50,7 @@ void place(KernelPoint& k, const machine::Ceilings& c) {
 // bench's figure of the bound's kind: the GEMM (or FFMA) of the precision for compute,
 // DRAM bandwidth for memory.
 void compare_with_bench(KernelPoint& k, const machine::Ceilings& c) {
-  std::optional<double> v, achieved;
+  std::optional<double> v, achieved, mhz;
   if (k.bound == Bound::kMemory) {
     k.bench_figure = "HBM";
     v = c.hbm_gbps;
@@ -59,9 +59,9 @@ void compare_with_bench(KernelPoint& k, const machine::Ceilings& c) {
     achieved = k.tflops;
     switch (k.precision) {
       case Precision::kBf16:
-      case Precision::kFp16: k.bench_figure = "bf16 GEMM", v = c.bf16_gemm_tflops; break;
-      case Precision::kTf32: k.bench_figure = "tf32 GEMM", v = c.tf32_gemm_tflops; break;
-      case Precision::kFp8: k.bench_figure = "fp8 GEMM", v = c.fp8_gemm_tflops; break;
+      case Precision::kFp16: k.bench_figure = "bf16 GEMM", v = c.bf16_gemm_tflops, mhz = c.bf16_gemm_mhz; break;
+      case Precision::kTf32: k.bench_figure = "tf32 GEMM", v = c.tf32_gemm_tflops, mhz = c.tf32_gemm_mhz; break;
+      case Precision::kFp8: k.bench_figure = "fp8 GEMM", v = c.fp8_gemm_tflops, mhz = c.fp8_gemm_mhz; break;
       case Precision::kFp32: k.bench_figure = "FP32 FFMA", v = c.fp32_tflops; break;
       default: break;
     }
@@ -69,6 +69,10 @@ void compare_with_bench(KernelPoint& k, const machine::Ceilings& c) {
   if (v && *v > 0) {
     k.bench_value = v;
     if (achieved) k.pct_of_bench = 100 * *achieved / *v;
+    if (achieved && mhz && k.sm_clock_mhz && *k.sm_clock_mhz > 0) {
+      k.bench_mhz = mhz;
+      k.pct_of_bench_at_clock = 100 * *achieved * (*mhz / *k.sm_clock_mhz) / *v;
+    }
   } else {
     k.bench_figure.clear();
   }
@@ -129,7 +133,12 @@ void memory_advice(KernelPoint& k) {
 }
 
 void compute_advice(KernelPoint& k) {
-  if (k.precision == Precision::kFp32 && (!k.tensor_pipe_pct || *k.tensor_pipe_pct < 1)) {
+  if (k.measured && k.compute_pct && *k.compute_pct < 50 && (!k.tensor_pipe_pct || *k.tensor_pipe_pct < 50)) {
+    k.advice =
+        "The SMs are busy with other instructions than FLOPs (integer and address arithmetic, special functions, "
+        "conversions): fewer instructions per element (vector loads, cheaper math, work hoisted out of loops), or "
+        "fused with the kernels around it.";
+  } else if (k.precision == Precision::kFp32 && is_matrix(k.kclass) && (!k.tensor_pipe_pct || *k.tensor_pipe_pct < 1)) {
     k.advice =
         "FP32 on the CUDA cores: allow TF32 (torch.backends.cuda.matmul.allow_tf32 = True) or autocast to bf16 to "
         "run it on the tensor cores.";
@@ -142,8 +151,10 @@ void compute_advice(KernelPoint& k) {
 
 // Measured: the busier unit, when it is busy, bounds the kernel; else latency/occupancy.
 void decide_measured(KernelPoint& k, const timeline::KernelMetrics& m, const machine::Ceilings& c) {
-  double compute = 0;
-  for (const auto& v : {k.sm_pct, k.tensor_pipe_pct, k.compute_pct}) compute = std::max(compute, v.value_or(0));
+  // How busy compute is: the SM and tensor-pipe counters; FLOP/s against the ceiling only
+  // without them (a ceiling measured at a lower clock can be exceeded).
+  double compute = std::max(k.sm_pct.value_or(0), k.tensor_pipe_pct.value_or(0));
+  if (!k.sm_pct && !k.tensor_pipe_pct) compute = k.compute_pct.value_or(0);
   const double memory = k.memory_pct ? *k.memory_pct : m.memory_pct.value_or(0);
   const int sms = m.num_sms > 0 ? m.num_sms : c.num_sms;
   if (memory >= kBusyPct && memory >= compute) {
@@ -202,6 +213,7 @@ KernelPoint point_from_ncu(const timeline::KernelMetrics& m, const machine::Ceil
   k.tensor_pipe_pct = m.tensor_pipe_pct;
   k.occupancy_pct = m.occupancy_pct;
   k.theoretical_occupancy_pct = m.theoretical_occupancy_pct;
+  if (m.sm_clock_hz) k.sm_clock_mhz = *m.sm_clock_hz / 1e6;
   k.grid_blocks = m.grid_size;
   k.block_threads = m.block_size;
   k.registers = m.registers_per_thread;

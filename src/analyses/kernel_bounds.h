@@ -39,6 +39,7 @@ struct KernelPoint {
   std::optional<double> compute_pct, memory_pct;       // achieved / ceiling, percent
   // Counters (ncu): SM and tensor-pipe busy, achieved and theoretical occupancy.
   std::optional<double> sm_pct, tensor_pipe_pct, occupancy_pct, theoretical_occupancy_pct;
+  std::optional<double> sm_clock_mhz;  // the SM clock during the profiled launch
   int64_t grid_blocks = -1, block_threads = -1;
   int32_t registers = -1;
   std::optional<double> shared_mem_bytes;  // per block
@@ -46,6 +47,9 @@ struct KernelPoint {
   // the achieved figure against it, where the bound makes them comparable.
   std::string bench_figure;  // "bf16 GEMM", "HBM"
   std::optional<double> bench_value, pct_of_bench;
+  // Compute-bound kernels measured at another SM clock than bench's GEMM: bench's clock,
+  // and the achieved figure scaled to it against bench's (tensor throughput per clock).
+  std::optional<double> bench_mhz, pct_of_bench_at_clock;
   Bound bound = Bound::kUnknown;
   std::string limiter;  // latency-bound: "grid", "shared memory", "registers", "block size", "warps", "latency"
   std::string why;      // the evidence behind the bound, one sentence

@@ -220,7 +220,8 @@ std::string ncu_metrics(bool tensor) {
       "sm__sass_thread_inst_executed_op_dmul_pred_on.sum,sm__sass_thread_inst_executed_op_dadd_pred_on.sum,"
       "launch__grid_size,launch__block_size,launch__registers_per_thread,launch__shared_mem_per_block,"
       "launch__occupancy_limit_shared_mem,launch__occupancy_limit_registers,launch__occupancy_limit_blocks,"
-      "launch__occupancy_limit_warps,sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed";
+      "launch__occupancy_limit_warps,sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed,"
+      "smsp__cycles_elapsed.avg.per_second";
   if (tensor) {
     m += ",sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_fp16.sum,"
          "sm__ops_path_tensor_src_tf32_dst_fp32.sum,sm__ops_path_tensor_src_fp8.sum,"

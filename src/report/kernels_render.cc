@@ -66,6 +66,7 @@ std::string counters_text(const KernelPoint& k) {
     if (k.theoretical_occupancy_pct) o += " of " + format_pct(*k.theoretical_occupancy_pct) + " possible";
     parts.push_back(o);
   }
+  if (k.sm_clock_mhz) parts.push_back(fmt::format("SM clock {:.0f} MHz", *k.sm_clock_mhz));
   if (k.grid_blocks > 0) {
     std::string g = fmt::format("grid {} blocks", k.grid_blocks);
     if (k.block_threads > 0) g += fmt::format(" x {} threads", k.block_threads);
@@ -82,8 +83,20 @@ std::string counters_text(const KernelPoint& k) {
 std::string bench_text(const KernelPoint& k) {
   if (!k.bench_value || !k.pct_of_bench) return "";
   const bool mem = k.bound == Bound::kMemory;
-  return fmt::format("{} of the {} ceiling ({})", format_pct(*k.pct_of_bench), k.bench_figure,
-                     format_value(*k.bench_value, mem ? "GB/s" : "TFLOP/s"));
+  std::string s = fmt::format("{} of the {} ceiling ({})", format_pct(*k.pct_of_bench), k.bench_figure,
+                              format_value(*k.bench_value, mem ? "GB/s" : "TFLOP/s"));
+  if (k.pct_of_bench_at_clock && k.bench_mhz && k.sm_clock_mhz) {
+    s += fmt::format("; {} at bench's {:.0f} MHz (it ran at {:.0f})", format_pct(*k.pct_of_bench_at_clock),
+                     *k.bench_mhz, *k.sm_clock_mhz);
+  }
+  return s;
+}
+
+std::string bench_cell(const KernelPoint& k) {
+  if (!k.pct_of_bench) return "-";
+  std::string s = format_pct(*k.pct_of_bench) + " of " + k.bench_figure;
+  if (k.pct_of_bench_at_clock) s += fmt::format(" ({} at its clock)", format_pct(*k.pct_of_bench_at_clock));
+  return s;
 }
 
 Tone bound_tone(Bound b) {
@@ -163,8 +176,7 @@ std::string render_kernels_markdown(const KernelsView& v) {
     out << fmt::format("| {} | `{}` | {} | {}{} | {} | {} | {} | {} |\n", i + 1, name, format_ms(k.ns / 1e6),
                        analyses::bound_name(k.bound), k.limiter.empty() ? "" : " (" + k.limiter + ")",
                        compute_text(k).empty() ? "-" : compute_text(k), opt_number(k.dram_gbps, "GB/s"),
-                       opt_number(k.occupancy_pct, "%"),
-                       k.pct_of_bench ? format_pct(*k.pct_of_bench) + " of " + k.bench_figure : "-");
+                       opt_number(k.occupancy_pct, "%"), bench_cell(k));
   }
   out << '\n';
   for (size_t i = 0; i < v.kernels.size(); ++i) {
@@ -230,10 +242,13 @@ std::string render_kernels_json(const KernelsView& v) {
     if (k.block_threads > 0) e["block_threads"] = k.block_threads;
     if (k.registers > 0) e["registers"] = k.registers;
     put(e, "shared_mem_bytes", k.shared_mem_bytes);
+    put(e, "sm_clock_mhz", k.sm_clock_mhz);
     if (k.bench_value) {
       e["bench"]["figure"] = k.bench_figure;
       put(e["bench"], "value", k.bench_value);
       put(e["bench"], "pct", k.pct_of_bench);
+      put(e["bench"], "mhz", k.bench_mhz);
+      put(e["bench"], "pct_at_bench_clock", k.pct_of_bench_at_clock);
     }
     e["why"] = k.why;
     e["advice"] = k.advice;

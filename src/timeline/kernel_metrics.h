@@ -32,6 +32,7 @@ struct KernelMetrics {
   // Tensor-path FLOPs by source precision (sm__ops_path_tensor_src_*.sum: one op per FLOP).
   std::optional<double> tensor_bf16_flops, tensor_fp16_flops, tensor_tf32_flops, tensor_fp8_flops, tensor_fp64_flops;
   std::optional<double> tensor_int8_ops;
+  std::optional<double> sm_clock_hz;        // smsp__cycles_elapsed.avg.per_second: the clock it ran at
   std::optional<double> tensor_pipe_pct;    // sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed
   int64_t grid_size = -1, block_size = -1;  // blocks, threads per block
   std::string grid, block;                  // "(2112, 1, 1)"

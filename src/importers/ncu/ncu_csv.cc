@@ -150,6 +150,7 @@ KernelMetrics read_row(const RowReader& r) {
   }
   k.tensor_fp64_flops = r.num("sm__ops_path_tensor_src_fp64.sum");
   k.tensor_int8_ops = r.num("sm__ops_path_tensor_src_int8.sum");
+  k.sm_clock_hz = r.num("smsp__cycles_elapsed.avg.per_second");
   k.tensor_pipe_pct = r.num("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed");
   if (const auto g = r.num("launch__grid_size")) k.grid_size = static_cast<int64_t>(*g);
   if (const auto b = r.num("launch__block_size")) k.block_size = static_cast<int64_t>(*b);
@@ -224,7 +225,8 @@ bool to_base_unit(std::string_view unit, double* value) {
     scale = std::pow(1000.0, 1 + static_cast<double>(std::string_view("KMGT").find(unit[0])));
     unit.remove_prefix(1);
   }
-  for (std::string_view u : {"byte", "inst", "sector", "cycle", "warp", "thread", "block", "register", "request"}) {
+  for (std::string_view u :
+       {"byte", "inst", "sector", "cycle", "warp", "thread", "block", "register", "request", "hz"}) {
     if (unit == u) {
       *value *= scale;
       return true;
