@@ -271,13 +271,14 @@ void decide_from_trace(KernelPoint& k, const machine::Ceilings& c, double occupa
 
 }  // namespace
 
-std::vector<KernelPoint> points_from_trace(const timeline::Timeline& tl, const Analysis& a, size_t top) {
-  const auto& ks = a.kernels.kernels;
-  const size_t n = top == 0 ? ks.size() : std::min(top, ks.size());
-  std::unordered_map<timeline::StringId, size_t> pick;
-  for (size_t i = 0; i < n; ++i) pick.emplace(ks[i].name, i);
-  std::vector<Work> work(n);
+namespace {
+
+// The work of the picked kernels' launches in the analyzed windows, from their ops' shapes.
+std::vector<Work> trace_work(const timeline::Timeline& tl, const Analysis& a,
+                             const std::unordered_map<timeline::StringId, size_t>& pick) {
+  std::vector<Work> work(pick.size());
   const auto& g = tl.gpu_ops;
+  const auto& ks = a.kernels.kernels;
   for (size_t i = 0; i < g.size(); ++i) {
     if (g.kind[i] != timeline::GpuOpKind::kKernel || a.membership.gpu_op[i] < 0) continue;
     auto it = pick.find(g.name[i]);
@@ -300,38 +301,48 @@ std::vector<KernelPoint> points_from_trace(const timeline::Timeline& tl, const A
       }
     }
   }
-  std::vector<KernelPoint> out;
-  for (size_t i = 0; i < n; ++i) {
-    const KernelSummary& s = ks[i];
-    KernelPoint k;
-    k.name = tl.strings.view(s.name);
-    k.kclass = s.kclass;
-    k.precision = s.precision;
-    k.calls = s.calls;
-    k.ns = static_cast<double>(s.total_ns);
-    if (a.kernels.kernel_ns > 0) k.time_pct = 100 * k.ns / static_cast<double>(a.kernels.kernel_ns);
-    k.grid_blocks = s.max_blocks;
-    if (s.mean_occupancy_pct >= 0) k.occupancy_pct = s.mean_occupancy_pct;
-    const Work& w = work[i];
-    // Rates over the launches whose work is known; the totals scaled to all launches.
-    KernelPoint rates = k;
-    if (w.ns_flops > 0) {
-      rates.ns = w.ns_flops;
-      rates.flops = w.flops;
-    }
-    if (w.ns_bytes > 0) rates.dram_bytes = w.bytes;
-    place(rates, a.ceilings);
-    if (w.ns_bytes > 0 && w.ns_flops == 0) rates.dram_gbps = w.bytes / w.ns_bytes;
-    if (w.ns_bytes > 0 && w.ns_flops > 0) rates.dram_gbps = w.bytes / w.ns_bytes;
-    if (rates.dram_gbps && rates.hbm_gbps) rates.memory_pct = 100 * *rates.dram_gbps / *rates.hbm_gbps;
-    rates.ns = k.ns;
-    if (w.ns_flops > 0) rates.flops = w.flops * k.ns / w.ns_flops;
-    if (w.ns_bytes > 0) rates.dram_bytes = w.bytes * k.ns / w.ns_bytes;
-    k = rates;
-    decide_from_trace(k, a.ceilings, s.mean_occupancy_pct);
-    compare_with_bench(k, a.ceilings);
-    out.push_back(std::move(k));
+  return work;
+}
+
+KernelPoint trace_point(const timeline::Timeline& tl, const Analysis& a, const KernelSummary& s, const Work& w) {
+  KernelPoint k;
+  k.name = tl.strings.view(s.name);
+  k.kclass = s.kclass;
+  k.precision = s.precision;
+  k.calls = s.calls;
+  if (a.kernels.kernel_ns > 0) k.time_pct = 100 * static_cast<double>(s.total_ns) / a.kernels.kernel_ns;
+  k.grid_blocks = s.max_blocks;
+  if (s.mean_occupancy_pct >= 0) k.occupancy_pct = s.mean_occupancy_pct;
+  // Rates over the launches whose work is known.
+  if (w.ns_flops > 0) {
+    k.ns = w.ns_flops;
+    k.flops = w.flops;
   }
+  place(k, a.ceilings);
+  if (w.ns_bytes > 0) {
+    k.dram_gbps = w.bytes / w.ns_bytes;
+    if (k.flops) k.intensity = w.flops / w.bytes;
+    if (k.hbm_gbps && *k.hbm_gbps > 0) k.memory_pct = 100 * *k.dram_gbps / *k.hbm_gbps;
+  }
+  // Totals over all its launches.
+  k.ns = static_cast<double>(s.total_ns);
+  if (w.ns_flops > 0) k.flops = w.flops * k.ns / w.ns_flops;
+  if (w.ns_bytes > 0) k.dram_bytes = w.bytes * k.ns / w.ns_bytes;
+  decide_from_trace(k, a.ceilings, s.mean_occupancy_pct);
+  compare_with_bench(k, a.ceilings);
+  return k;
+}
+
+}  // namespace
+
+std::vector<KernelPoint> points_from_trace(const timeline::Timeline& tl, const Analysis& a, size_t top) {
+  const auto& ks = a.kernels.kernels;
+  const size_t n = top == 0 ? ks.size() : std::min(top, ks.size());
+  std::unordered_map<timeline::StringId, size_t> pick;
+  for (size_t i = 0; i < n; ++i) pick.emplace(ks[i].name, i);
+  const std::vector<Work> work = trace_work(tl, a, pick);
+  std::vector<KernelPoint> out;
+  for (size_t i = 0; i < n; ++i) out.push_back(trace_point(tl, a, ks[i], work[i]));
   return out;
 }
 

@@ -114,7 +114,9 @@ TEST(KernelsGolden, PlanOfTheTracedRuns) {
       // The middle of its launches, counted over every kernel of its function name (randn
       // has several instantiations of distribution_elementwise_grid_stride_kernel).
       EXPECT_GE(t.launch_skip, t.calls / 2) << t.name;
-      if (dir == "cu") EXPECT_EQ(t.launch_skip, 1) << t.name;  // 3 launches each, one kernel per name
+      if (dir == "cu") {
+        EXPECT_EQ(t.launch_skip, 1) << t.name;  // 3 launches each, one kernel per name
+      }
     }
   }
   EXPECT_EQ(pipeline::ncu_function_name("void at::native::vectorized_elementwise_kernel<4, "
