@@ -179,7 +179,7 @@ int profile_targets(const KernelsCliOptions& o, const std::string& ncu, const st
                 dir);
         return kExitFailed;
       }
-      if (tensor && (mentions(said, "metric") || mentions(said, "Metric"))) {
+      if (tensor && (mentions(said, "Failed to find metric") || mentions(said, "nvalid metric"))) {
         tensor = false;  // an older GPU or ncu without Hopper's tensor-path counters
         continue;
       }
