@@ -255,7 +255,8 @@ std::string render_kernels_json(const KernelsView& v) {
     j["kernels"].push_back(std::move(e));
   }
   j["notes"] = v.notes;
-  return j.dump(2) + "\n";
+  // Kernel names come from the input: bytes that are not UTF-8 become U+FFFD, not an exception.
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 Status render_kernels(const KernelsView& v, const std::string& format, const RenderOptions& o, std::ostream& out) {

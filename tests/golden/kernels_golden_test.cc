@@ -160,5 +160,15 @@ TEST(KernelsGolden, TracesWithoutCounters) {
   EXPECT_FALSE(top.measured);
 }
 
+TEST(KernelsGolden, NamesThatAreNotUtf8) {
+  // Found by fuzz/ncu_fuzzer.cc: a kernel name with invalid UTF-8 made the JSON throw.
+  auto f = importers::parse_ncu_csv("\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n\"0\",\"k\xff\xfe\",\"5\"\n");
+  ASSERT_TRUE(f.ok());
+  auto v = pipeline::kernels_from_ncu(f.value(), {"x.csv"}, published());
+  ASSERT_TRUE(v.ok());
+  const auto j = nlohmann::json::parse(report::render_kernels_json(v.value()));
+  EXPECT_EQ(j["kernels"][0]["name"], "k\xef\xbf\xbd\xef\xbf\xbd");  // U+FFFD twice
+}
+
 }  // namespace
 }  // namespace chokepoint
