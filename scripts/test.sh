@@ -33,7 +33,7 @@ if [[ "${SKIP_SANITIZE:-0}" != 1 ]]; then
 fi
 
 if [[ "${SKIP_FUZZ:-0}" != 1 ]]; then
-  echo "== fuzz the importers (Kineto, recordings, CUPTI traces, py-spy stacks) for ${FUZZ_SECONDS:-60} s"
+  echo "== fuzz the importers (Kineto, recordings, CUPTI traces, py-spy stacks, ncu CSV) for ${FUZZ_SECONDS:-60} s"
   bash fuzz/run.sh "${FUZZ_SECONDS:-60}"
 fi
 

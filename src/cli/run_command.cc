@@ -27,6 +27,7 @@
 #include "tracer/window.h"
 
 namespace chokepoint::cli {
+
 namespace {
 
 struct LiveOptions {

@@ -52,6 +52,20 @@ std::optional<double> median_of(const std::vector<const GpuProfile*>& gpus, cons
 
 std::optional<double> first_of(std::optional<double> a, std::optional<double> b) { return a ? a : b; }
 
+// Median SM clock of the ok results of `key` over the GPUs; nullopt when none recorded one.
+std::optional<double> clock_of(const std::vector<const GpuProfile*>& gpus, const char* key) {
+  std::vector<double> v;
+  for (const GpuProfile* g : gpus) {
+    for (const Measurement& m : g->results) {
+      if (m.key == key && m.status == ResultStatus::kOk && m.clock_mhz && *m.clock_mhz > 0) v.push_back(*m.clock_mhz);
+    }
+  }
+  if (v.empty()) return std::nullopt;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 std::optional<double> max_of(std::optional<double> a, std::optional<double> b) {
   if (a && b) return std::max(*a, *b);
   return a ? a : b;
@@ -88,6 +102,10 @@ Ceilings apply_profile(Ceilings c, const Profile& profile, const std::string& gp
   take(c.bf16_gemm_tflops, first_of(median_of(gpus, bench_keys::kGemmBf16), median_of(gpus, bench_keys::kGemmFp16)));
   take(c.fp8_gemm_tflops, median_of(gpus, bench_keys::kGemmFp8));
   if (!used) return c;
+  c.tf32_gemm_mhz = clock_of(gpus, bench_keys::kGemmTf32);
+  c.bf16_gemm_mhz = median_of(gpus, bench_keys::kGemmBf16) ? clock_of(gpus, bench_keys::kGemmBf16)
+                                                           : clock_of(gpus, bench_keys::kGemmFp16);
+  c.fp8_gemm_mhz = clock_of(gpus, bench_keys::kGemmFp8);
   if (c.gpu.empty()) c.gpu = gpus.front()->name;
   if (c.num_sms < 0) c.num_sms = gpus.front()->num_sms;
   c.source = "profile:" + path;

@@ -49,6 +49,9 @@ struct Ceilings {
   // these): measured by `bench` when a profile exists, else the peak times the share
   // bench measured on the H200 (see kGemmEfficiency).
   std::optional<double> fp32_gemm_tflops, tf32_gemm_tflops, bf16_gemm_tflops, fp8_gemm_tflops;
+  // The SM clock (MHz) bench's GEMMs ran at (a profile only): a kernel measured at another
+  // clock is compared per clock (kernels).
+  std::optional<double> tf32_gemm_mhz, bf16_gemm_mhz, fp8_gemm_mhz;
   bool has_tensor_cores = false;  // any tensor cores (cc >= 7.0)
   bool has_tf32 = false;          // TF32 tensor cores (cc >= 8.0)
   int num_sms = -1;
