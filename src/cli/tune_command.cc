@@ -14,6 +14,7 @@
 #include "base/terminal_text.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "tracer/setup.h"
 #include "tune/runner.h"
 #include "tune/search.h"
 #include "tune/tune_report.h"
@@ -70,12 +71,8 @@ bool runner_options(const TuneOptions& o, tune::RunnerOptions& ro) {
   ro.early_stop = o.early_stop;
   ro.gpu = !o.no_gpu;
   if (!ro.metric) {
-    std::error_code ec;
-    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-    const char* env = std::getenv("CHOKEPOINT_TRACER_LIB");
-    const std::string lib = env != nullptr && *env != '\0' ? env
-                                                           : (exe.parent_path() / "libchokepoint_tracer.so").string();
-    if (!std::filesystem::exists(lib, ec)) {
+    const std::string lib = tracer::find_tracer_library();
+    if (lib.empty()) {
       say("tune",
           "without --metric, tune measures the steps of a CUPTI trace, which needs libchokepoint_tracer.so next to "
           "chokepoint (or at $CHOKEPOINT_TRACER_LIB), and there is none; give --metric 'REGEX' matching the "
