@@ -97,15 +97,22 @@ std::vector<RemedyAdvice> remedies_of(const std::vector<Finding>& findings, cons
         a.title = info->title;
         a.change = info->change;
         a.changes_training = info->changes_training;
-        if (info->what_if && ev.trace != nullptr) {
-          if (const auto* e = analyses::estimate_of(ev.trace->a, *info->what_if)) {
-            a.estimated_speedup = e->speedup;
-            a.estimate_from = "trace what-if";
-            a.step_ms_before = e->step_ms_before;
-            a.step_ms_after = e->step_ms_after;
-            a.what_changes = e->change;
-            a.assumptions = e->assumptions;
+        const analyses::whatif::Estimate* e = nullptr;
+        if (info->what_if && ev.trace != nullptr) e = analyses::estimate_of(ev.trace->a, *info->what_if);
+        if (info->what_if && e == nullptr && ev.ranks != nullptr) {
+          for (const auto& x : ev.ranks->d.remedies) {
+            if (x.remedy == *info->what_if) e = &x;
           }
+        }
+        if (e != nullptr) {
+          a.estimated_speedup = e->speedup;
+          a.estimate_from = ev.trace != nullptr && analyses::estimate_of(ev.trace->a, *info->what_if) == e
+                                ? "trace what-if"
+                                : "ranks what-if";
+          a.step_ms_before = e->step_ms_before;
+          a.step_ms_after = e->step_ms_after;
+          a.what_changes = e->change;
+          a.assumptions = e->assumptions;
         }
         out.push_back(std::move(a));
       }
@@ -173,6 +180,12 @@ void withhold_estimates(Diagnosis& d) {
 
 // One rule's finding from every evaluator that has evidence, or none.
 std::optional<Finding> rule_finding(const Rule& r, const EvidenceSet& ev, bool trace) {
+  // The cross-rank rules read the ranks alone.
+  if (ev.ranks != nullptr && r.ranks != nullptr) {
+    std::optional<Finding> d = r.ranks(*ev.ranks);
+    if (d) d->sources = {"ranks"};
+    return d;
+  }
   std::optional<Finding> t, s, m, k;
   if (trace && r.trace != nullptr) t = r.trace(*ev.trace);
   if (ev.samples != nullptr && r.samples != nullptr) s = r.samples(*ev.samples);

@@ -30,7 +30,9 @@ enum class ArgKey : uint8_t {
   kInputType,
   kInputDims,
   kSyncKind,
-  kName
+  kName,
+  kMsgNelems,
+  kDtype
 };
 
 // Keys are compared on their raw bytes: none of the keys we read contains an escape, and
@@ -74,6 +76,7 @@ ArgKey classify_arg(std::string_view k) {
     case 5:
       if (k == "block") return ArgKey::kBlock;
       if (k == "bytes") return ArgKey::kBytes;
+      if (k == "dtype") return ArgKey::kDtype;
       break;
     case 6:
       if (k == "device") return ArgKey::kDevice;
@@ -89,6 +92,7 @@ ArgKey classify_arg(std::string_view k) {
       break;
     case 13:
       if (k == "shared memory") return ArgKey::kSharedMemory;
+      if (k == "In msg nelems") return ArgKey::kMsgNelems;
       break;
     case 14:
       if (k == "cuda_sync_kind") return ArgKey::kSyncKind;
@@ -283,6 +287,8 @@ error_code Reader::arg(ArgKey key, od::value& v) {
     case ArgKey::kInputDims: return input_dims(v);
     case ArgKey::kSyncKind: return string(v, ev_.sync_kind);
     case ArgKey::kName: return string(v, ev_.arg_name);
+    case ArgKey::kMsgNelems: return integer(v, ev_.msg_nelems);
+    case ArgKey::kDtype: return string(v, ev_.dtype);
     case ArgKey::kOther: break;
   }
   return simdjson::SUCCESS;
