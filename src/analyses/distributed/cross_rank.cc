@@ -333,7 +333,10 @@ DistributedAnalysis analyze_ranks(std::vector<RankSummary> ranks) {
   const bool gpu_side = !ranks.empty() && std::all_of(ranks.begin(), ranks.end(), [](const RankSummary& r) {
     return !r.collectives.empty() && r.collectives.front().on_gpu;
   });
-  if (gpu_side && !ranks.empty()) {
+  // Ranks of several nodes talk over the network too, whose figure no trace holds.
+  const bool one_node = std::all_of(ranks.begin(), ranks.end(),
+                                    [&](const RankSummary& r) { return r.domain == ranks.front().domain; });
+  if (gpu_side && one_node && !ranks.empty()) {
     int gen = ranks.front().nvlink_gen;
     for (const auto& r : ranks) gen = std::min(gen, r.nvlink_gen);
     d.link_gbps = nvlink_gbps(gen);
