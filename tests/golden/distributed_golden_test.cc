@@ -100,6 +100,43 @@ TEST(DistributedGolden, RanksRenderInTextAndJson) {
   EXPECT_NE(json.str().find("\"straggler-rank\""), std::string::npos);
 }
 
+// A real 2-rank DDP job over gloo, both ranks on one H200 (gpu_gloo.sh): rank 1 sleeps
+// 20 ms at the start of every step in gloo_straggler, not in gloo_balanced. Unprofiled,
+// the straggler run took 33.0 ms per step and the balanced one 11.1 ms (medians of 20
+// steps, gloo_*.log): fixing the straggler gains 2.98x (3.06x between the profiled runs).
+TEST(DistributedGolden, RealGlooStragglerOnTheH200) {
+  const Report r = analyze({kDist + "gloo_straggler"});
+  ASSERT_TRUE(r.distributed.has_value());
+  const auto& d = r.distributed->ranks;
+  EXPECT_EQ(d.backend, "gloo");
+  ASSERT_TRUE(d.straggler.has_value());
+  EXPECT_EQ(d.straggler->rank, 1);
+  EXPECT_EQ(d.straggler->cause, "host");  // time.sleep outside any op
+  EXPECT_NEAR(d.straggler->cause_ms, 20.0, 1.0);
+  EXPECT_NEAR(d.straggler->extra_ms, 20.0, 1.0);  // rank 0 waits for the 20 ms
+  EXPECT_GT(d.straggler->last_share, 0.9);
+  const auto* f = finding(r, "straggler-rank");
+  ASSERT_NE(f, nullptr);
+  ASSERT_TRUE(f->estimated_speedup.has_value());
+  // The what-if removes the waiting only, not the slower gloo transfers behind the late
+  // rank (its second bucket queues behind the first on gloo's worker): 2.29x where the fix
+  // measured 2.98x. It stays below the real gain: it never promises more.
+  const double measured = 32.983 / 11.064;
+  EXPECT_GT(*f->estimated_speedup, 2.0);
+  EXPECT_LT(*f->estimated_speedup, measured);
+  EXPECT_EQ(r.remedies.front().id, "fix-straggler");
+
+  const Report b = analyze({kDist + "gloo_balanced"});
+  ASSERT_TRUE(b.distributed.has_value());
+  EXPECT_FALSE(b.distributed->ranks.straggler.has_value());
+  EXPECT_EQ(finding(b, "straggler-rank"), nullptr);
+  // The balanced profiled step against the straggler's step after the what-if.
+  const double after = r.remedies.front().step_ms_after;
+  EXPECT_NEAR(after, b.distributed->ranks.step_ms, 0.45 * b.distributed->ranks.step_ms);
+  // gloo all-reduces through the host with little compute beside them: exposed.
+  EXPECT_NE(finding(b, "exposed-communication"), nullptr);
+}
+
 TEST(DistributedGolden, OneRankAloneIsThePooledAnalysis) {
   EXPECT_TRUE(chokepoint::pipeline::rank_inputs({kDist + "straggler8/rank0.json.gz"}).empty());
   EXPECT_EQ(chokepoint::pipeline::rank_inputs({kDist + "straggler8"}).size(), 8u);

@@ -272,6 +272,9 @@ DistributedAnalysis analyze_ranks(std::vector<RankSummary> ranks) {
                   r.idle_ms[static_cast<size_t>(IdleCause::kLaunchOverhead)] +
                   r.idle_ms[static_cast<size_t>(IdleCause::kSync)] +
                   r.idle_ms[static_cast<size_t>(IdleCause::kAllocator)];
+    // Collectives on the host (gloo) block the launching thread: the GPU idles while a
+    // rank waits for the others, which is no host work of its own.
+    if (!r.collectives.empty() && !r.collectives.front().on_gpu) row.host_ms = std::max(0.0, row.host_ms - row.wait_ms);
     row.bound = r.bound;
     row.sm_clock_mhz = r.sm_clock_mhz;
     TimeNs exp = 0;

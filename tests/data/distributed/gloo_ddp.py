@@ -7,7 +7,7 @@ with --sleep-ms S, rank 1 sleeps S ms at the start of every step (a planted stra
 host time outside any op, which the other rank waits for in the gradient all-reduce).
 
 Per rank it writes OUT/rank<R>.json.gz (torch.profiler, 8 active steps, record_shapes)
-and prints one line `steps_ms rank=R median=M` with the median of 30 unprofiled steps
+and prints one line `steps_ms rank=R median=M` with the median of 20 unprofiled steps
 (synchronized, timed on the host) measured after the profiled ones.
 
 Run on the H200 (from the repository root) by tests/data/distributed/gpu_gloo.sh:
@@ -27,7 +27,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--sleep-ms", type=float, default=0)
-    ap.add_argument("--plain-steps", type=int, default=30)
+    ap.add_argument("--plain-steps", type=int, default=20)
     a = ap.parse_args()
     dist.init_process_group("gloo")
     rank = dist.get_rank()
