@@ -68,7 +68,9 @@ def nccl(ts, dur, stream, nelems, world, corr):
 def make_rank(base, rank, a):
     d = copy.deepcopy(base)
     ev = d["traceEvents"]
-    d["distributedInfo"] = {"backend": "nccl", "rank": rank, "world_size": a.ranks}
+    # Where torch.profiler writes it: before traceEvents (after deviceProperties).
+    info = {"backend": "nccl", "rank": rank, "world_size": a.ranks}
+    d = {k: v for k, v in d.items() if k != "traceEvents"} | {"distributedInfo": info, "traceEvents": d["traceEvents"]}
     steps = steps_of(ev)
     gpu = [e for e in ev if e.get("ph") == "X" and e.get("cat") in GPU_CATS]
     # Plan in original times, then apply the inserts from the latest to the earliest so
