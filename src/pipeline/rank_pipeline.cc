@@ -51,7 +51,8 @@ RankResult summarize(const RankInput& r, const AnalyzeOptions& ao, std::mutex& c
     out.status = ctx.status();
     return out;
   }
-  const analyses::Analysis a = analyses::analyze(tl, ctx.value());
+  // The breakdown is all a summary needs: no what-if replays per rank.
+  const analyses::Analysis a = analyses::analyze(tl, ctx.value(), /*what_ifs=*/false);
   out.summary = dist::summarize_rank(tl, a);
   out.summary.rank = r.rank;
   out.summary.domain = r.domain;
