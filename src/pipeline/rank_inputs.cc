@@ -62,50 +62,70 @@ int64_t pid_of_trace_file(const std::string& path) {
   return i > 6 ? v : -1;
 }
 
-std::vector<RankInput> rank_inputs(const std::vector<std::string>& paths) {
-  const auto importers = importers::all_importers();
-  std::map<std::pair<int32_t, int32_t>, RankInput> by_rank;
-  bool unranked = false;
-  for (size_t i = 0; i < paths.size(); ++i) {
-    const auto domain = static_cast<int32_t>(i);
-    std::error_code ec;
-    if (is_recording_dir(paths[i])) {
-      // Its CUPTI traces, one per process: the rank its process had.
-      auto rec = samples::read_recording(paths[i]);
-      if (!rec.ok()) return {};
-      for (const std::string& f : recording_trace_files(paths[i])) {
-        const int64_t pid = pid_of_trace_file(f);
-        int32_t rank = -1;
-        for (const auto& p : rec.value().meta.processes) {
-          if (p.pid == pid && p.rank) rank = *p.rank;
-        }
-        if (rank < 0) {
-          unranked = true;
-          continue;
-        }
-        add_file(by_rank, rank, domain, f);
-      }
+namespace {
+
+using ByRank = std::map<std::pair<int32_t, int32_t>, RankInput>;
+
+// A recording's CUPTI traces, one per process, by the rank its process had; false when a
+// trace's process had none (or the recording does not read).
+bool add_recording(const std::string& dir, int32_t domain, ByRank& by_rank) {
+  auto rec = samples::read_recording(dir);
+  if (!rec.ok()) return false;
+  bool all = true;
+  for (const std::string& f : recording_trace_files(dir)) {
+    const int64_t pid = pid_of_trace_file(f);
+    int32_t rank = -1;
+    for (const auto& p : rec.value().meta.processes) {
+      if (p.pid == pid && p.rank) rank = *p.rank;
+    }
+    if (rank < 0) {
+      all = false;
       continue;
     }
-    std::vector<std::string> files;
-    if (fs::is_directory(paths[i], ec)) {
-      for (fs::directory_iterator it(paths[i], ec), end; !ec && it != end; it.increment(ec)) {
-        if (it->is_regular_file() && importers::is_trace_file_name(importers, it->path().filename().string()))
-          files.push_back(it->path().string());
-      }
-      std::sort(files.begin(), files.end());
-    } else {
-      files.push_back(paths[i]);
+    add_file(by_rank, rank, domain, f);
+  }
+  return all;
+}
+
+// The trace files of a path: itself, or the recognized files of a directory by name.
+std::vector<std::string> trace_files(const std::string& path) {
+  const auto importers = importers::all_importers();
+  std::vector<std::string> files;
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) return {path};
+  for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file() && importers::is_trace_file_name(importers, it->path().filename().string()))
+      files.push_back(it->path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// Trace files by the rank their head names; false when one names none.
+bool add_traces(const std::string& path, int32_t domain, ByRank& by_rank) {
+  bool all = true;
+  for (const std::string& f : trace_files(path)) {
+    auto head = importers::read_head(f, kRankHeadBytes);
+    const int32_t rank = head.ok() ? rank_in_head(head.value()) : -1;
+    if (rank < 0) {
+      all = false;
+      continue;
     }
-    for (const std::string& f : files) {
-      auto head = importers::read_head(f, kRankHeadBytes);
-      const int32_t rank = head.ok() ? rank_in_head(head.value()) : -1;
-      if (rank < 0) {
-        unranked = true;
-        continue;
-      }
-      add_file(by_rank, rank, domain, f);
-    }
+    add_file(by_rank, rank, domain, f);
+  }
+  return all;
+}
+
+}  // namespace
+
+std::vector<RankInput> rank_inputs(const std::vector<std::string>& paths) {
+  ByRank by_rank;
+  bool all = true;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const auto domain = static_cast<int32_t>(i);
+    all = (is_recording_dir(paths[i]) ? add_recording(paths[i], domain, by_rank)
+                                      : add_traces(paths[i], domain, by_rank)) &&
+          all;
   }
   // Files without a rank beside ranked ones, or one rank seen twice in two domains: not a
   // job's ranks; the pooled analysis applies.
@@ -114,7 +134,7 @@ std::vector<RankInput> rank_inputs(const std::vector<std::string>& paths) {
     if (!out.empty() && out.back().rank == r.rank) return {};
     out.push_back(std::move(r));
   }
-  if (out.size() < 2 || unranked) return {};
+  if (out.size() < 2 || !all) return {};
   return out;
 }
 

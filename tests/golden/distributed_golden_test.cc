@@ -137,6 +137,20 @@ TEST(DistributedGolden, RealGlooStragglerOnTheH200) {
   EXPECT_NE(finding(b, "exposed-communication"), nullptr);
 }
 
+// The 2-GPU DDP recording of `run` (tests/data/live/ddp_2gpu: samples, no traces): its
+// ranks' GPUs are judged one by one, and without collectives no straggler is named.
+TEST(DistributedGolden, TwoGpuDdpRecordingWithoutTraces) {
+  const std::string rec = std::string(CHOKEPOINT_TEST_DATA) + "/live/ddp_2gpu";
+  EXPECT_TRUE(chokepoint::pipeline::rank_inputs({rec}).empty());
+  const Report r = analyze({rec});
+  EXPECT_FALSE(r.distributed.has_value());
+  ASSERT_TRUE(r.live.has_value());
+  ASSERT_EQ(r.live->gpus.size(), 2u);
+  EXPECT_TRUE(r.live->gpus[0].used && r.live->gpus[1].used);
+  EXPECT_EQ(finding(r, "straggler-rank"), nullptr);
+  EXPECT_EQ(finding(r, "exposed-communication"), nullptr);
+}
+
 TEST(DistributedGolden, OneRankAloneIsThePooledAnalysis) {
   EXPECT_TRUE(chokepoint::pipeline::rank_inputs({kDist + "straggler8/rank0.json.gz"}).empty());
   EXPECT_EQ(chokepoint::pipeline::rank_inputs({kDist + "straggler8"}).size(), 8u);

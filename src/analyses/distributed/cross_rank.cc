@@ -216,85 +216,79 @@ std::vector<ClockAlignment> align_clocks(std::vector<RankSummary>& ranks) {
   return out;
 }
 
-DistributedAnalysis analyze_ranks(std::vector<RankSummary> ranks) {
-  DistributedAnalysis d;
-  std::sort(ranks.begin(), ranks.end(), [](const RankSummary& a, const RankSummary& b) { return a.rank < b.rank; });
-  d.world_size = static_cast<int32_t>(ranks.size());
-  for (const auto& r : ranks) {
-    d.world_size = std::max(d.world_size, r.world_size);
-    if (d.backend.empty()) d.backend = r.backend;
-  }
-  const std::vector<Matched> matched = match(ranks);
-  d.matched_collectives = static_cast<int64_t>(matched.size());
+namespace {
+
+// What the ranks waited at the matched collectives.
+struct Waits {
+  std::vector<TimeNs> lost;             // per rank: waiting that cost time, summed over steps
+  std::vector<int64_t> last;            // per rank: collectives it arrived last at
+  std::vector<std::vector<TimeNs>> of;  // per rank, per collective row: its wait
+  std::vector<double> skews;            // per matched collective, ms
+};
+
+Waits waits_of(const std::vector<RankSummary>& ranks, const std::vector<Matched>& matched) {
   const size_t n = ranks.size();
-  std::vector<TimeNs> wait(n, 0);
-  std::vector<int64_t> last(n, 0);
-  std::vector<std::vector<TimeNs>> wait_of(n);  // per rank, per collective row
-  for (size_t ri = 0; ri < n; ++ri) wait_of[ri].assign(ranks[ri].collectives.size(), 0);
+  Waits w;
+  w.lost.assign(n, 0);
+  w.last.assign(n, 0);
+  w.of.resize(n);
+  for (size_t ri = 0; ri < n; ++ri) w.of[ri].assign(ranks[ri].collectives.size(), 0);
   std::vector<std::map<int64_t, TimeNs>> step_wait(n);  // per rank: per step, the most it lost waiting
-  std::vector<double> skews;
   for (const Matched& m : matched) {
-    skews.push_back(ms(m.last - m.first));
+    w.skews.push_back(ms(m.last - m.first));
     size_t latest = 0;
+    const int64_t step = std::get<0>(m.key) >= 0 ? std::get<0>(m.key) : -1 - std::get<1>(m.key);
     for (size_t ri = 0; ri < n; ++ri) {
       const Collective& c = ranks[ri].collectives[static_cast<size_t>(m.row[ri])];
-      const TimeNs w = m.last - c.start;
+      const TimeNs wait = m.last - c.start;
       // Waiting costs the step only where no compute runs beside it (a bucket's wait on a
       // side stream under the backward pass costs nothing), and once per step: the ranks
       // that waited at one collective of a step are in step with the late one at the next.
-      TimeNs& lost = step_wait[ri][std::get<0>(m.key) >= 0 ? std::get<0>(m.key) : -1 - std::get<1>(m.key)];
-      lost = std::max(lost, std::min(c.exposed, w));
-      wait_of[ri][static_cast<size_t>(m.row[ri])] = w;
-      const Collective& l = ranks[latest].collectives[static_cast<size_t>(m.row[latest])];
-      if (c.start > l.start) latest = ri;
+      TimeNs& lost = step_wait[ri][step];
+      lost = std::max(lost, std::min(c.exposed, wait));
+      w.of[ri][static_cast<size_t>(m.row[ri])] = wait;
+      if (c.start > ranks[latest].collectives[static_cast<size_t>(m.row[latest])].start) latest = ri;
     }
-    ++last[latest];
+    ++w.last[latest];
   }
   for (size_t ri = 0; ri < n; ++ri) {
-    for (const auto& [step, w] : step_wait[ri]) wait[ri] += w;
+    for (const auto& [step, t] : step_wait[ri]) w.lost[ri] += t;
   }
-  d.skew_p50_ms = quantile(skews, 0.5);
-  d.skew_p95_ms = quantile(skews, 0.95);
-  d.skew_max_ms = skews.empty() ? 0 : *std::max_element(skews.begin(), skews.end());
+  return w;
+}
 
-  std::vector<double> exposed, comm, compute, steps;
-  for (size_t ri = 0; ri < n; ++ri) {
-    const RankSummary& r = ranks[ri];
-    RankRow row;
-    row.rank = r.rank;
-    row.step_ms = r.step_ms;
-    row.compute_ms = r.compute_ms;
-    row.comm_ms = r.comm_ms;
-    row.wait_ms = ms(wait[ri]) / steps_of(r);
-    row.last_share = matched.empty() ? 0 : static_cast<double>(last[ri]) / static_cast<double>(matched.size());
-    row.input_ms = r.idle_ms[static_cast<size_t>(IdleCause::kInput)];
-    row.host_ms = r.idle_ms[static_cast<size_t>(IdleCause::kHostWork)] +
-                  r.idle_ms[static_cast<size_t>(IdleCause::kLaunchOverhead)] +
-                  r.idle_ms[static_cast<size_t>(IdleCause::kSync)] +
-                  r.idle_ms[static_cast<size_t>(IdleCause::kAllocator)];
-    // Collectives on the host (gloo) block the launching thread: the GPU idles while a
-    // rank waits for the others, which is no host work of its own.
-    if (!r.collectives.empty() && !r.collectives.front().on_gpu) row.host_ms = std::max(0.0, row.host_ms - row.wait_ms);
-    row.bound = r.bound;
-    row.sm_clock_mhz = r.sm_clock_mhz;
-    TimeNs exp = 0;
-    for (size_t i = 0; i < r.collectives.size(); ++i) {
-      const Collective& c = r.collectives[i];
-      if (c.step < 0 && !r.step_numbers.empty()) continue;
-      exp += std::max<TimeNs>(0, c.exposed - std::min(c.exposed, wait_of[ri][i]));
-    }
-    row.exposed_comm_ms = ms(exp) / steps_of(r);
-    exposed.push_back(row.exposed_comm_ms);
-    comm.push_back(std::max(0.0, row.comm_ms - row.wait_ms));  // the transfers, without the waiting
-    compute.push_back(row.compute_ms);
-    steps.push_back(row.step_ms);
-    d.ranks.push_back(row);
+// One rank's row of the table.
+RankRow row_of(const RankSummary& r, const Waits& w, size_t ri, size_t matched) {
+  RankRow row;
+  row.rank = r.rank;
+  row.step_ms = r.step_ms;
+  row.compute_ms = r.compute_ms;
+  row.comm_ms = r.comm_ms;
+  row.wait_ms = ms(w.lost[ri]) / steps_of(r);
+  row.last_share = matched == 0 ? 0 : static_cast<double>(w.last[ri]) / static_cast<double>(matched);
+  row.input_ms = r.idle_ms[static_cast<size_t>(IdleCause::kInput)];
+  row.host_ms = r.idle_ms[static_cast<size_t>(IdleCause::kHostWork)] +
+                r.idle_ms[static_cast<size_t>(IdleCause::kLaunchOverhead)] +
+                r.idle_ms[static_cast<size_t>(IdleCause::kSync)] +
+                r.idle_ms[static_cast<size_t>(IdleCause::kAllocator)];
+  // Collectives on the host (gloo) block the launching thread: the GPU idles while a
+  // rank waits for the others, which is no host work of its own.
+  if (!r.collectives.empty() && !r.collectives.front().on_gpu) row.host_ms = std::max(0.0, row.host_ms - row.wait_ms);
+  row.bound = r.bound;
+  row.sm_clock_mhz = r.sm_clock_mhz;
+  TimeNs exp = 0;
+  for (size_t i = 0; i < r.collectives.size(); ++i) {
+    const Collective& c = r.collectives[i];
+    if (c.step < 0 && !r.step_numbers.empty()) continue;
+    exp += std::max<TimeNs>(0, c.exposed - std::min(c.exposed, w.of[ri][i]));
   }
-  d.exposed_comm_ms = median(exposed);
-  d.comm_ms = median(comm);
-  d.compute_ms = median(compute);
-  for (double s : steps) d.step_ms += s / static_cast<double>(steps.size());
+  row.exposed_comm_ms = ms(exp) / steps_of(r);
+  return row;
+}
 
+void add_groups(const std::vector<RankSummary>& ranks, const Waits& w, DistributedAnalysis& d) {
+  const size_t n = ranks.size();
+  const auto& wait_of = w.of;
   // Collective groups by (kind, bytes), over every rank's collectives in steps.
   std::map<std::pair<int, int64_t>, std::vector<std::tuple<size_t, double, double, double>>>
       g;  // rank, dur, exposed, transfer
@@ -332,6 +326,9 @@ DistributedAnalysis analyze_ranks(std::vector<RankSummary> ranks) {
   std::sort(d.groups.begin(), d.groups.end(), [](const CollectiveGroup& a, const CollectiveGroup& b) {
     return a.exposed_ms_per_step > b.exposed_ms_per_step;
   });
+}
+
+void add_link(const std::vector<RankSummary>& ranks, DistributedAnalysis& d) {
   // The link: NVLink where every rank's GPU has it and the collectives run on the GPUs.
   const bool gpu_side = !ranks.empty() && std::all_of(ranks.begin(), ranks.end(), [](const RankSummary& r) {
     return !r.collectives.empty() && r.collectives.front().on_gpu;
@@ -345,9 +342,13 @@ DistributedAnalysis analyze_ranks(std::vector<RankSummary> ranks) {
     d.link_gbps = nvlink_gbps(gen);
     if (d.link_gbps) d.link = fmt::format("NVLink {}", gen);
   }
+}
 
+void add_straggler(const std::vector<RankSummary>& ranks, const Waits& w, size_t matched, DistributedAnalysis& d) {
+  const size_t n = ranks.size();
+  const auto& last = w.last;
   // The straggler: last at most collectives, and the others wait for it.
-  if (n >= 2 && !matched.empty()) {
+  if (n >= 2 && matched > 0) {
     const size_t s = static_cast<size_t>(std::max_element(last.begin(), last.end()) - last.begin());
     std::vector<double> others_wait;
     for (size_t ri = 0; ri < n; ++ri) {
@@ -363,6 +364,39 @@ DistributedAnalysis analyze_ranks(std::vector<RankSummary> ranks) {
       d.straggler = st;
     }
   }
+}
+
+}  // namespace
+
+DistributedAnalysis analyze_ranks(std::vector<RankSummary> ranks) {
+  DistributedAnalysis d;
+  std::sort(ranks.begin(), ranks.end(), [](const RankSummary& a, const RankSummary& b) { return a.rank < b.rank; });
+  d.world_size = static_cast<int32_t>(ranks.size());
+  for (const auto& r : ranks) {
+    d.world_size = std::max(d.world_size, r.world_size);
+    if (d.backend.empty()) d.backend = r.backend;
+  }
+  const std::vector<Matched> matched = match(ranks);
+  d.matched_collectives = static_cast<int64_t>(matched.size());
+  const Waits w = waits_of(ranks, matched);
+  d.skew_p50_ms = quantile(w.skews, 0.5);
+  d.skew_p95_ms = quantile(w.skews, 0.95);
+  d.skew_max_ms = w.skews.empty() ? 0 : *std::max_element(w.skews.begin(), w.skews.end());
+  std::vector<double> exposed, comm, compute;
+  for (size_t ri = 0; ri < ranks.size(); ++ri) {
+    RankRow row = row_of(ranks[ri], w, ri, matched.size());
+    exposed.push_back(row.exposed_comm_ms);
+    comm.push_back(std::max(0.0, row.comm_ms - row.wait_ms));  // the transfers, without the waiting
+    compute.push_back(row.compute_ms);
+    d.step_ms += row.step_ms / static_cast<double>(ranks.size());
+    d.ranks.push_back(std::move(row));
+  }
+  d.exposed_comm_ms = median(exposed);
+  d.comm_ms = median(comm);
+  d.compute_ms = median(compute);
+  add_groups(ranks, w, d);
+  add_link(ranks, d);
+  add_straggler(ranks, w, matched.size(), d);
   add_estimates(d);
   return d;
 }

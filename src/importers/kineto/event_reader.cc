@@ -66,6 +66,13 @@ Key classify_key(std::string_view k) {
   return Key::kOther;
 }
 
+// The args of NCCL kernels: the message size.
+ArgKey classify_collective_arg(std::string_view k) {
+  if (k == "dtype") return ArgKey::kDtype;
+  if (k == "In msg nelems") return ArgKey::kMsgNelems;
+  return ArgKey::kOther;
+}
+
 ArgKey classify_arg(std::string_view k) {
   switch (k.size()) {
     case 4:
@@ -76,7 +83,6 @@ ArgKey classify_arg(std::string_view k) {
     case 5:
       if (k == "block") return ArgKey::kBlock;
       if (k == "bytes") return ArgKey::kBytes;
-      if (k == "dtype") return ArgKey::kDtype;
       break;
     case 6:
       if (k == "device") return ArgKey::kDevice;
@@ -92,7 +98,6 @@ ArgKey classify_arg(std::string_view k) {
       break;
     case 13:
       if (k == "shared memory") return ArgKey::kSharedMemory;
-      if (k == "In msg nelems") return ArgKey::kMsgNelems;
       break;
     case 14:
       if (k == "cuda_sync_kind") return ArgKey::kSyncKind;
@@ -107,7 +112,7 @@ ArgKey classify_arg(std::string_view k) {
       if (k == "est. achieved occupancy %") return ArgKey::kOccupancy;
       break;
   }
-  return ArgKey::kOther;
+  return classify_collective_arg(k);
 }
 
 // Field readers over one document. Values of an unexpected type are skipped, numbers
