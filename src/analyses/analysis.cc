@@ -45,7 +45,7 @@ const whatif::Estimate* estimate_of(const Analysis& a, whatif::Remedy r) {
 
 Analysis analyze(const Timeline& tl) { return analyze(tl, machine::published_context(device_specs(tl))); }
 
-Analysis analyze(const Timeline& tl, const machine::MachineContext& ctx) {
+Analysis analyze(const Timeline& tl, const machine::MachineContext& ctx, bool what_ifs) {
   Analysis a;
   a.cpus = ctx.cpus;
   a.device_ceilings = ctx.devices;
@@ -78,6 +78,7 @@ Analysis analyze(const Timeline& tl, const machine::MachineContext& ctx) {
   a.roofline = compute_roofline(tl, a.index, a.membership, a.ceilings, a.breakdown.total.duration);
 
   // What-ifs of the remedies, replayed on the recorded steps.
+  if (!what_ifs) return a;
   const whatif::StepGraph graph = whatif::build_step_graph(tl, a.index, a.windows);
   if (!graph.host.empty() || !graph.gpu.empty()) {
     whatif::Context c = whatif::make_context(tl, a.index, graph, a.ceilings);

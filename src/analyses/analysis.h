@@ -59,7 +59,9 @@ struct Analysis {
 
 // The ceilings come from the machine context (one per device of tl, in order), resolved by
 // the pipeline; nothing here reads a file or the environment.
-Analysis analyze(const timeline::Timeline& tl, const machine::MachineContext& ctx);
+// what_ifs false: without the remedies' replays (the per-rank pass of a distributed job,
+// which needs each rank's breakdown only).
+Analysis analyze(const timeline::Timeline& tl, const machine::MachineContext& ctx, bool what_ifs = true);
 // The same with every device's published ceilings (tests, fuzzers, benchmarks).
 Analysis analyze(const timeline::Timeline& tl);
 

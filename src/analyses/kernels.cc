@@ -94,7 +94,9 @@ KernelStats compute_kernel_stats(const Timeline& tl, const TimelineIndex& ix, co
         if (s.precision == Precision::kFp32) ks.matrix_fp32_no_tc_ns += dur;
       }
     }
-    if (num_sms > 0 && blocks > 0 && blocks < num_sms && dur >= kSmallGridMinNs) {
+    // NCCL sizes its grids to its channels on purpose: a collective is no small problem.
+    if (num_sms > 0 && blocks > 0 && blocks < num_sms && dur >= kSmallGridMinNs &&
+        s.kclass != KernelClass::kCommunication) {
       ks.small_grid_ns += dur;
       ks.small_grid_ideal_ns += dur * blocks / num_sms;
       ++ks.small_grid_calls;

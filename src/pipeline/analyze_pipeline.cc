@@ -2,6 +2,7 @@
 
 #include "analyses/stacks/trace_stacks.h"
 #include "pipeline/host_attribution.h"
+#include "pipeline/rank_pipeline.h"
 
 #include <chrono>
 #include <optional>
@@ -18,6 +19,12 @@ namespace chokepoint::pipeline {
 Result<report::Report> analyze_paths(const std::vector<std::string>& paths, const importers::ImportOptions& io,
                                      const AnalyzeOptions& ao) {
   const auto t0 = std::chrono::steady_clock::now();
+  // The traces of two ranks or more: each rank on its own, then side by side.
+  if (const std::vector<RankInput> ranks = rank_inputs(paths); !ranks.empty()) {
+    auto r = analyze_rank_inputs(ranks, paths, io, ao);
+    if (r.ok()) r->analysis_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+  }
   auto in = load_inputs(paths, io);
   if (!in.ok()) return in.status();
   auto r = analyze_inputs(in.value(), ao);

@@ -1,5 +1,7 @@
 #include "report/html_reporter.h"
 
+#include "report/distributed_render.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -203,12 +205,16 @@ Status HtmlReporter::write(const Report& r, std::ostream& out, const RenderOptio
   std::string title = "chokepoint: ";
   title += category_label(r.verdict.bound);
   // The sections after the verdict, each with its id: the links on top jump to them.
-  const std::pair<const char*, std::string> parts[] = {
-      {"What to change", remedies_section(r)},    {"Where the step goes", breakdown_section(r)},
-      {"Findings", findings_section(r)},          {"Roofline", roofline_section(r)},
-      {"Top kernels", kernels_section(r)},        {"Host hot spots", hotspots_section(r)},
-      {"Live samples", html_live_section(r)},     {"Devices", html_devices_section(r)},
-      {"Import warnings", html_import_section(r)}};
+  const std::pair<const char*, std::string> parts[] = {{"What to change", remedies_section(r)},
+                                                       {"Ranks", html_distributed_section(r)},
+                                                       {"Where the step goes", breakdown_section(r)},
+                                                       {"Findings", findings_section(r)},
+                                                       {"Roofline", roofline_section(r)},
+                                                       {"Top kernels", kernels_section(r)},
+                                                       {"Host hot spots", hotspots_section(r)},
+                                                       {"Live samples", html_live_section(r)},
+                                                       {"Devices", html_devices_section(r)},
+                                                       {"Import warnings", html_import_section(r)}};
   std::string nav = "<nav class=\"toc\">";
   for (const auto& [label, body] : parts) {
     const size_t id = body.find("id=\"");

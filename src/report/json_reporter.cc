@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "report/distributed_render.h"
 #include "report/format_util.h"
 
 namespace chokepoint::report {
@@ -309,6 +310,7 @@ Json report_to_json(const Report& r, bool timings) {
   j["import_stats"] = std::move(stats);
   if (timings) j["analysis_seconds"] = num(r.analysis_seconds);
   if (r.live) j["live"] = live_json(*r.live);
+  if (r.distributed) j["distributed"] = distributed_json(*r.distributed, timings);
   if (r.host) {
     const analyses::HostAttribution& h = *r.host;
     Json spots = Json::array();

@@ -1,5 +1,7 @@
 #include "report/markdown_reporter.h"
 
+#include "report/distributed_render.h"
+
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -329,6 +331,7 @@ void host_hotspots(const Report& r, std::ostream& out) {
 Status MarkdownReporter::write(const Report& r, std::ostream& out, const RenderOptions& opts) const {
   header(r, out);
   remedies(r, out);
+  if (r.distributed) distributed_markdown(*r.distributed, out);
   if (r.live) live(r, out);
   if (!r.live || !r.breakdown.idle_by_cause.empty()) breakdown(r, out);
   roofline(r, out);

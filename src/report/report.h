@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "analyses/distributed/cross_rank.h"
 #include "analyses/stacks/hotspots.h"
 #include "rules/finding.h"
 #include "rules/remedies.h"
@@ -207,6 +208,18 @@ struct StepStrip {
   std::vector<StripLane> lanes;
 };
 
+// A distributed job's ranks side by side (analyses/distributed/cross_rank.h): set when
+// `analyze` was given the traces of two ranks or more. The rest of the report details one
+// rank's trace: the straggler's when there is one, else the lowest rank's.
+struct Distributed {
+  analyses::distributed::DistributedAnalysis ranks;
+  std::vector<std::string> rank_paths;  // in the order of ranks.ranks
+  std::vector<std::string> domains;     // the clock domains' paths (nodes), by index
+  int32_t detailed_rank = -1;
+  double summarize_seconds = 0;  // wall time of the per-rank pass (--timings)
+  int workers = 0;               // ranks analyzed at once
+};
+
 struct Report {
   std::string tool_version;
   std::vector<InputInfo> inputs;
@@ -232,6 +245,7 @@ struct Report {
   int64_t host_steps = 0;
   std::string stacks_note;
   std::optional<StepStrip> median_step;  // trace inputs with steps
+  std::optional<Distributed> distributed;
 };
 
 }  // namespace chokepoint::report

@@ -1,5 +1,7 @@
 #include "report/text_reporter.h"
 
+#include "report/distributed_render.h"
+
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -120,6 +122,7 @@ class TextWriter {
     header();
     verdict();
     remedies();
+    if (r_.distributed) distributed_section();
     if (r_.live) live_section();
     if (!r_.live || !r_.breakdown.idle_by_cause.empty() || !r_.breakdown.busy_by_class.empty()) {
       if (!r_.breakdown.idle_by_cause.empty() || !r_.breakdown.busy_by_class.empty() || !r_.live) breakdown();
@@ -184,6 +187,17 @@ class TextWriter {
     }
     if (!l.gpu_unavailable.empty()) field("device", {"GPU metrics unavailable: " + l.gpu_unavailable});
     if (!l.gpu_note.empty()) field("GPU match", {l.gpu_note});
+    out_ << '\n';
+  }
+
+  // The ranks of a distributed job side by side.
+  void distributed_section() {
+    const DistributedText t = distributed_text(*r_.distributed);
+    out_ << style_(Tone::kBold, t.heading) << '\n';
+    for (size_t i = 0; i < t.table.size(); ++i) {
+      out_ << "  " << (i == 0 ? style_(Tone::kDim, safe(t.table[i])) : safe(t.table[i])) << '\n';
+    }
+    for (const std::string& n : t.notes) wrapped("  ", "  ", n, 4);
     out_ << '\n';
   }
 

@@ -83,6 +83,36 @@ bool already_applied(const RemedyInfo& info, const EvidenceSet& ev) {
   return std::find(on.begin(), on.end(), *info.what_if) != on.end();
 }
 
+// A remedy's advice, with the estimate of its what-if: the trace's replay, else the
+// ranks' estimate (analyses/distributed/cross_rank.h).
+RemedyAdvice advice_of(const RemedyInfo& info, const EvidenceSet& ev) {
+  RemedyAdvice a;
+  a.id = info.id;
+  a.title = info.title;
+  a.change = info.change;
+  a.changes_training = info.changes_training;
+  if (!info.what_if) return a;
+  const analyses::whatif::Estimate* e = ev.trace != nullptr ? analyses::estimate_of(ev.trace->a, *info.what_if)
+                                                            : nullptr;
+  a.estimate_from = "trace what-if";
+  if (e == nullptr && ev.ranks != nullptr) {
+    for (const auto& x : ev.ranks->d.remedies) {
+      if (x.remedy == *info.what_if) e = &x;
+    }
+    a.estimate_from = "ranks what-if";
+  }
+  if (e == nullptr) {
+    a.estimate_from.clear();
+    return a;
+  }
+  a.estimated_speedup = e->speedup;
+  a.step_ms_before = e->step_ms_before;
+  a.step_ms_after = e->step_ms_after;
+  a.what_changes = e->change;
+  a.assumptions = e->assumptions;
+  return a;
+}
+
 std::vector<RemedyAdvice> remedies_of(const std::vector<Finding>& findings, const EvidenceSet& ev) {
   std::vector<RemedyAdvice> out;
   std::map<std::string, size_t> index;
@@ -91,24 +121,7 @@ std::vector<RemedyAdvice> remedies_of(const std::vector<Finding>& findings, cons
       const RemedyInfo* info = find_remedy(f.remedies[k]);
       if (info == nullptr || already_applied(*info, ev)) continue;
       auto [it, fresh] = index.emplace(std::string(info->id), out.size());
-      if (fresh) {
-        RemedyAdvice a;
-        a.id = info->id;
-        a.title = info->title;
-        a.change = info->change;
-        a.changes_training = info->changes_training;
-        if (info->what_if && ev.trace != nullptr) {
-          if (const auto* e = analyses::estimate_of(ev.trace->a, *info->what_if)) {
-            a.estimated_speedup = e->speedup;
-            a.estimate_from = "trace what-if";
-            a.step_ms_before = e->step_ms_before;
-            a.step_ms_after = e->step_ms_after;
-            a.what_changes = e->change;
-            a.assumptions = e->assumptions;
-          }
-        }
-        out.push_back(std::move(a));
-      }
+      if (fresh) out.push_back(advice_of(*info, ev));
       RemedyAdvice& a = out[it->second];
       a.findings.push_back(f.id);
       // Without a trace what-if, a finding may carry its own estimate for its first remedy:
@@ -173,6 +186,12 @@ void withhold_estimates(Diagnosis& d) {
 
 // One rule's finding from every evaluator that has evidence, or none.
 std::optional<Finding> rule_finding(const Rule& r, const EvidenceSet& ev, bool trace) {
+  // The cross-rank rules read the ranks alone.
+  if (ev.ranks != nullptr && r.ranks != nullptr) {
+    std::optional<Finding> d = r.ranks(*ev.ranks);
+    if (d) d->sources = {"ranks"};
+    return d;
+  }
   std::optional<Finding> t, s, m, k;
   if (trace && r.trace != nullptr) t = r.trace(*ev.trace);
   if (ev.samples != nullptr && r.samples != nullptr) s = r.samples(*ev.samples);

@@ -60,6 +60,18 @@ const std::vector<GlossaryEntry>& other_entries() {
       {"full-grid", "remedy", "Launch at least one block per SM so a kernel fills the GPU.",
        "Suggested by low-occupancy; its gain is the step replayed with sub-wave kernels spread over all SMs.",
        "Size grids from the problem (triton.cdiv(n, BLOCK)) or as a multiple of the SM count."},
+      {"fix-straggler", "remedy", "Remove what makes the straggler rank late: its input, host work or slower GPU.",
+       "Suggested by straggler-rank; its gain is the step without the other ranks' wait for it (the most they "
+       "wait with no compute beside it, per step).",
+       "Fix the straggler's own finding; balance shapes and work per rank; check its GPU (chokepoint doctor)."},
+      {"overlap-communication", "remedy", "Run the collectives under the backward pass instead of after it.",
+       "Suggested by exposed-communication; its gain is the step without the exposed collectives, never "
+       "shorter than its compute or its communication.",
+       "DDP bucket_cap_mb, static_graph, gradient_as_bucket_view; FSDP forward/backward prefetch."},
+      {"accumulate-no-sync", "remedy", "All-reduce the gradients once per several micro-batches.",
+       "Suggested by exposed-communication; its gain is the step with 3 in 4 exposed all-reduces gone "
+       "(4 micro-steps per optimizer step). Changes the training: listed, never the headline first.",
+       "Wrap all but the last micro-batch of an optimizer step in `with ddp.no_sync():`."},
       {"move-host-work", "remedy", "Take per-step Python (logging, metrics, preprocessing) off the critical path.",
        "Suggested by host-work; its estimate is an upper bound: all of that host time off the step.",
        "Find the hot lines (Python stacks in the report, py-spy, torch.profiler with_stack=True); do the "

@@ -19,6 +19,8 @@ namespace chokepoint::rules {
   X(memory_bound_matmul)      \
   X(nchw_layout)              \
   X(low_occupancy)            \
+  X(straggler_rank)           \
+  X(exposed_communication)    \
   X(smi_util_misleading)      \
   X(pcie_saturated)           \
   X(pcie_link_degraded)       \
@@ -100,6 +102,13 @@ Evidence evidence_vs_ceiling(std::string metric, double value, std::string unit,
 std::optional<double> what_if(const TraceEvidence& c, analyses::whatif::Remedy r) {
   const auto* e = analyses::estimate_of(c.a, r);
   return e ? std::optional<double>(e->speedup) : std::nullopt;
+}
+
+std::optional<double> what_if(const RankEvidence& c, analyses::whatif::Remedy r) {
+  for (const auto& e : c.d.remedies) {
+    if (e.remedy == r) return e.speedup;
+  }
+  return std::nullopt;
 }
 
 }  // namespace chokepoint::rules

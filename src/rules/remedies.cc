@@ -61,6 +61,21 @@ const std::vector<RemedyInfo>& all_remedies() {
        "Size custom kernels' grids from the problem (triton.cdiv(n, BLOCK)) or as a multiple of the SM count "
        "with a grid-stride loop; batch skinny GEMMs (torch.bmm).",
        Remedy::kFullGrid},
+      {"fix-straggler", "Remove the straggler's own bottleneck",
+       "Fix what makes the late rank late (its finding in this report: data loading, host work, a slower or "
+       "throttled GPU); give it the same batch shapes as the others (bucket sequence lengths), move logging and "
+       "checkpointing off it or onto every rank equally, and check its GPU's clocks and PCIe link (chokepoint doctor).",
+       Remedy::kFixStraggler},
+      {"overlap-communication", "Overlap the collectives with the backward pass",
+       "DDP: keep overlap on (no find_unused_parameters unless needed; static_graph=True), tune "
+       "bucket_cap_mb (smaller buckets start the all-reduce earlier, larger ones run it faster), "
+       "gradient_as_bucket_view=True; FSDP: forward_prefetch=True and backward_prefetch=BACKWARD_PRE; "
+       "NCCL_ALGO/NCCL_PROTO only after measuring.",
+       Remedy::kOverlapComm},
+      {"accumulate-no-sync", "Accumulate gradients under no_sync()",
+       "Run k micro-batches per optimizer step and wrap all but the last in `with ddp.no_sync():` (FSDP: "
+       "no_sync(), or set_requires_gradient_sync(False)): the gradients are all-reduced once per k micro-steps.",
+       Remedy::kAccumulateNoSync, true},
       {"move-host-work", "Take per-step Python off the critical path",
        "Find the hot lines (py-spy record -o profile.svg -- python train.py, or torch.profiler with "
        "with_stack=True); log and compute metrics every N steps or in a background process; vectorize "

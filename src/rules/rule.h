@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analyses/analysis.h"
+#include "analyses/distributed/cross_rank.h"
 #include "analyses/live/live_analysis.h"
 #include "analyses/stacks/gil.h"
 #include "analyses/stacks/hotspots.h"
@@ -54,12 +55,18 @@ struct StackEvidence {
   }
 };
 
+// The ranks of a distributed job side by side (analyses/distributed/cross_rank.h).
+struct RankEvidence {
+  const analyses::distributed::DistributedAnalysis& d;
+};
+
 // Everything one diagnosis reads; absent parts are null.
 struct EvidenceSet {
   const TraceEvidence* trace = nullptr;
   const SampleEvidence* samples = nullptr;
   const MachineEvidence* machine = nullptr;
   const StackEvidence* stacks = nullptr;
+  const RankEvidence* ranks = nullptr;
 };
 
 using TraceFn = std::optional<Finding> (*)(const TraceEvidence&);
@@ -68,6 +75,7 @@ using SampleFn = std::optional<Finding> (*)(const SampleEvidence&);
 // all of them, `run` and `analyze` only those that found something.
 using MachineFn = std::vector<Assessment> (*)(const MachineEvidence&);
 using StackFn = std::optional<Finding> (*)(const StackEvidence&);
+using RanksFn = std::optional<Finding> (*)(const RankEvidence&);
 
 // A rule is defined in its own file as `extern const Rule NAME_rule = {.id = ..., ...};`
 // and listed by one line in registry.cc. The three texts are its `chokepoint explain`
@@ -79,6 +87,7 @@ struct Rule {
   SampleFn samples = nullptr;
   MachineFn machine = nullptr;
   StackFn stacks = nullptr;
+  RanksFn ranks = nullptr;
   std::string_view meaning;    // what it means
   std::string_view detection;  // how chokepoint detects it
   std::string_view action;     // what to do
@@ -127,6 +136,10 @@ std::optional<Finding> input_pipeline_stall_stacks(const StackEvidence& c);
 std::optional<Finding> host_work_stacks(const StackEvidence& c);
 std::optional<Finding> gil_contention_stacks(const StackEvidence& c);
 
+// The cross-rank evaluators (one file per rule).
+std::optional<Finding> straggler_rank(const RankEvidence& c);
+std::optional<Finding> exposed_communication(const RankEvidence& c);
+
 // Shared by rules: severity from the speedup its fix promises (pass 0 when unknown) or,
 // without one, from the share of step time the finding accounts for.
 Severity severity_for(double time_share_pct, double speedup);
@@ -140,5 +153,7 @@ Evidence evidence_at_most(std::string metric, double value, std::string unit, do
 Evidence evidence_vs_ceiling(std::string metric, double value, std::string unit, std::optional<double> ceiling);
 // The estimated whole-step speedup of a remedy's what-if on this trace, if it applied.
 std::optional<double> what_if(const TraceEvidence& c, analyses::whatif::Remedy r);
+// The same across the ranks of a distributed job.
+std::optional<double> what_if(const RankEvidence& c, analyses::whatif::Remedy r);
 
 }  // namespace chokepoint::rules

@@ -75,10 +75,10 @@ struct GpuOps {
   std::vector<int16_t> registers;             // kernels: registers per thread, -1 unknown
   std::vector<int32_t> shared_mem;            // kernels: shared memory per block in bytes, -1 unknown
   std::vector<float> occupancy_pct;           // kernels: est. achieved occupancy % (0..100), NaN unknown
-  std::vector<int64_t> bytes;                 // memcpy/memset: bytes moved/set; 0 for kernels
-  std::vector<CopyKind> copy_kind;            // memcpy: direction
-  std::vector<MemKind> src_kind;              // memcpy: source memory; memset: kUnknown
-  std::vector<MemKind> dst_kind;              // memcpy/memset: destination memory
+  std::vector<int64_t> bytes;       // memcpy/memset: bytes moved/set; NCCL kernels: message bytes; 0 other kernels
+  std::vector<CopyKind> copy_kind;  // memcpy: direction
+  std::vector<MemKind> src_kind;    // memcpy: source memory; memset: kUnknown
+  std::vector<MemKind> dst_kind;    // memcpy/memset: destination memory
 
   size_t size() const { return start.size(); }
   template <typename F>

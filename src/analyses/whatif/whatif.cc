@@ -38,6 +38,9 @@ const char* remedy_id(Remedy r) {
     case Remedy::kChannelsLast: return "channels-last";
     case Remedy::kNoEmptyCache: return "no-empty-cache";
     case Remedy::kFullGrid: return "full-grid";
+    case Remedy::kFixStraggler: return "fix-straggler";
+    case Remedy::kOverlapComm: return "overlap-communication";
+    case Remedy::kAccumulateNoSync: return "accumulate-no-sync";
   }
   return "unknown";
 }

@@ -32,8 +32,12 @@ enum class Remedy : uint8_t {
   kChannelsLast,    // model.to(memory_format=torch.channels_last)
   kNoEmptyCache,    // no torch.cuda.empty_cache() / cudaFree in the loop
   kFullGrid,        // launch at least one wave of blocks (custom kernels' grid size)
+  // Distributed jobs: estimated across ranks (distributed/cross_rank.h), not replayed.
+  kFixStraggler,      // remove the straggler rank's extra time
+  kOverlapComm,       // hide the exposed collectives behind compute (DDP buckets, FSDP prefetch)
+  kAccumulateNoSync,  // all-reduce every 4th step: gradient accumulation under no_sync()
 };
-inline constexpr int kNumRemedies = 12;
+inline constexpr int kNumRemedies = 15;
 const char* remedy_id(Remedy r);  // "cuda-graphs", "autocast-bf16", ...
 
 // What the remedies read about each GPU node, computed once.

@@ -8,6 +8,15 @@
 namespace chokepoint::importers::kineto {
 namespace {
 
+// Bytes per element of a c10 ScalarType name as Kineto writes NCCL kernels' "dtype"; 0 unknown.
+int64_t dtype_bytes(std::string_view t) {
+  if (t == "Double" || t == "Long" || t == "ComplexFloat") return 8;
+  if (t == "Float" || t == "Int") return 4;
+  if (t == "BFloat16" || t == "Half" || t == "Short") return 2;
+  if (t == "Byte" || t == "Char" || t == "Bool" || t.starts_with("Float8")) return 1;
+  return 0;
+}
+
 using namespace timeline;
 
 template <typename T>
@@ -236,7 +245,8 @@ void EventMapper::add_gpu_op(const RawEvent& ev, GpuOpKind kind, TimeNs start, T
   g.registers.push_back(clamp_to<int16_t>(ev.registers, -1));
   g.shared_mem.push_back(clamp_to<int32_t>(ev.shared_mem, -1));
   g.occupancy_pct.push_back(ev.occupancy_pct);
-  g.bytes.push_back(kernel ? 0 : ev.bytes);
+  // Collective kernels (NCCL): the message size, from its element count and type.
+  g.bytes.push_back(kernel ? (ev.msg_nelems > 0 ? ev.msg_nelems * dtype_bytes(ev.dtype) : 0) : ev.bytes);
   g.copy_kind.push_back(copy);
   g.src_kind.push_back(src);
   g.dst_kind.push_back(dst);

@@ -30,7 +30,9 @@ enum class ArgKey : uint8_t {
   kInputType,
   kInputDims,
   kSyncKind,
-  kName
+  kName,
+  kMsgNelems,
+  kDtype
 };
 
 // Keys are compared on their raw bytes: none of the keys we read contains an escape, and
@@ -62,6 +64,13 @@ Key classify_key(std::string_view k) {
       break;
   }
   return Key::kOther;
+}
+
+// The args of NCCL kernels: the message size.
+ArgKey classify_collective_arg(std::string_view k) {
+  if (k == "dtype") return ArgKey::kDtype;
+  if (k == "In msg nelems") return ArgKey::kMsgNelems;
+  return ArgKey::kOther;
 }
 
 ArgKey classify_arg(std::string_view k) {
@@ -103,7 +112,7 @@ ArgKey classify_arg(std::string_view k) {
       if (k == "est. achieved occupancy %") return ArgKey::kOccupancy;
       break;
   }
-  return ArgKey::kOther;
+  return classify_collective_arg(k);
 }
 
 // Field readers over one document. Values of an unexpected type are skipped, numbers
@@ -283,6 +292,8 @@ error_code Reader::arg(ArgKey key, od::value& v) {
     case ArgKey::kInputDims: return input_dims(v);
     case ArgKey::kSyncKind: return string(v, ev_.sync_kind);
     case ArgKey::kName: return string(v, ev_.arg_name);
+    case ArgKey::kMsgNelems: return integer(v, ev_.msg_nelems);
+    case ArgKey::kDtype: return string(v, ev_.dtype);
     case ArgKey::kOther: break;
   }
   return simdjson::SUCCESS;

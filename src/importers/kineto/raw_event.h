@@ -33,6 +33,9 @@ struct RawEvent {
   std::array<int32_t, 3> grid{}, block{};
   std::string_view sync_kind;  // args.cuda_sync_kind
   std::string_view arg_name;   // args.name of M events (process/thread name)
+  // NCCL kernels: "In msg nelems" and "dtype" ("Float", "BFloat16", ...).
+  int64_t msg_nelems = -1;
+  std::string_view dtype;
 
   // Input type / Input Dims of cpu_op: input j has type input_types[j] (when listed) and
   // dims dims[dim_begin[j] .. dim_begin[j+1]) (when listed).

@@ -25,7 +25,7 @@ std::optional<Estimate> estimate_full_grid(const Context& c) {
   int64_t kernels = 0;
   TimeNs before = 0, after = 0;
   for (size_t k = 0; k < g.gpu.size(); ++k) {
-    if (!c.nodes[k].kernel || g.gpu[k].dur < kMinNs) continue;
+    if (!c.nodes[k].kernel || g.gpu[k].dur < kMinNs || c.nodes[k].kclass == KernelClass::kCommunication) continue;
     const auto& gr = ops.grid[g.gpu[k].row];
     const int64_t blocks = int64_t{gr[0]} * gr[1] * gr[2];
     if (blocks <= 0 || blocks >= sms) continue;

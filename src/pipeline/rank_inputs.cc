@@ -1,0 +1,141 @@
+#include "pipeline/rank_inputs.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include "importers/importer.h"
+#include "importers/input/byte_source.h"
+#include "pipeline/inputs.h"
+#include "samples/recording_reader.h"
+
+namespace chokepoint::pipeline {
+namespace fs = std::filesystem;
+
+namespace {
+// torch.profiler writes distributedInfo before traceEvents, after deviceProperties (a few
+// KiB per GPU): this much of the head holds it.
+constexpr size_t kRankHeadBytes = 256 * 1024;
+
+// The integer after `"key"` and its colon at or after `from`, -1 none.
+int64_t int_after(const std::string& s, size_t from, const std::string& key) {
+  const size_t k = s.find("\"" + key + "\"", from);
+  if (k == std::string::npos) return -1;
+  size_t i = s.find(':', k);
+  if (i == std::string::npos) return -1;
+  ++i;
+  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i])) != 0) ++i;
+  int64_t v = 0;
+  bool any = false;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])) != 0 && v < (int64_t{1} << 40)) {
+    v = v * 10 + (s[i++] - '0');
+    any = true;
+  }
+  return any ? v : -1;
+}
+
+void add_file(std::map<std::pair<int32_t, int32_t>, RankInput>& by_rank, int32_t rank, int32_t domain,
+              const std::string& file) {
+  RankInput& r = by_rank[{rank, domain}];
+  r.rank = rank;
+  r.domain = domain;
+  r.files.push_back(file);
+}
+
+}  // namespace
+
+int32_t rank_in_head(const std::string& head) {
+  const size_t d = head.find("\"distributedInfo\"");
+  if (d == std::string::npos) return -1;
+  const size_t end = head.find('}', d);
+  const int64_t r = int_after(head.substr(0, end == std::string::npos ? head.size() : end), d, "rank");
+  return r >= 0 && r < (int64_t{1} << 24) ? static_cast<int32_t>(r) : -1;
+}
+
+int64_t pid_of_trace_file(const std::string& path) {
+  const std::string name = fs::path(path).filename().string();
+  if (!name.starts_with("trace-")) return -1;
+  int64_t v = 0;
+  size_t i = 6;
+  for (; i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])) != 0 && v < (int64_t{1} << 40); ++i)
+    v = v * 10 + (name[i] - '0');
+  return i > 6 ? v : -1;
+}
+
+namespace {
+
+using ByRank = std::map<std::pair<int32_t, int32_t>, RankInput>;
+
+// A recording's CUPTI traces, one per process, by the rank its process had; false when a
+// trace's process had none (or the recording does not read).
+bool add_recording(const std::string& dir, int32_t domain, ByRank& by_rank) {
+  auto rec = samples::read_recording(dir);
+  if (!rec.ok()) return false;
+  bool all = true;
+  for (const std::string& f : recording_trace_files(dir)) {
+    const int64_t pid = pid_of_trace_file(f);
+    int32_t rank = -1;
+    for (const auto& p : rec.value().meta.processes) {
+      if (p.pid == pid && p.rank) rank = *p.rank;
+    }
+    if (rank < 0) {
+      all = false;
+      continue;
+    }
+    add_file(by_rank, rank, domain, f);
+  }
+  return all;
+}
+
+// The trace files of a path: itself, or the recognized files of a directory by name.
+std::vector<std::string> trace_files(const std::string& path) {
+  const auto importers = importers::all_importers();
+  std::vector<std::string> files;
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) return {path};
+  for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file() && importers::is_trace_file_name(importers, it->path().filename().string()))
+      files.push_back(it->path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// Trace files by the rank their head names; false when one names none.
+bool add_traces(const std::string& path, int32_t domain, ByRank& by_rank) {
+  bool all = true;
+  for (const std::string& f : trace_files(path)) {
+    auto head = importers::read_head(f, kRankHeadBytes);
+    const int32_t rank = head.ok() ? rank_in_head(head.value()) : -1;
+    if (rank < 0) {
+      all = false;
+      continue;
+    }
+    add_file(by_rank, rank, domain, f);
+  }
+  return all;
+}
+
+}  // namespace
+
+std::vector<RankInput> rank_inputs(const std::vector<std::string>& paths) {
+  ByRank by_rank;
+  bool all = true;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const auto domain = static_cast<int32_t>(i);
+    all = (is_recording_dir(paths[i]) ? add_recording(paths[i], domain, by_rank)
+                                      : add_traces(paths[i], domain, by_rank)) &&
+          all;
+  }
+  // Files without a rank beside ranked ones, or one rank seen twice in two domains: not a
+  // job's ranks; the pooled analysis applies.
+  std::vector<RankInput> out;
+  for (auto& [k, r] : by_rank) {
+    if (!out.empty() && out.back().rank == r.rank) return {};
+    out.push_back(std::move(r));
+  }
+  if (out.size() < 2 || !all) return {};
+  return out;
+}
+
+}  // namespace chokepoint::pipeline

@@ -1,0 +1,31 @@
+// The inputs of `analyze` as the ranks of a distributed job: which files belong to which
+// rank and which clock domain (node). A rank comes from a Kineto trace's distributedInfo
+// (read from the file's head, where torch.profiler writes it) or, for a recording's CUPTI
+// traces (trace-<pid>.cptrace), from the RANK its process had (the recording's process
+// list). Each path argument is one clock domain: give one directory per node.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace chokepoint::pipeline {
+
+struct RankInput {
+  int32_t rank = -1;
+  int32_t domain = 0;  // index of the path argument it came from
+  std::vector<std::string> files;
+};
+
+// The rank of a trace file from its first bytes, -1 when it names none.
+int32_t rank_in_head(const std::string& head);
+
+// The pid of a CUPTI trace file name (".../trace-4242.cptrace", "trace-4242-w2.cptrace.gz"), -1 none.
+int64_t pid_of_trace_file(const std::string& path);
+
+// Files of `paths` grouped by rank, in rank order; empty unless they hold two ranks or
+// more (then `analyze` pools them as one job, as before).
+std::vector<RankInput> rank_inputs(const std::vector<std::string>& paths);
+
+}  // namespace chokepoint::pipeline
