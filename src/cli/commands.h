@@ -19,6 +19,7 @@ RunFn add_bench_command(CLI::App& app);
 RunFn add_explain_command(CLI::App& app);
 RunFn add_trace_command(CLI::App& app);
 RunFn add_diff_command(CLI::App& app);
+RunFn add_serve_command(CLI::App& app);
 
 // --ceilings FILE and --no-saved-profile, shared by analyze, run and watch (analyze_command.cc).
 void add_ceilings_options(CLI::App* cmd, std::string* file, bool* no_saved_profile);
