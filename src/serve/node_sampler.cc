@@ -83,7 +83,10 @@ std::unique_ptr<NodeSampler> NodeSampler::start(const NodeOptions& options) {
   n->fs_ = std::make_unique<sampler::proc::ProcFs>(
       options.proc_root.empty() ? sampler::proc::ProcFs::live() : sampler::proc::ProcFs::fixture(options.proc_root));
   n->host_ = std::make_unique<sampler::proc::HostSampler>(*n->fs_);
-  for (int64_t pid : options.pids) n->add_job(pid, true);
+  std::set<int64_t> named;
+  for (int64_t pid : options.pids) {
+    if (named.insert(pid).second) n->add_job(pid, true);  // --pid 5 --pid 5: one job
+  }
   return n;
 }
 
