@@ -16,10 +16,11 @@ for a in "$@"; do
   esac
 done
 pkgs=(build-essential cmake ninja-build pkg-config libsimdjson-dev libcli11-dev libfmt-dev
-      nlohmann-json3-dev zlib1g-dev)
+      nlohmann-json3-dev zlib1g-dev libcpp-httplib-dev)  # cpp-httplib: chokepoint serve
 if ((test_deps)); then
   pkgs+=(libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-dev clang-format clang-tidy python3
-            chromium)  # chromium: the HTML reports' browser test (tests/html)
+            chromium   # chromium: the HTML reports' browser test (tests/html)
+            prometheus)  # prometheus, promtool: chokepoint serve scraped by a real server (tests/serve)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

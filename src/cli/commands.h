@@ -21,6 +21,7 @@ RunFn add_trace_command(CLI::App& app);
 RunFn add_diff_command(CLI::App& app);
 RunFn add_tune_command(CLI::App& app);
 RunFn add_kernels_command(CLI::App& app);
+RunFn add_serve_command(CLI::App& app);
 
 // --ceilings FILE and --no-saved-profile, shared by analyze, run and watch (analyze_command.cc).
 void add_ceilings_options(CLI::App* cmd, std::string* file, bool* no_saved_profile);

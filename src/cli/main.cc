@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
       chokepoint::cli::add_run_command,     chokepoint::cli::add_watch_command,   chokepoint::cli::add_trace_command,
       chokepoint::cli::add_analyze_command, chokepoint::cli::add_diff_command,    chokepoint::cli::add_doctor_command,
       chokepoint::cli::add_bench_command,   chokepoint::cli::add_explain_command, chokepoint::cli::add_tune_command,
-      chokepoint::cli::add_kernels_command,
+      chokepoint::cli::add_kernels_command, chokepoint::cli::add_serve_command,
   };
   std::vector<std::pair<CLI::App*, chokepoint::cli::RunFn>> commands;
   for (AddCommand add : kCommands) {
