@@ -36,8 +36,9 @@ struct FilledBuffer {
 // injection.cc: converts a filled buffer's records into the current file (or keeps the
 // device records between windows) and frees it.
 void process_buffer(const FilledBuffer& b);
-// injection.cc: finishes the trace after a fatal signal and dies of it (on the worker).
-[[noreturn]] void finish_on_signal(int sig);
+// injection.cc: finishes the trace after a fatal signal and dies of it (on the worker);
+// returns only when the process is already exiting through its own finish.
+void finish_on_signal(int sig);
 
 // worker.cc: starts the thread; until then (and in a forked child) hand_over processes
 // the buffer on the caller's thread.
@@ -46,6 +47,8 @@ void start_worker();
 void hand_over(const FilledBuffer& b);
 // Returns once every buffer handed over so far is processed.
 void drain();
+// Whether the caller is the worker thread.
+bool on_worker_thread();
 // From a signal handler (async-signal-safe): the worker finishes the trace and re-raises
 // `sig`; false when there is no worker to do it.
 bool request_signal_finish(int sig);

@@ -249,23 +249,36 @@ void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t* buffe
 
 pid_t g_pid = 0;  // the process that initialized CUDA
 
-std::once_flag g_finish_once;
+// 0: not finished; 1: a thread is finishing; 2: done.
+std::atomic<int> g_finish_state{0};
 
-void finish() {
+// Completes the trace, once; true for the caller that did. A second caller on another
+// thread (the process exiting while the worker handles a signal) waits until the file is
+// complete, up to 5 s; the worker itself never waits (the exiting thread may be waiting
+// for it to drain the queue), and goes back to draining.
+bool finish_once() {
   // A child forked without exec that exits normally inherits this handler, not the
   // control thread nor the right to finish the parent's file.
-  if (getpid() != g_pid) return;
-  // Once; a second caller (exit racing a signal's finish) waits until the file is complete.
-  std::call_once(g_finish_once, [] {
-    chokepoint::tracer::cuda::stop_windows();
-    if (g_stats) {
-      chokepoint::tracer::cuda::note("stats: " + std::to_string(g_stats->buffers.load()) + " buffers (" +
-                                     std::to_string(g_stats->on_main.load()) + " completed on the main thread), " +
-                                     std::to_string(g_stats->records.load()) + " records converted in " +
-                                     std::to_string(g_stats->convert_ns.load() / 1'000'000) + " ms");
+  if (getpid() != g_pid) return false;
+  int expected = 0;
+  if (!g_finish_state.compare_exchange_strong(expected, 1)) {
+    for (int i = 0; i < 500 && g_finish_state.load() != 2 && !chokepoint::tracer::cuda::on_worker_thread(); ++i) {
+      usleep(10'000);
     }
-  });
+    return false;
+  }
+  chokepoint::tracer::cuda::stop_windows();
+  if (g_stats) {
+    chokepoint::tracer::cuda::note("stats: " + std::to_string(g_stats->buffers.load()) + " buffers (" +
+                                   std::to_string(g_stats->on_main.load()) + " completed on the main thread), " +
+                                   std::to_string(g_stats->records.load()) + " records converted in " +
+                                   std::to_string(g_stats->convert_ns.load() / 1'000'000) + " ms");
+  }
+  g_finish_state = 2;
+  return true;
 }
+
+void finish() { finish_once(); }
 
 // SIGTERM or SIGINT with no handler of the application's (a C++ program; Python handles
 // SIGINT itself and exits through atexit): the tracer's worker thread flushes, then the
@@ -465,7 +478,7 @@ void process_buffer(const FilledBuffer& b) {
 }
 
 void finish_on_signal(int sig) {
-  finish();
+  if (!finish_once()) return;  // the process is exiting already: it completes the trace
   sigaction(sig, sig == SIGINT ? &g_old_int : &g_old_term, nullptr);
   raise(sig);
   _exit(128 + sig);  // the signal is blocked on this thread: exit as the shell reports a signal

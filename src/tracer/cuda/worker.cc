@@ -35,8 +35,8 @@ struct Worker {
   std::condition_variable wake;     // a buffer queued, or a signal to handle
   std::condition_variable drained;  // the queue ran empty
   std::deque<FilledBuffer> queue;
-  size_t busy = 0;  // buffers taken off the queue, not yet processed
-  std::thread::id id;
+  size_t busy = 0;                    // buffers taken off the queue, not yet processed
+  std::atomic<std::thread::id> id{};  // set by the thread itself, first thing
 };
 Worker* g_worker = nullptr;
 std::atomic<int> g_signal{0};
@@ -60,25 +60,27 @@ void process_queue(std::unique_lock<std::mutex>& lock) {
 }
 
 void run() {
+  g_worker->id = std::this_thread::get_id();
   std::unique_lock<std::mutex> lock(g_worker->mu);
   for (;;) {
     g_worker->wake.wait_for(lock, kSignalPoll, [] { return !g_worker->queue.empty() || g_signal != 0; });
     process_queue(lock);
     if (const int sig = g_signal.exchange(0); sig != 0) {
       lock.unlock();
-      finish_on_signal(sig);  // does not return
+      finish_on_signal(sig);  // returns only when the process is exiting already
+      lock.lock();
     }
   }
 }
 
 }  // namespace
 
+bool on_worker_thread() { return g_worker != nullptr && std::this_thread::get_id() == g_worker->id.load(); }
+
 void start_worker() {
   g_worker = new Worker;  // NOLINT(cppcoreguidelines-owning-memory): lives until the process ends
   g_owner = getpid();
-  std::thread t(run);
-  g_worker->id = t.get_id();
-  t.detach();
+  std::thread(run).detach();
 }
 
 void hand_over(const FilledBuffer& b) {
@@ -96,7 +98,7 @@ void hand_over(const FilledBuffer& b) {
 void drain() {
   if (g_worker == nullptr || getpid() != g_owner) return;
   std::unique_lock<std::mutex> lock(g_worker->mu);
-  if (std::this_thread::get_id() == g_worker->id) {
+  if (on_worker_thread()) {
     process_queue(lock);
     return;
   }
