@@ -39,7 +39,8 @@ struct OutputFiles {
     const std::string* paths[2] = {&output.stdout_path, &output.stderr_path};
     for (int i = 0; i < 2; ++i) {
       if (paths[i]->empty()) continue;
-      fd[i] = ::open(paths[i]->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      // O_NOFOLLOW: never through a link planted where the output goes.
+      fd[i] = ::open(paths[i]->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
       if (fd[i] < 0) return Status::Error("cannot create " + *paths[i] + ": " + std::strerror(errno));
     }
     return Status::Ok();

@@ -3,6 +3,8 @@
 // threshold; the space's parsing, the trials file, the Pareto front.
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <filesystem>
+#include <fstream>
 
 #include <algorithm>
 #include <cmath>
@@ -209,6 +211,24 @@ TEST(TuneTrials, RoundTripThroughTheTrialsFile) {
   EXPECT_EQ(r.verdict, "input");
   EXPECT_TRUE(r.resumed);
   EXPECT_TRUE(read_trials(path + ".missing")->empty());
+}
+
+TEST(TuneTrials, ALinkPlantedAtTheTrialsFileIsRefusedNotWrittenThrough) {
+  const std::string dir = ::testing::TempDir() + "/tune_link_" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string victim = dir + "/victim.txt";
+  { std::ofstream(victim) << "precious\n"; }
+  std::filesystem::create_symlink(victim, dir + "/trials.jsonl");
+  Trial t;
+  t.id = 1;
+  const Status s = append_trial(dir + "/trials.jsonl", t);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("cannot append to"), std::string::npos) << s.message();
+  std::ifstream in(victim);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "precious\n");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1,5 +1,8 @@
 #include "tune/trial.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -97,10 +100,22 @@ Result<Trial> trial_from_json_line(const std::string& line) {
 }
 
 Status append_trial(const std::string& path, const Trial& t) {
-  std::ofstream out(path, std::ios::app);
-  out << trial_to_json_line(t) << '\n';
-  out.flush();
-  if (!out) return Status::Error(ErrorCode::kIo, "cannot append to '" + path + "': " + std::strerror(errno));
+  // O_NOFOLLOW: a link planted at the trials file is refused, not written through.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::Error(ErrorCode::kIo, "cannot append to '" + path + "': " + std::strerror(errno));
+  const std::string line = trial_to_json_line(t) + "\n";
+  size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  const int err = errno;
+  ::close(fd);
+  if (done < line.size()) {
+    return Status::Error(ErrorCode::kIo, "cannot append to '" + path + "': " + std::strerror(err));
+  }
   return Status::Ok();
 }
 
