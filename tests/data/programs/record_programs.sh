@@ -7,6 +7,7 @@
 #   MODES: comma list of plain (python alone), run (chokepoint run), trace (run --trace),
 #   nostacks (run --no-stacks: what py-spy's sampling costs the job, against run),
 #   window (run --trace-time $WINDOW, default 10s:2s: a traced window, untraced around it).
+#   STACK_RATE=HZ passes --stack-rate HZ (py-spy's sampling rate) to every mode with stacks.
 #   SPEC: NAME=PROGRAM.py[,ARG...]  e.g. gpt=gpt_char.py  gpt_fix=gpt_char.py,--fix
 # Per spec and mode it writes OUT/NAME.MODE.{out,result.json} and, under chokepoint,
 # OUT/NAME.MODE.rec/ and OUT/NAME.MODE.report.json.
@@ -27,6 +28,7 @@ for spec in "$@"; do
       run|trace|nostacks|window)
         extra=(); [[ $mode == trace ]] && extra=(--trace); [[ $mode == nostacks ]] && extra=(--no-stacks)
         [[ $mode == window ]] && extra=(--trace-time "${WINDOW:-10s:2s}")
+        [[ $mode != nostacks && -n ${STACK_RATE:-} ]] && extra+=(--stack-rate "$STACK_RATE")
         (cd "$here" && timeout 200 "$bin/chokepoint" run "${extra[@]}" --view none -o "$base.rec" \
            --report "$base.report.json" -f json -- python3 "$prog" "${args[@]}" --result "$base.result.json") \
           >"$base.out" 2>&1 ;;
