@@ -17,8 +17,11 @@ constexpr TimeNs kProfilerPerCallNs = 2'000;
 // (3 us each): 5 us.
 constexpr TimeNs kProfilerPerPythonNs = 5'000;
 // The CUPTI tracer of `run --trace` (CUPTI callbacks and activity records inside every
-// recorded call; docs/BENCHMARKS.md measures it on the H200).
-constexpr TimeNs kTracerPerCallNs = 2'500;
+// recorded call), measured on the H200 inside one process, steps in a window against steps
+// outside (benchmarks/tracer_cost/gpu_window_cost.sh; docs/BENCHMARKS.md): 0.37 and 0.79 ms
+// per step of ~122 traced calls (3.0 and 6.4 us a call); lstm_lm's window, 2.5 ms per step
+// of 469 launches (5.3 us). The median, 5 us.
+constexpr TimeNs kTracerPerCallNs = 5'000;
 // Never take more than this share of a recorded gap or call: the model is an average.
 constexpr double kKeepAtLeast = 0.25;
 
