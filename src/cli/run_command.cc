@@ -45,6 +45,7 @@ struct LiveOptions {
   bool timings = false;  // --timings: the reports also say how long the analysis took
   std::string pyspy;
   double stack_rate = 20;
+  double stack_burst = 500;
   bool stack_subprocesses = false;
 };
 
@@ -257,6 +258,7 @@ bool monitor_options(const char* cmd, const LiveOptions& o, const TraceSetup& tr
   mo.stacks.enabled = !o.no_stacks;
   mo.stacks.pyspy = o.pyspy;
   mo.stacks.rate_hz = o.stack_rate;
+  mo.stacks.burst_hz = o.stack_burst;
   mo.stacks.subprocesses = o.stack_subprocesses;
   mo.quiet = o.quiet;
   mo.view = o.view == "panel"   ? live::ViewMode::kPanel
@@ -388,6 +390,11 @@ void add_common(CLI::App* c, LiveOptions* o) {
   c->add_option("--py-spy", o->pyspy, "py-spy to sample Python stacks with (default: $CHOKEPOINT_PY_SPY, else PATH)");
   c->add_option("--stack-rate", o->stack_rate, "Python stack samples per second")
       ->check(CLI::Range(1.0, 1000.0))
+      ->capture_default_str();
+  c->add_option("--stack-burst", o->stack_burst,
+                "Rate of the short bursts of Python stack samples that count the job's iterations when there is no "
+                "trace (2 s each: once the GPU has been busy 3 s, 10 s and 30 s later, then every minute; 0: none)")
+      ->check(CLI::Range(0.0, 2000.0))
       ->capture_default_str();
   c->add_flag("--stack-subprocesses", o->stack_subprocesses,
               "Also sample the Python stacks of the job's child processes (DataLoader workers; costs py-spy "

@@ -21,6 +21,19 @@ constexpr const char* kStackLog = samples::kStackLogFile;
 constexpr int kMaxAttempts = 4;
 // The interpreter needs a moment after exec before py-spy can find it.
 constexpr int64_t kStartDelayNs = 300'000'000;
+// Bursts (StackOptions::burst_hz), 2 s each. The first once the job's GPU has been busy
+// for 3 s (its imports, model building and compilation are over: on the H200 a PyTorch
+// program was still importing 8 s after start), else 8 s after sampling started when no
+// GPU is read, else after 60 s; the next 10 s and 30 s later (evaluation at the start of
+// training, as nanoGPT does, is then behind), then one a minute. At 500 Hz py-spy takes
+// ~40% of a core while one runs (docs/BENCHMARKS.md): ~1.3% on average over a long job.
+constexpr int kBurstSeconds = 2;
+constexpr int64_t kGpuBusyFirstNs = 3'000'000'000;
+constexpr int64_t kNoGpuFirstNs = 8'000'000'000;
+constexpr int64_t kLatestFirstNs = 60'000'000'000;
+constexpr int64_t kBurstAfterNs[] = {10'000'000'000, 20'000'000'000};
+constexpr int64_t kBurstEveryNs = 60'000'000'000;
+constexpr double kBusyPct = 10;
 
 bool python_process(const samples::ProcessMeta& p) {
   return sampler::proc::is_python(p.cmdline) || p.comm.rfind("python", 0) == 0 || p.comm == "pt_main_thread";
@@ -53,11 +66,65 @@ StackSampling::StackSampling(const StackOptions& o, std::string dir, bool quiet)
 
 StackSampling::~StackSampling() = default;
 
+void StackSampling::poll_burst(const Session& session, int64_t now_realtime_ns, int64_t now_monotonic_ns) {
+  if (burst_) {
+    if (burst_->poll()) end_burst(false);
+    return;
+  }
+  if (o_.burst_hz <= 0) return;
+  if (bursts_started_ == 0) {
+    // When is the first due: GPU busy for a while, or no GPU to tell.
+    bool gpu_read = false, gpu_busy = false;
+    for (const auto& [key, s] : session.latest().values) {
+      if (key.metric != samples::MetricId::kGpuUtilization || !s.valid) continue;
+      gpu_read = true;
+      gpu_busy |= s.value >= kBusyPct;
+    }
+    if (gpu_busy && gpu_busy_since_mono_ == 0) gpu_busy_since_mono_ = now_monotonic_ns;
+    const bool due = (gpu_busy_since_mono_ > 0 && now_monotonic_ns >= gpu_busy_since_mono_ + kGpuBusyFirstNs) ||
+                     (!gpu_read && now_monotonic_ns >= attached_mono_ + kNoGpuFirstNs) ||
+                     now_monotonic_ns >= attached_mono_ + kLatestFirstNs;
+    if (!due) return;
+  } else if (now_monotonic_ns < next_burst_mono_) {
+    return;
+  }
+  ++bursts_started_;
+  next_burst_mono_ = now_monotonic_ns + (bursts_started_ <= 2 ? kBurstAfterNs[bursts_started_ - 1] : kBurstEveryNs);
+  sampler::PySpyOptions po;
+  po.binary = binary_;
+  po.rate_hz = o_.burst_hz;
+  po.duration_s = kBurstSeconds;
+  burst_file_ = samples::kStackBurstPrefix + std::to_string(bursts_started_) + ".json";
+  po.out_file = (std::filesystem::path(dir_) / burst_file_).string();
+  po.log_file = (std::filesystem::path(dir_) / kStackLog).string();
+  auto r = sampler::PySpyRecorder::start(po, rec_->target(), now_realtime_ns);
+  if (r.ok()) burst_ = std::move(r.value());
+}
+
+// Keeps the burst's file when py-spy wrote samples; `stop` asks it to end first (the run
+// is over).
+void StackSampling::end_burst(bool stop) {
+  if (!burst_) return;
+  if (stop) burst_->stop(5'000'000'000);
+  burst_cpu_s_ += burst_->cpu_s();
+  std::error_code ec;
+  const auto path = std::filesystem::path(dir_) / burst_file_;
+  if (std::filesystem::file_size(path, ec) > 2 && !ec) {
+    bursts_.push_back({burst_file_, burst_->origin_ns(), o_.burst_hz});
+  } else {
+    std::filesystem::remove(path, ec);
+  }
+  burst_.reset();
+}
+
 void StackSampling::poll(const Session& session, int64_t now_realtime_ns, int64_t now_monotonic_ns) {
   if (gave_up_) return;
   if (rec_) {
     const auto code = rec_->poll();
-    if (!code) return;  // recording
+    if (!code) {  // recording
+      poll_burst(session, now_realtime_ns, now_monotonic_ns);
+      return;
+    }
     // py-spy exited while the job runs on. With samples written, that is its recording
     // (it follows the process it attached to; an exec ends it): keep it.
     std::error_code fec;
@@ -118,6 +185,7 @@ void StackSampling::poll(const Session& session, int64_t now_realtime_ns, int64_
     return;
   }
   rec_ = std::move(r.value());
+  attached_mono_ = now_monotonic_ns;
 }
 
 void StackSampling::finish(Session& session) {
@@ -128,8 +196,9 @@ void StackSampling::finish(Session& session) {
     session.set_stacks(m);
     return;
   }
+  end_burst(true);
   rec_->stop(10'000'000'000);
-  session.add_sampler_cpu_ms("stacks", rec_->cpu_s() * 1e3);
+  session.add_sampler_cpu_ms("stacks", (rec_->cpu_s() + burst_cpu_s_) * 1e3);
   const std::string file = (std::filesystem::path(dir_) / kStackFile).string();
   std::error_code ec;
   const auto size = std::filesystem::file_size(file, ec);
@@ -144,6 +213,7 @@ void StackSampling::finish(Session& session) {
   m.origin_ns = rec_->origin_ns();
   m.pid = rec_->target();
   m.rate_hz = o_.rate_hz;
+  m.bursts = bursts_;
   const auto lines = sampler::source_lines_of(file, cwd_);
   if (!lines.empty()) {
     const nlohmann::json j(lines);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "live/session.h"
 #include "sampler/pyspy/pyspy_recorder.h"
@@ -20,6 +21,9 @@ struct StackOptions {
   std::string pyspy;          // --py-spy PATH ("" search)
   double rate_hz = 20;        // --stack-rate
   bool subprocesses = false;  // --stack-subprocesses
+  // Bursts of fast samples that count the job's iterations (steps without a trace):
+  // --stack-burst HZ, 0 none. When they come: stack_sampling.cc.
+  double burst_hz = 500;
 };
 
 class StackSampling {
@@ -42,6 +46,17 @@ class StackSampling {
   int64_t next_attempt_mono_ = 0;
   std::string cwd_;  // the target's working directory (relative source file names)
   std::unique_ptr<sampler::PySpyRecorder> rec_;
+  // The burst now sampling, the bursts kept, when the next starts.
+  std::unique_ptr<sampler::PySpyRecorder> burst_;
+  std::string burst_file_;
+  int bursts_started_ = 0;
+  int64_t next_burst_mono_ = 0;
+  int64_t attached_mono_ = 0;        // py-spy started on the job
+  int64_t gpu_busy_since_mono_ = 0;  // a GPU first read busy (0 not yet)
+  double burst_cpu_s_ = 0;
+  std::vector<samples::StackBurst> bursts_;
+  void poll_burst(const Session& session, int64_t now_realtime_ns, int64_t now_monotonic_ns);
+  void end_burst(bool stop);
 };
 
 }  // namespace chokepoint::live

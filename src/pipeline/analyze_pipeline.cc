@@ -1,10 +1,13 @@
 #include "pipeline/analyze_pipeline.h"
 
+#include "analyses/stacks/loop_steps.h"
 #include "analyses/stacks/trace_stacks.h"
 #include "pipeline/host_attribution.h"
 #include "pipeline/rank_pipeline.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <optional>
 
 #include "analyses/analysis.h"
@@ -53,7 +56,47 @@ struct StackState {
   std::optional<analyses::HostAttribution> host;
   std::vector<analyses::GilProcess> gil;
   std::optional<rules::StackEvidence> ke;
+  std::optional<analyses::LoopSteps> loop;  // steps counted in the samples (no trace)
 };
+
+// Without a trace, steps come from the job's training loop in the Python stack samples:
+// the fast bursts, and the run's own samples when they are fast enough for its step (a
+// slow step: more of them than the bursts hold) or no burst found the loop.
+std::optional<analyses::LoopSteps> loop_steps_of(const Inputs& in) {
+  constexpr double kRunSamplesPerStep = 5;
+  std::vector<analyses::LoopSteps> parts;
+  for (const auto& b : in.stack_bursts) parts.push_back(analyses::find_loop_steps(b));
+  if (in.stacks) {
+    analyses::LoopSteps whole = analyses::find_loop_steps(*in.stacks);
+    const bool bursts_found = std::any_of(parts.begin(), parts.end(), [](const auto& p) { return p.found; });
+    if (!bursts_found || (whole.found && !whole.ambiguous && whole.samples_per_step >= kRunSamplesPerStep)) {
+      parts.push_back(std::move(whole));
+    }
+  }
+  if (parts.empty()) return std::nullopt;
+  return analyses::combine_loop_steps(parts);
+}
+
+// The counted steps into the report's window; none when the count is not sure.
+void apply_loop_steps(report::Report& r, const analyses::LoopSteps& l) {
+  if (!l.found) {
+    r.window.step_source = "live samples (no steps: " + l.why_not + ")";
+    return;
+  }
+  if (!l.sure) {
+    r.window.step_source = "live samples (no steps: " + analyses::loop_steps_source(l) + ")";
+    return;
+  }
+  r.window.steps = l.steps;
+  r.window.step_source = analyses::loop_steps_source(l);
+  std::vector<double> ms;
+  for (double v : l.per_step_ns) ms.push_back(v / 1e6);
+  std::sort(ms.begin(), ms.end());
+  auto at = [&](double q) {
+    return ms[std::min(ms.size() - 1, static_cast<size_t>(q * static_cast<double>(ms.size())))];
+  };
+  r.window.step_time_ms = {l.step_ns / 1e6, at(0.5), at(0.95), ms.front(), ms.back()};
+}
 
 void add_stack_evidence(const Inputs& in, const analyses::live::LiveAnalysis* la, const analyses::Analysis* a,
                         StackState& st, rules::EvidenceSet& ev) {
@@ -68,7 +111,11 @@ void add_stack_evidence(const Inputs& in, const analyses::live::LiveAnalysis* la
   st.host = attribute_host(*st.stacks, in.recording ? &*in.recording : nullptr, la, a ? &in.tl : nullptr, a);
   // Without GPU idle time to charge (no GPU metrics, no trace) the stacks still measure
   // GIL waiting.
-  const int64_t steps = st.host && a && !a->windows.whole_trace ? a->steps() : 0;
+  int64_t steps = st.host && a && !a->windows.whole_trace ? a->steps() : 0;
+  // Untraced: the analyzed window over the step counted in the samples.
+  if (st.host && !a && st.loop && st.loop->sure && st.loop->step_ns > 0) {
+    steps = std::llround(st.host->window_s * 1e9 / st.loop->step_ns);
+  }
   ev.stacks = &st.ke.emplace(rules::StackEvidence{st.host ? *st.host : kNoAttribution, steps});
   if (la && in.stacks) {
     st.gil = analyses::gil_waiting(*in.stacks, in.recording->samples, la->tick_ns, la->start_ns, la->end_ns);
@@ -120,12 +167,16 @@ Result<report::Report> analyze_inputs(const Inputs& in, const AnalyzeOptions& ao
   if (a) ev.trace = &te.emplace(rules::TraceEvidence{in.tl, *a, &in.stats});
   if (la) ev.samples = &se.emplace(rules::SampleEvidence{*in.recording, *la});
   StackState st;
+  if (la && !a) st.loop = loop_steps_of(in);
   add_stack_evidence(in, la ? &*la : nullptr, a ? &*a : nullptr, st, ev);
   const rules::Diagnosis d = rules::diagnose(ev);
 
   if (!la) return with_host(build_report(in.tl, *a, d, in.stats), in, st);
   report::Report live = with_host(build_live_report(in.recording_dir, *in.recording, *la, d), in, st);
-  if (!a) return untraced_live_report(std::move(live), in);
+  if (!a) {
+    if (st.loop) apply_loop_steps(live, *st.loop);
+    return untraced_live_report(std::move(live), in);
+  }
   // `run --trace`: the trace's figures, the samples' section and stats, one diagnosis.
   report::Report r = with_host(build_report(in.tl, *a, d, in.stats), in, st);
   r.inputs.insert(r.inputs.begin(), live.inputs.front());

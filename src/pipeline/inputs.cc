@@ -52,16 +52,27 @@ void read_source_lines(const std::string& dir, const std::string& sources_file, 
   }
 }
 
-// The Python stacks meta.json names, into in.stacks, or why not into in.stacks_problem.
-void load_stacks(const std::string& dir, const samples::StacksMeta& sm, Inputs& in) {
-  // Names from meta.json stay inside the recording directory.
-  const bool plain = sm.file.find('/') == std::string::npos && sm.file != "." && sm.file != "..";
-  // Gzipped to keep (fixtures, archives): the same file with .gz.
-  std::string path = (fs::path(dir) / sm.file).string();
+// A py-spy file meta.json names. Names from meta.json stay inside the recording
+// directory; gzipped to keep (fixtures, archives): the same file with .gz.
+Result<samples::PyStacks> read_stack_file(const std::string& dir, const std::string& file, int64_t origin_ns) {
+  const bool plain = file.find('/') == std::string::npos && file != "." && file != "..";
+  if (!plain) return Status::Error("stack file name " + file + " is not in the recording");
+  std::string path = (fs::path(dir) / file).string();
   std::error_code ec;
   if (!fs::exists(path, ec) && fs::exists(path + ".gz", ec)) path += ".gz";
-  auto st = plain ? importers::read_pyspy_chrometrace(path, sm.origin_ns)
-                  : Result<samples::PyStacks>(Status::Error("stack file name " + sm.file + " is not in the recording"));
+  return importers::read_pyspy_chrometrace(path, origin_ns);
+}
+
+// The Python stacks meta.json names, into in.stacks, or why not into in.stacks_problem.
+void load_stacks(const std::string& dir, const samples::StacksMeta& sm, Inputs& in) {
+  for (const auto& b : sm.bursts) {
+    auto bs = read_stack_file(dir, b.file, b.origin_ns);
+    if (!bs.ok()) continue;  // a burst is an extra: the run's own samples still count
+    in.stack_bursts.push_back(std::move(bs).value());
+    in.stack_bursts.back().source = sm.tool;
+    in.stack_bursts.back().rate_hz = b.rate_hz;
+  }
+  auto st = read_stack_file(dir, sm.file, sm.origin_ns);
   if (!st.ok()) {
     in.stacks_problem = st.status().message();
     return;

@@ -32,6 +32,9 @@ struct Inputs {
   // why they could not be read ("" when they could or there were none).
   std::optional<samples::PyStacks> stacks;
   std::string stacks_problem;
+  // Bursts of fast samples (meta.json's "stacks.bursts"), each on its own: they count the
+  // job's iterations when nothing else does.
+  std::vector<samples::PyStacks> stack_bursts;
 };
 
 // True when `path` is a directory holding a recording (meta.json or samples.jsonl of

@@ -175,6 +175,10 @@ void live(const Report& r, std::ostream& out) {
   }
   if (!l.gpu_unavailable.empty()) out << "- **GPU metrics unavailable:** " << escape(l.gpu_unavailable) << '\n';
   if (!l.gpu_note.empty()) out << "- **GPU match:** " << escape(l.gpu_note) << '\n';
+  if (const Window& w = r.window; w.steps > 0) {  // counted in Python stack samples
+    out << fmt::format("- **Steps:** {} ({}) · step time mean {}, p50 {}, p95 {}\n", w.steps, escape(w.step_source),
+                       format_ms(w.step_time_ms.mean), format_ms(w.step_time_ms.p50), format_ms(w.step_time_ms.p95));
+  }
   out << '\n';
   if (!l.gpus.empty()) {
     out << "| GPU | used | active | util | SM | tensor | DRAM | memory peak | power |\n"

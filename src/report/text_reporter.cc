@@ -187,7 +187,17 @@ class TextWriter {
     }
     if (!l.gpu_unavailable.empty()) field("device", {"GPU metrics unavailable: " + l.gpu_unavailable});
     if (!l.gpu_note.empty()) field("GPU match", {l.gpu_note});
+    if (r_.window.steps > 0) step_fields();  // counted in Python stack samples
     out_ << '\n';
+  }
+
+  void step_fields() {
+    const Window& w = r_.window;
+    field("steps", {std::to_string(w.steps) + (w.step_source.empty() ? "" : " (" + w.step_source + ")")});
+    if (w.steps > 0) {
+      field("step time", {"mean " + format_ms(w.step_time_ms.mean), "p50 " + format_ms(w.step_time_ms.p50),
+                          "p95 " + format_ms(w.step_time_ms.p95)});
+    }
   }
 
   // The ranks of a distributed job side by side.
@@ -308,12 +318,7 @@ class TextWriter {
       if (!d.ceilings.missing_hint.empty()) wrapped(under, under, d.ceilings.missing_hint, kFieldLabelWidth);
     }
     if (r_.devices.empty()) field("device", {"unknown (the input names no GPU)"});
-    const Window& w = r_.window;
-    field("steps", {std::to_string(w.steps) + (w.step_source.empty() ? "" : " (" + w.step_source + ")")});
-    if (w.steps > 0) {
-      field("step time", {"mean " + format_ms(w.step_time_ms.mean), "p50 " + format_ms(w.step_time_ms.p50),
-                          "p95 " + format_ms(w.step_time_ms.p95)});
-    }
+    step_fields();
     out_ << '\n';
   }
 

@@ -175,6 +175,12 @@ json run_meta_to_json(const RunMeta& meta) {
                    {"pid", s.pid},
                    {"rate_hz", s.rate_hz},
                    {"note", s.note}};
+    if (!s.bursts.empty()) {
+      json b = json::array();
+      for (const StackBurst& x : s.bursts)
+        b.push_back({{"file", x.file}, {"origin_ns", x.origin_ns}, {"rate_hz", x.rate_hz}});
+      j["stacks"]["bursts"] = std::move(b);
+    }
   }
   j["gpus"] = json::array();
   for (const GpuMeta& g : meta.gpus) j["gpus"].push_back(gpu_to_json(g));
@@ -208,6 +214,17 @@ bool run_meta_from_json(const json& j, RunMeta* out, std::vector<std::string>* u
     get_if(*it, "pid", &m.stacks.pid, bad_stacks);
     get_if(*it, "rate_hz", &m.stacks.rate_hz, bad_stacks);
     get_if(*it, "note", &m.stacks.note, bad_stacks);
+    if (const auto b = it->find("bursts"); b != it->end() && b->is_array()) {
+      const Unreadable bad_burst{unreadable, "stacks.bursts[]."};
+      for (const json& x : *b) {
+        if (!x.is_object()) continue;
+        StackBurst sb;
+        get_if(x, "file", &sb.file, bad_burst);
+        get_if(x, "origin_ns", &sb.origin_ns, bad_burst);
+        get_if(x, "rate_hz", &sb.rate_hz, bad_burst);
+        if (!sb.file.empty()) m.stacks.bursts.push_back(std::move(sb));
+      }
+    }
   }
   if (const auto it = j.find("gpus"); it != j.end() && it->is_array()) {
     for (const json& g : *it) {

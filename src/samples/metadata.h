@@ -57,6 +57,15 @@ struct GpuMeta {
 
 // Python stack sampling of the run (sampler/pyspy/): what made the stack file, and where
 // its clock starts. Absent (tool empty) when stacks were not sampled; `note` says why.
+// A short burst of fast samples (`run` takes some to count the job's iterations; the
+// whole run's samples are too slow for steps of a few milliseconds).
+struct StackBurst {
+  std::string file;       // in the recording: "pyspy-burst-1.json"
+  int64_t origin_ns = 0;  // CLOCK_REALTIME of the file's ts 0
+  double rate_hz = 0;
+  bool operator==(const StackBurst&) const = default;
+};
+
 struct StacksMeta {
   std::string tool;          // "py-spy 0.4.3"
   std::string file;          // in the recording: "pyspy.json"
@@ -65,6 +74,7 @@ struct StacksMeta {
   int64_t pid = 0;           // the process it attached to (with its subprocesses)
   double rate_hz = 0;
   std::string note;  // why there are no stacks, or what went wrong
+  std::vector<StackBurst> bursts;
 };
 
 struct RunMeta {

@@ -381,3 +381,28 @@ TEST(Recording, DefaultDirectoryNameCarriesTheStartTime) {
 
 }  // namespace
 }  // namespace chokepoint::samples
+
+namespace chokepoint::samples {
+namespace {
+
+TEST(Recording, StackBurstsRoundTripInMetaJson) {
+  RunMeta m;
+  m.stacks.tool = "py-spy 0.4.3";
+  m.stacks.file = kStackFile;
+  m.stacks.rate_hz = 20;
+  m.stacks.bursts = {{"pyspy-burst-1.json", 1'700'000'000'000'000'000, 500},
+                     {"pyspy-burst-2.json", 1'700'000'012'000'000'000, 500}};
+  RunMeta back;
+  std::vector<std::string> bad;
+  ASSERT_TRUE(run_meta_from_json(run_meta_to_json(m), &back, &bad));
+  EXPECT_TRUE(bad.empty());
+  EXPECT_EQ(back.stacks.bursts, m.stacks.bursts);
+  // Their files belong to the recording (run --force removes them); others do not.
+  EXPECT_TRUE(is_recording_file_name("pyspy-burst-1.json"));
+  EXPECT_TRUE(is_recording_file_name("pyspy-burst-12.json.gz"));
+  EXPECT_FALSE(is_recording_file_name("pyspy-burst-1.txt"));
+  EXPECT_FALSE(is_recording_file_name("notes.json"));
+}
+
+}  // namespace
+}  // namespace chokepoint::samples

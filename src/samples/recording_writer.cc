@@ -76,7 +76,8 @@ bool is_recording_file_name(const std::string& name) {
   return name == kMetaFile || name == kSamplesFile || name == kSamplesGzFile || name == kStackFile ||
          name == std::string(kStackFile) + ".gz" || name == kStackLogFile || name == kSourcesFile ||
          (name.starts_with("trace-") && (name.ends_with(cptrace) || name.ends_with(cptrace_gz))) ||
-         (name.starts_with("control-") && name.ends_with(".sock"));
+         (name.starts_with("control-") && name.ends_with(".sock")) ||
+         (name.starts_with(kStackBurstPrefix) && (name.ends_with(".json") || name.ends_with(".json.gz")));
 }
 
 std::vector<std::string> existing_recording_files(const std::string& dir) {

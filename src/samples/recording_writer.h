@@ -88,10 +88,12 @@ class RecordingWriter {
 inline constexpr const char* kStackFile = "pyspy.json";
 inline constexpr const char* kStackLogFile = "pyspy.log";
 inline constexpr const char* kSourcesFile = "sources.json";
+// Bursts of fast samples: pyspy-burst-N.json (also gzipped).
+inline constexpr const char* kStackBurstPrefix = "pyspy-burst-";
 
 // True for the name of a file a recording holds: meta.json, samples.jsonl,
-// samples.jsonl.gz, trace-*.cptrace, trace-*.cptrace.gz, pyspy.json(.gz), pyspy.log,
-// sources.json.
+// samples.jsonl.gz, trace-*.cptrace, trace-*.cptrace.gz, pyspy.json(.gz),
+// pyspy-burst-N.json(.gz), pyspy.log, sources.json.
 bool is_recording_file_name(const std::string& name);
 // The names of the recording files in `dir` (is_recording_file_name()), sorted; none when
 // `dir` does not exist.

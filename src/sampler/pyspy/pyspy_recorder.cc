@@ -120,6 +120,7 @@ Result<std::unique_ptr<PySpyRecorder>> PySpyRecorder::start(const PySpyOptions& 
                                    "chrometrace",   "--rate",   rate,      "--idle", "--threads",
                                    "--nonblocking", "--output", o.out_file};
   if (o.subprocesses) args.insert(args.end() - 2, "--subprocesses");
+  if (o.duration_s > 0) args.insert(args.end() - 2, {"--duration", std::to_string(o.duration_s)});
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

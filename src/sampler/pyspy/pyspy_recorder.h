@@ -35,6 +35,7 @@ struct PySpyOptions {
   // Also sample the target's child processes (DataLoader workers, compile workers): each
   // costs py-spy about as much as the target (docs/BENCHMARKS.md), so it is an option.
   bool subprocesses = false;
+  int duration_s = 0;    // stop by itself after this many seconds (0: when the job ends)
   std::string out_file;  // its chrometrace output
   std::string log_file;  // its stdout and stderr (appended: every attempt's output stays)
 };

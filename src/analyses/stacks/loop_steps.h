@@ -1,0 +1,55 @@
+// Steps from Python stack samples alone (`run` without a trace): the training loop is
+// found in the job's own frames, and its iterations are counted where the loop's line
+// goes back up (the body runs top to bottom, so each new iteration starts at a lower line
+// than the last sample of the previous one). Sampling faster than the step is needed:
+// `run` takes short fast bursts of samples for this (live/stack_sampling.h).
+//
+// The period is what the counted intervals add up to, divided by the iterations in them:
+// an interval that holds two or three iterations (a wrap missed where one line spans it)
+// counts as two or three; intervals that are none of these (evaluation, checkpoints,
+// warm-up) are left out and counted. Exact to a sample's time at each end of the run of
+// intervals, so the mean step is within a fraction of a percent over a few hundred steps;
+// a single step's time is only known to one sampling interval.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "samples/stacks.h"
+
+namespace chokepoint::analyses {
+
+struct LoopSteps {
+  bool found = false;
+  double step_ns = 0;               // mean iteration time over the counted intervals
+  int64_t steps = 0;                // iterations counted
+  int64_t other = 0;                // intervals left out (not one to three iterations)
+  double counted_ns = 0;            // time inside the counted intervals
+  std::vector<double> per_step_ns;  // each counted interval / its iterations
+  std::string file, function;       // the loop's frame
+  double rate_hz = 0;               // the samples' rate
+  double samples_per_step = 0;
+  bool ambiguous = false;  // half the period explains the samples as well
+  bool sure = false;       // kSureSamplesPerStep samples a step, kSureSteps steps, not ambiguous
+  std::string why_not;     // when !found
+};
+
+// Fewer samples a step than this and a step-long line can hide a whole iteration.
+inline constexpr double kSureSamplesPerStep = 3.0;
+// Fewer counted iterations than this and which intervals pass for one iteration sways the
+// mean of a job whose step drifts (resnet_fake at 50 Hz: 18 counted, +16%).
+inline constexpr int64_t kSureSteps = 30;
+
+// The loop of the thread that spends the most time in the job's own frames, from samples
+// in [from_ns, to_ns) (0, 0: all).
+LoopSteps find_loop_steps(const samples::PyStacks& s, int64_t from_ns = 0, int64_t to_ns = 0);
+
+// Several sample sets of the same job (bursts): the loop most of them found, its
+// intervals pooled. Not found when none found one.
+LoopSteps combine_loop_steps(const std::vector<LoopSteps>& parts);
+
+// "gpt_char.py main()" and the sampling behind it, for a report's step source.
+std::string loop_steps_source(const LoopSteps& l);
+
+}  // namespace chokepoint::analyses

@@ -1,0 +1,113 @@
+#include "analyses/stacks/loop_steps.h"
+
+#include <gtest/gtest.h>
+
+namespace chokepoint::analyses {
+namespace {
+
+// A main thread sampled every `dt_ns` running a loop of `lines` (line, time) pairs in
+// train.py main(), each line calling into a library frame; `every`-th iteration also
+// spends `extra_ns` at line 90 (an evaluation).
+samples::PyStacks loop(const std::vector<std::pair<int, int64_t>>& lines, int iterations, int64_t dt_ns, int every = 0,
+                       int64_t extra_ns = 0) {
+  samples::PyStacks s;
+  s.rate_hz = 1e9 / static_cast<double>(dt_ns);
+  s.threads.push_back({1, 1, "MainThread"});
+  s.frames.push_back({"<module>", "train.py", 200});
+  s.frames.push_back({"forward", "/usr/lib/python3/site-packages/torch/nn/module.py", 10});
+  std::map<int, int32_t> stack_of_line;
+  auto stack_for = [&](int line) {
+    if (auto it = stack_of_line.find(line); it != stack_of_line.end()) return it->second;
+    s.frames.push_back({"main", "train.py", line});
+    s.stacks.push_back({1, static_cast<int32_t>(s.frames.size() - 1), 0});
+    return stack_of_line[line] = static_cast<int32_t>(s.stacks.size() - 1);
+  };
+  // The program's own timeline: (start, line).
+  std::vector<std::pair<int64_t, int>> tl;
+  int64_t t = 0;
+  for (int i = 0; i < iterations; ++i) {
+    for (const auto& [line, dur] : lines) {
+      tl.push_back({t, line});
+      t += dur;
+    }
+    if (every > 0 && i % every == every - 1) {
+      tl.push_back({t, 90});
+      t += extra_ns;
+    }
+  }
+  // Sampled every dt (with a little jitter), equal consecutive samples merged.
+  size_t k = 0;
+  for (int64_t ts = 1000, n = 0; ts < t; ts += dt_ns + (n++ % 3) * 1000) {
+    while (k + 1 < tl.size() && tl[k + 1].first <= ts) ++k;
+    const int32_t st = stack_for(tl[k].second);
+    if (!s.segments.empty() && s.segments.back().stack == st) {
+      s.segments.back().end_ns = ts + dt_ns;
+    } else {
+      s.segments.push_back({0, st, ts, ts + dt_ns});
+    }
+  }
+  return s;
+}
+
+constexpr int64_t kMs = 1'000'000;
+
+TEST(LoopSteps, CountsIterationsOfTheLoopFrame) {
+  // 20 ms: batch 2 ms, forward 6, backward 10, step 2; sampled every 2 ms.
+  const auto s = loop({{10, 2 * kMs}, {11, 6 * kMs}, {12, 10 * kMs}, {13, 2 * kMs}}, 200, 2 * kMs);
+  const LoopSteps l = find_loop_steps(s);
+  ASSERT_TRUE(l.found) << l.why_not;
+  EXPECT_EQ(l.file, "train.py");
+  EXPECT_EQ(l.function, "main");
+  EXPECT_NEAR(l.step_ns / 1e6, 20.0, 0.2);
+  EXPECT_GE(l.steps, 190);
+  EXPECT_TRUE(l.sure);
+  EXPECT_NE(loop_steps_source(l).find("train.py main()"), std::string::npos);
+}
+
+TEST(LoopSteps, EvaluationIntervalsAreLeftOut) {
+  const auto s = loop({{10, 3 * kMs}, {12, 12 * kMs}, {13, 5 * kMs}}, 200, 2 * kMs, 20, 300 * kMs);
+  const LoopSteps l = find_loop_steps(s);
+  ASSERT_TRUE(l.found);
+  EXPECT_NEAR(l.step_ns / 1e6, 20.0, 0.3);
+  EXPECT_GE(l.other, 8);
+}
+
+TEST(LoopSteps, MissedWrapsCountTwice) {
+  // backward is 70% of a 10 ms step, sampled every 4 ms: many wraps fall inside it.
+  const auto s = loop({{10, 1 * kMs}, {11, 2 * kMs}, {12, 7 * kMs}}, 400, 4 * kMs);
+  const LoopSteps l = find_loop_steps(s);
+  ASSERT_TRUE(l.found);
+  EXPECT_NEAR(l.step_ns / 1e6, 10.0, 0.5) << loop_steps_source(l);
+}
+
+TEST(LoopSteps, SamplingSlowerThanTheStepIsNotSure) {
+  // 7 ms steps sampled every 5 ms.
+  const auto s = loop({{10, 1 * kMs}, {11, 2 * kMs}, {12, 4 * kMs}}, 600, 5 * kMs);
+  const LoopSteps l = find_loop_steps(s);
+  if (l.found && l.sure) EXPECT_NEAR(l.step_ns / 1e6, 7.0, 0.35);
+}
+
+TEST(LoopSteps, NoLoopNoSteps) {
+  samples::PyStacks s;
+  s.threads.push_back({1, 1, "MainThread"});
+  s.frames.push_back({"main", "train.py", 5});
+  s.stacks.push_back({0});
+  s.segments.push_back({0, 0, 0, 10 * kMs});
+  const LoopSteps l = find_loop_steps(s);
+  EXPECT_FALSE(l.found);
+  EXPECT_FALSE(l.why_not.empty());
+  EXPECT_FALSE(find_loop_steps(samples::PyStacks{}).found);
+}
+
+TEST(LoopSteps, BurstsPoolTheirIntervals) {
+  const auto a = find_loop_steps(loop({{10, 4 * kMs}, {12, 16 * kMs}}, 100, 2 * kMs));
+  const auto b = find_loop_steps(loop({{10, 4 * kMs}, {12, 16 * kMs}}, 50, 2 * kMs));
+  const LoopSteps c = combine_loop_steps({a, b, LoopSteps{}});
+  ASSERT_TRUE(c.found);
+  EXPECT_EQ(c.steps, a.steps + b.steps);
+  EXPECT_NEAR(c.step_ns / 1e6, 20.0, 0.3);
+  EXPECT_FALSE(combine_loop_steps({LoopSteps{}}).found);
+}
+
+}  // namespace
+}  // namespace chokepoint::analyses
