@@ -76,110 +76,124 @@ Fit fit_period(const std::vector<double>& gaps, double t0, double dt) {
   return f;
 }
 
-struct Candidate {
-  double covered = 0;
-};
+using Segments = std::vector<const samples::PyStackSegment*>;
+using Key = std::tuple<std::string, std::string, size_t>;  // file, function, depth from the outermost
 
-}  // namespace
-
-LoopSteps find_loop_steps(const samples::PyStacks& s, int64_t from_ns, int64_t to_ns) {
-  LoopSteps out;
-  out.rate_hz = s.rate_hz;
+// The segments of the thread with the most time in the job's own frames, in time order.
+Segments main_thread_segments(const samples::PyStacks& s, int64_t from_ns, int64_t to_ns) {
   const bool all = from_ns == 0 && to_ns == 0;
   auto in_range = [&](const samples::PyStackSegment& g) {
     return all || (g.start_ns >= from_ns && g.start_ns < to_ns);
   };
   auto own = [&](int32_t frame) { return !samples::is_library_file(s.frames[frame].file); };
-
-  // The thread with the most time in the job's own frames.
   std::vector<double> own_time(s.threads.size(), 0.0);
   for (const auto& g : s.segments) {
     if (!in_range(g) || g.thread < 0 || static_cast<size_t>(g.thread) >= s.threads.size()) continue;
     const auto& st = s.stacks[g.stack];
     if (std::any_of(st.begin(), st.end(), own)) own_time[g.thread] += static_cast<double>(g.end_ns - g.start_ns);
   }
-  if (own_time.empty() || *std::max_element(own_time.begin(), own_time.end()) <= 0) {
-    out.why_not = "no sampled stack is in the job's own code";
-    return out;
-  }
+  Segments seq;
+  if (own_time.empty() || *std::max_element(own_time.begin(), own_time.end()) <= 0) return seq;
   const auto thread = static_cast<int32_t>(std::max_element(own_time.begin(), own_time.end()) - own_time.begin());
-  std::vector<const samples::PyStackSegment*> seq;
   for (const auto& g : s.segments) {
     if (g.thread == thread && in_range(g)) seq.push_back(&g);
   }
   std::sort(seq.begin(), seq.end(), [](auto* a, auto* b) { return a->start_ns < b->start_ns; });
-  const double span = static_cast<double>(seq.back()->end_ns - seq.front()->start_ns);
+  return seq;
+}
 
-  // Candidates: the job's frames by (file, function, depth from the outermost).
-  using Key = std::tuple<std::string, std::string, size_t>;
-  std::map<Key, Candidate> cands;
+// The job's frames and the time each holds the thread.
+std::map<Key, double> candidate_frames(const samples::PyStacks& s, const Segments& seq) {
+  std::map<Key, double> cands;
   for (const auto* g : seq) {
     const auto& st = s.stacks[g->stack];
     for (size_t i = 0; i < st.size(); ++i) {
       const auto& f = s.frames[st[i]];
       if (samples::is_library_file(f.file)) continue;
-      cands[{f.file, f.function, st.size() - 1 - i}].covered += static_cast<double>(g->end_ns - g->start_ns);
+      cands[{f.file, f.function, st.size() - 1 - i}] += static_cast<double>(g->end_ns - g->start_ns);
     }
   }
-  // One sampling interval: where between two samples a wrap happened is not known.
-  double dt = s.rate_hz > 0 ? 1e9 / s.rate_hz : 0;
-  if (dt <= 0) {
-    std::vector<double> d;
-    for (const auto* g : seq) d.push_back(static_cast<double>(g->end_ns - g->start_ns));
-    std::nth_element(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2), d.end());
-    dt = d[d.size() / 2];
-  }
+  return cands;
+}
 
+// One sampling interval: where between two samples a wrap happened is not known.
+double sampling_interval(const samples::PyStacks& s, const Segments& seq) {
+  if (s.rate_hz > 0) return 1e9 / s.rate_hz;
+  std::vector<double> d;
+  for (const auto* g : seq) d.push_back(static_cast<double>(g->end_ns - g->start_ns));
+  std::nth_element(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2), d.end());
+  return d[d.size() / 2];
+}
+
+// The period of one candidate frame's loop (no steps when it is not a loop).
+Fit fit_frame(const samples::PyStacks& s, const Segments& seq, const Key& key, double dt) {
+  const auto& [file, function, depth] = key;
+  // The frame's line in each sample (-1 where the frame is not there).
+  std::vector<int64_t> wraps;
+  int64_t ups = 0;  // the line going down the body
+  int32_t prev = -1;
+  for (const auto* g : seq) {
+    const auto& st = s.stacks[g->stack];
+    int32_t line = -1;
+    if (st.size() > depth) {
+      const auto& f = s.frames[st[st.size() - 1 - depth]];
+      if (f.file == file && f.function == function) line = f.line;
+    }
+    if (line >= 0 && prev >= 0 && line < prev) wraps.push_back(g->start_ns);
+    ups += line >= 0 && prev >= 0 && line > prev;
+    prev = line;
+  }
+  if (static_cast<int64_t>(wraps.size()) < kMinSteps) return Fit{};
+  std::vector<double> gaps;
+  for (size_t i = 1; i < wraps.size(); ++i) gaps.push_back(static_cast<double>(wraps[i] - wraps[i - 1]));
+  std::vector<double> sorted = gaps;
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
+  const double median = sorted[sorted.size() / 2];
+  // Wraps missed (a line as long as the sampling interval spans one) make the median
+  // interval two or three periods: try those too, the longest period that explains as
+  // much and has intervals of one iteration.
+  Fit chosen;
+  for (int div = 1; div <= kMaxPerInterval; ++div) {
+    Fit f = fit_period(gaps, median / div, dt);
+    if (f.steps == 0 || f.singles * 7 < static_cast<int64_t>(f.per_step.size())) continue;
+    if (chosen.steps == 0 || f.counted > chosen.counted * 1.02) chosen = std::move(f);
+  }
+  // Wraps seen at one and a half periods as often as at whole ones: the period is half
+  // this (every other wrap missed). Taken when the samples are fast enough to see it;
+  // otherwise the count cannot be trusted.
+  if (chosen.steps > 0 && half_periods_common(gaps, chosen.period)) {
+    Fit half = fit_period(gaps, chosen.period / 2, dt);
+    if (chosen.period / 2 >= kDecidableSamples * dt && half.steps > 0 && !half_periods_common(gaps, half.period)) {
+      chosen = std::move(half);
+    } else {
+      chosen.ambiguous = true;
+    }
+  }
+  // A loop sampled slower than it runs can seem to run backwards (each sample a little
+  // earlier in the body than the last): the line then goes up less often than it wraps.
+  // A loop running forwards goes up at least once per wrap.
+  if (ups < static_cast<int64_t>(wraps.size())) chosen.ambiguous = true;
+  return chosen;
+}
+
+}  // namespace
+
+LoopSteps find_loop_steps(const samples::PyStacks& s, int64_t from_ns, int64_t to_ns) {
+  LoopSteps out;
+  out.rate_hz = s.rate_hz;
+  const Segments seq = main_thread_segments(s, from_ns, to_ns);
+  if (seq.empty()) {
+    out.why_not = "no sampled stack is in the job's own code";
+    return out;
+  }
+  const double span = static_cast<double>(seq.back()->end_ns - seq.front()->start_ns);
+  const double dt = sampling_interval(s, seq);
   Fit best;
   const Key* best_key = nullptr;
-  for (const auto& [key, c] : cands) {
-    if (span <= 0 || c.covered < kMinCoverage * span) continue;
-    const auto& [file, function, depth] = key;
-    // The frame's line in each sample (-1 where the frame is not there).
-    std::vector<int64_t> wraps;
-    int64_t ups = 0;  // the line going down the body
-    int32_t prev = -1;
-    for (const auto* g : seq) {
-      const auto& st = s.stacks[g->stack];
-      int32_t line = -1;
-      if (st.size() > depth) {
-        const auto& f = s.frames[st[st.size() - 1 - depth]];
-        if (f.file == file && f.function == function) line = f.line;
-      }
-      if (line >= 0 && prev >= 0 && line < prev) wraps.push_back(g->start_ns);
-      ups += line >= 0 && prev >= 0 && line > prev;
-      prev = line;
-    }
-    if (static_cast<int64_t>(wraps.size()) < kMinSteps) continue;
-    std::vector<double> gaps;
-    for (size_t i = 1; i < wraps.size(); ++i) gaps.push_back(static_cast<double>(wraps[i] - wraps[i - 1]));
-    std::vector<double> sorted = gaps;
-    std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
-    const double median = sorted[sorted.size() / 2];
-    // Wraps missed (a line as long as the sampling interval spans one) make the median
-    // interval two or three periods: try those too, the longest period that explains as
-    // much and has intervals of one iteration.
-    Fit chosen;
-    for (int div = 1; div <= kMaxPerInterval; ++div) {
-      Fit f = fit_period(gaps, median / div, dt);
-      if (f.steps == 0 || f.singles * 7 < static_cast<int64_t>(f.per_step.size())) continue;
-      if (chosen.steps == 0 || f.counted > chosen.counted * 1.02) chosen = std::move(f);
-    }
-    // Wraps seen at one and a half periods as often as at whole ones: the period is half
-    // this (every other wrap missed). Taken when the samples are fast enough to see it;
-    // otherwise the count cannot be trusted.
-    if (chosen.steps > 0 && half_periods_common(gaps, chosen.period)) {
-      Fit half = fit_period(gaps, chosen.period / 2, dt);
-      if (chosen.period / 2 >= kDecidableSamples * dt && half.steps > 0 && !half_periods_common(gaps, half.period)) {
-        chosen = std::move(half);
-      } else {
-        chosen.ambiguous = true;
-      }
-    }
-    // A loop sampled slower than it runs can seem to run backwards (each sample a little
-    // earlier in the body than the last): the line then goes up less often than it wraps.
-    // A loop running forwards goes up at least once per wrap.
-    if (ups < static_cast<int64_t>(wraps.size())) chosen.ambiguous = true;
+  const auto cands = candidate_frames(s, seq);
+  for (const auto& [key, covered] : cands) {
+    if (span <= 0 || covered < kMinCoverage * span) continue;
+    Fit chosen = fit_frame(s, seq, key, dt);
     if (chosen.steps >= kMinSteps && chosen.counted > best.counted) {
       best = std::move(chosen);
       best_key = &key;
