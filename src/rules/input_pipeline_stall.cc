@@ -28,7 +28,7 @@ std::optional<Finding> stall_on(const SampleEvidence& c, const analyses::live::G
   const live::Starvation::Cause& k = all.of(StarveCause::kInput);
   const double share = all.share(StarveCause::kInput);
   if (share < live::kMinStarvedShare) return std::nullopt;  // (starvation.h: loading evidence required)
-  const std::optional<double> speedup = all.speedup_without(StarveCause::kInput);
+  std::optional<double> speedup = all.speedup_without(StarveCause::kInput);
   struct {
     int64_t measured, stalled, by_workers, fed;
   } n{all.measured, k.ticks, k.by_workers, all.fed};
@@ -38,10 +38,18 @@ std::optional<Finding> stall_on(const SampleEvidence& c, const analyses::live::G
   for (const auto& p : c.la.processes) workers += live::is_worker(p) ? 1 : 0;
   const int cpus = c.la.host.cpu_count / std::max<int>(1, static_cast<int>(c.la.judged_gpus().size()));
   const bool by_workers = n.by_workers * 2 >= n.stalled;
+  // Saturated workers: by throughput over the span they load in (starvation.h).
+  const std::optional<live::LoaderGain> loading = by_workers ? live::loader_gain(c, g, cpus) : std::nullopt;
+  const live::LoaderGain gain = loading.value_or(live::LoaderGain{});
+  if (loading) speedup = gain.speedup;
   int suggest = cpus > 0 ? std::clamp(cpus - 1, kMinWorkers, kMaxWorkers) : kDefaultWorkers;
   if (workers > 0) {
     suggest = std::clamp(static_cast<int>(std::ceil(workers / std::max(0.05, 1.0 - share) - 1e-9)), workers + 1,
                          std::max(workers + 1, cpus > 0 ? std::min(cpus - 1, kMaxWorkers) : kMaxWorkers));
+  }
+  if (loading) {  // as many as make batches fast enough for the GPU, within the CPUs
+    suggest = std::max(workers + 1, static_cast<int>(std::ceil(workers * gain.speedup - 1e-9)));
+    if (gain.max_workers > 0) suggest = std::min(suggest, std::max(workers + 1, gain.max_workers));
   }
 
   Finding f = new_finding("input-pipeline-stall", Category::kInput, 100 * share, speedup);
@@ -62,6 +70,15 @@ std::optional<Finding> stall_on(const SampleEvidence& c, const analyses::live::G
                 evidence("saturated_process_cpu_pct", live::kSaturatedCpuPct, "%", live::kSaturatedCpuPct),
                 evidence("dataloader_workers", workers, "processes")};
   if (n.fed > 0) f.evidence.push_back(evidence("gpu_busy_when_fed_pct", fed_pct, "%"));
+  if (loading) {
+    f.detail += fmt::format(
+        " While the workers loaded ({} ticks) the GPU was busy {:.0f}% on average and {:.0f}% when fed (upper "
+        "quartile): {} workers make batches {:.2f}x faster{}.",
+        gain.ticks, gain.mean_busy, gain.fed_busy,
+        gain.capped ? fmt::format("{} (the CPUs less 2)", gain.max_workers) : std::string("more"), gain.speedup,
+        gain.capped ? ", short of what the GPU could take" : " and the GPU takes them all");
+    f.evidence.push_back(evidence("gpu_busy_while_loading_pct", gain.mean_busy, "%"));
+  }
   f.recommendation =
       workers > 0 && by_workers
           ? fmt::format(

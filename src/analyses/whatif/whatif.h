@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analyses/index.h"
@@ -104,6 +105,9 @@ std::optional<Estimate> estimate_compile_fusion(const Context& c);
 std::optional<Estimate> estimate_bigger_batch(const Context& c);
 std::optional<Estimate> estimate_fused_optimizer(const Context& c);
 std::optional<Estimate> estimate_channels_last(const Context& c);
+// The tensors an ATen vectorized elementwise kernel reads and writes (the N of its
+// std::array<char*, N> of operands), from its name; 0 for other kernels (channels-last).
+int elementwise_operands(std::string_view kernel);
 std::optional<Estimate> estimate_no_empty_cache(const Context& c);
 std::optional<Estimate> estimate_full_grid(const Context& c);
 

@@ -137,6 +137,49 @@ TEST(CudaGraphs, OneGraphPerRunBetweenSyncsAndSteps) {
   EXPECT_NE(e->change.find("8 launches per step go into 2.0 graph(s) per step"), std::string::npos) << e->change;
 }
 
+TEST(ChannelsLast, OperandsOfAnElementwiseKernelFromItsName) {
+  EXPECT_EQ(elementwise_operands("void at::native::vectorized_elementwise_kernel<8, at::native::CUDAFunctor_add<"
+                                 "c10::BFloat16>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<"
+                                 "c10::BFloat16>, std::array<char*, 3ul>)"),
+            3);
+  EXPECT_EQ(
+      elementwise_operands("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+                           "std::array<char*, 1ul> >(int, at::native::FillFunctor<float>, std::array<char*, 1ul>)"),
+      1);
+  EXPECT_EQ(elementwise_operands("void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda, "
+                                 "std::array<char*, 2ul>, 4>"),
+            0);  // not the vectorized kernel: not known to stream at the memory rate
+  EXPECT_EQ(elementwise_operands("void at::native::vectorized_elementwise_kernel<8, F>"), 0);
+}
+
+// A CUPTI trace has kernel names only: each NCHW batch-norm kernel is sized by the
+// elementwise kernel on the same activation next to it (forward: the ReLU after it, 2
+// operands; backward: the ReLU backward before it, 3 operands), 10 us per tensor here.
+TEST(ChannelsLast, WithoutShapesBatchNormIsSizedByItsElementwiseNeighbour) {
+  TimelineBuilder b;
+  b.step(1, 0, 700);
+  const char* bf16 = "c10::BFloat16";
+  b.kernel("sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc", 0, 5, 20);
+  b.kernel(std::string("void at::native::batch_norm_collect_statistics_kernel<at::native::Var, ") + bf16 + ">", 5, 25,
+           300);
+  b.kernel(std::string("void at::native::batch_norm_transform_input_kernel<") + bf16 + ", float, float, true, int>", 10,
+           325, 60);
+  b.kernel("void at::native::vectorized_elementwise_kernel<8, clamp, std::array<char*, 2ul> >", 15, 385, 20);
+  b.kernel("void at::native::vectorized_elementwise_kernel<8, threshold, std::array<char*, 3ul> >", 20, 405, 30);
+  b.kernel(std::string("void at::native::batch_norm_backward_kernel<") + bf16 + ", float, float, int>", 25, 435, 250);
+  b.runtime("cudaDeviceSynchronize", 30, 656);  // returns at 686, 1 us after the last kernel
+  Built x(b);
+  const Context c = make_context(x.tl, x.a.index, x.g, x.a.ceilings);
+  const auto e = estimate_channels_last(c);
+  ASSERT_TRUE(e.has_value());
+  // 300 + 60 + 250 us become 10 + 10 + 30 (x: 1 tensor, y: 1, dy x dx: 3).
+  EXPECT_NE(e->change.find("3 NCHW batch-norm/pooling kernels take 0.05 ms instead of 0.61 ms"), std::string::npos)
+      << e->change;
+  // The GPU-bound step: 5 + 20 + 50 + 20 + 30 us of kernels, the sync's 1 us after the
+  // last and the 14 us of host time after it to the step's end.
+  EXPECT_NEAR(e->step_ms_after, 0.140, 1e-9);
+}
+
 TEST(SteadyStep, DropsTheFirstWindowFromThreeOn) {
   ReplayResult r;
   r.total = 100;

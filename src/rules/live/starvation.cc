@@ -87,4 +87,48 @@ Starvation starvation(const SampleEvidence& c, const analyses::live::GpuLive& g)
   return n;
 }
 
+std::optional<LoaderGain> loader_gain(const SampleEvidence& c, const analyses::live::GpuLive& g, int cpus) {
+  using analyses::live::held;
+  const samples::Series* busy = analyses::live::activity_series(c.rec.samples, g.index);
+  const samples::Series* sm = gpu_series(c, g, MetricId::kGpuSmActive);
+  std::vector<const samples::Series*> workers;
+  for (const auto& p : c.la.processes) {
+    if (is_worker(p)) workers.push_back(proc_series(c, p.meta.pid, MetricId::kProcCpuPct));
+  }
+  if (workers.empty()) return std::nullopt;
+  const int64_t age = max_age_ns(c.la);
+  const int64_t busy_age = busy == sm ? std::max<int64_t>(age, 1'500'000'000) : age;
+  LoaderGain r;
+  r.workers = static_cast<int>(workers.size());
+  std::vector<double> span, fed;
+  for (const int64_t t : analyses::live::active_ticks(c.la, g)) {
+    const auto saturated = std::count_if(workers.begin(), workers.end(), [&](const samples::Series* s) {
+      return held(s, t, age).value_or(0) >= kSaturatedCpuPct;
+    });
+    if (2 * saturated < static_cast<int64_t>(workers.size())) continue;
+    const std::optional<double> u = held(busy, t, busy_age);
+    if (!u) continue;
+    span.push_back(*u);
+    if (*u >= kStarvedBelowPct) fed.push_back(*u);
+  }
+  r.ticks = static_cast<int64_t>(span.size());
+  r.fed = static_cast<int64_t>(fed.size());
+  if (r.fed < kMinFedTicks) return std::nullopt;
+  const size_t q = std::min(fed.size() - 1, static_cast<size_t>(0.75 * static_cast<double>(fed.size())));
+  std::nth_element(fed.begin(), fed.begin() + static_cast<std::ptrdiff_t>(q), fed.end());
+  r.fed_busy = fed[q];
+  // Each tick's GPU work, done at the fed rate (ticks already above it stay whole).
+  double sum = 0, after = 0;
+  for (const double u : span) sum += u, after += std::min(u, r.fed_busy) / r.fed_busy;
+  r.mean_busy = sum / static_cast<double>(r.ticks);
+  r.speedup = after > 0 ? static_cast<double>(r.ticks) / after : 1.0;
+  if (cpus > 0) {
+    r.max_workers = std::max(r.workers, cpus - 2);
+    const double cap = static_cast<double>(r.max_workers) / r.workers;
+    if (cap < r.speedup) r.speedup = cap, r.capped = true;
+  }
+  if (r.speedup <= 1.0) return std::nullopt;
+  return r;
+}
+
 }  // namespace chokepoint::rules::live

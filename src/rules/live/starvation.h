@@ -50,6 +50,24 @@ struct Starvation {
 
 Starvation starvation(const SampleEvidence& c, const analyses::live::GpuLive& g);
 
+// What-if for CPU-saturated DataLoader workers, by throughput (issue 10: workers that
+// deliver in bursts keep the median step short while the mean is long, so starved ticks
+// alone undercount the waits). Over the loading span (active ticks in which at least half
+// the workers are saturated) the GPU did `mean_busy` % of work per tick; fed, it runs at
+// `fed_busy` %: the upper quartile of the span's fed readings (a tick fed for part of its
+// period reads between the two, so their mean undercounts the fed rate). The workers'
+// output grows with their number, up to the CPUs less two (the main process and its
+// pin-memory thread): gain = min(fed_busy / mean_busy, max_workers / workers).
+struct LoaderGain {
+  double speedup = 1.0;
+  double mean_busy = 0, fed_busy = 0;  // %
+  int64_t ticks = 0, fed = 0;          // of the loading span, of them fed
+  int workers = 0, max_workers = 0;    // seen, and the most the CPUs allow (0 unknown)
+  bool capped = false;                 // the CPUs, not the GPU, bound the gain
+};
+// nullopt without workers, fewer than 3 fed ticks in the span or no idle share to win.
+std::optional<LoaderGain> loader_gain(const SampleEvidence& c, const analyses::live::GpuLive& g, int cpus);
+
 // A GPU busy less than this share of a tick is starved (the TensorBoard plugin's "GPU
 // utilization below 50%" test, also diagnose()'s idle-majority line).
 inline constexpr double kStarvedBelowPct = 50.0;

@@ -5,7 +5,8 @@
 // batch costs; the step then cannot be shorter than the time the workers need per batch
 // divided by their number. That time: with loading in the main process (num_workers=0)
 // it is the wait itself; with W workers that were all busy (a recording says so), W times
-// the recorded step. The worker count is capped by the CPUs the host has (less two: the
+// the mean recorded step (the steps' time over their batches, long waits of a loader that
+// delivers in bursts included: throughput, not a median). The worker count is capped by the CPUs the host has (less two: the
 // main process and its pin-memory thread).
 #include <cmath>
 
