@@ -10,6 +10,7 @@ Usage: window_loop.py STEPS OUT.json [--nvtx] [--gemm] [--profiler]
   --profiler  the whole loop under torch.profiler (CPU and CUDA activity), for comparison
   --profiler-cycle W:A  torch.profiler on a schedule instead: W steps waiting, 1 warm-up,
               A active, repeated; OUT.json then also lists the active steps ("active")
+  --end-times also write each step's end as CLOCK_REALTIME seconds ("end_s")
 Writes {"ms": [step times...]} and prints the median.
 """
 import json
@@ -50,6 +51,7 @@ def main():
     dev = torch.device("cuda")
     step = gemm_bound(dev) if gemm else launch_bound(dev)
     ms = []
+    end_times = [] if "--end-times" in sys.argv else None
     prof = None
     cycle = None
     active = []
@@ -74,14 +76,19 @@ def main():
         if nvtx:
             torch.cuda.nvtx.range_pop()
         ms.append((time.perf_counter() - t0) * 1e3)
+        if end_times is not None:
+            end_times.append(time.time())
         if cycle:
             if (n - 1) % (cycle[0] + 1 + cycle[1]) >= cycle[0] + 1:
                 active.append(n)
             prof.step()
     if prof is not None:
         prof.__exit__(None, None, None)
+    doc = {"ms": ms, "active": active} if cycle else {"ms": ms}
+    if end_times is not None:
+        doc["end_s"] = end_times
     with open(out, "w") as f:
-        json.dump({"ms": ms, "active": active} if cycle else {"ms": ms}, f)
+        json.dump(doc, f)
     print(f"{steps} steps, median {statistics.median(ms):.3f} ms/step", flush=True)
 
 
