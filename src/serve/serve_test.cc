@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -165,6 +166,14 @@ TEST(ServeNode, FollowsANamedProcessWithoutGpu) {
   if (child == 0) {
     execlp("sleep", "sleep", "30", static_cast<char*>(nullptr));
     _exit(127);
+  }
+  // The child is `sleep` only once it has exec'd (under load that can take a while; a
+  // first tick before it would see the test program's name).
+  for (int i = 0; i < 200; ++i) {
+    std::ifstream comm("/proc/" + std::to_string(child) + "/comm");
+    std::string name;
+    if (std::getline(comm, name) && name == "sleep") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   NodeOptions o;
   o.gpu = false;

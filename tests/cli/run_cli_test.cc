@@ -263,6 +263,47 @@ TEST(RunCli, StacksAndTheJobsSourceLinesAreRecorded) {
   EXPECT_EQ(sources[d + "/sleep.py:2"], "time.sleep(1.5)") << sources.dump();
 }
 
+// The bursts of fast samples that count steps without a trace: a second py-spy with
+// --duration and --rate 500 while the first runs (no GPU read: the first burst 8 s after
+// sampling starts). The fake stays up like the real one and writes its file when told to
+// stop or when its duration is over; the bursts are listed in meta.json and their files
+// stay in the recording. --stack-burst 0: none.
+TEST(RunCli, StackBurstsAreTakenAndListed) {
+  const std::string d = temp_dir("bursts");
+  { std::ofstream(d + "/sleep.py") << "import time\ntime.sleep(10.5)\n"; }
+  const std::string spy = fake_pyspy(
+      d, "py-spy",
+      "[ \"$1\" = --version ] && { echo 'py-spy 0.4.3'; exit 0; }\n"
+      "dur=; rate=\n"
+      "while [ $# -gt 0 ]; do case $1 in --output) out=$2; shift;; --pid) pid=$2; shift;; "
+      "--duration) dur=$2; shift;; --rate) rate=$2; shift;; esac; shift; done\n"
+      "write() { printf '[{\"args\":{\"filename\":\"\",\"line\":0},\"name\":\"thread (%s): MainThread\",\"ph\":\"B\","
+      "\"pid\":%s,\"tid\":1,\"ts\":0}]' $pid $pid > \"$out\"; echo \"rate $rate\" >> \"$out.args\"; }\n"
+      "if [ -n \"$dur\" ]; then sleep 1; write; exit 0; fi\n"
+      "trap 'write; exit 0' INT TERM\n"
+      "while kill -0 $pid 2>/dev/null; do sleep 0.2; done\nwrite\n");
+  Output o = run(d, "run --view none -q --py-spy " + spy + " -o " + d + "/rec -- python3 " + d + "/sleep.py");
+  ASSERT_EQ(o.rc, 0) << o.err;
+  const auto meta = report_json(d + "/rec/meta.json");
+  ASSERT_TRUE(meta["stacks"].contains("bursts")) << meta.dump(1);
+  const auto& bursts = meta["stacks"]["bursts"];
+  ASSERT_EQ(bursts.size(), 1u) << meta.dump(1);
+  EXPECT_EQ(bursts[0]["file"], "pyspy-burst-1.json");
+  EXPECT_EQ(bursts[0]["rate_hz"], 500.0);
+  EXPECT_GT(bursts[0]["origin_ns"].get<int64_t>(), meta["stacks"]["origin_ns"].get<int64_t>() + 7'000'000'000);
+  EXPECT_TRUE(fs::exists(d + "/rec/pyspy-burst-1.json"));
+  EXPECT_EQ(slurp(d + "/rec/pyspy-burst-1.json.args"), "rate 500\n");
+  EXPECT_EQ(meta["stacks"]["file"], "pyspy.json");
+
+  const std::string d2 = temp_dir("noburst");
+  { std::ofstream(d2 + "/sleep.py") << "import time\ntime.sleep(9)\n"; }
+  o = run(d2,
+          "run --view none -q --stack-burst 0 --py-spy " + spy + " -o " + d2 + "/rec -- python3 " + d2 + "/sleep.py");
+  ASSERT_EQ(o.rc, 0) << o.err;
+  EXPECT_FALSE(report_json(d2 + "/rec/meta.json")["stacks"].contains("bursts"));
+  EXPECT_FALSE(fs::exists(d2 + "/rec/pyspy-burst-1.json"));
+}
+
 TEST(RunCli, NoNvmlSaysSoOnceAndDiagnosesTheHost) {
   const std::string d = temp_dir("nonvml");
   Output o = run(d, "run --view none -o " + d + "/rec -- sleep 0.5");
