@@ -156,3 +156,33 @@ TEST(DiffPairs, SameRunIsNoChange) {
 
 }  // namespace
 }  // namespace chokepoint
+
+namespace chokepoint {
+namespace {
+
+// Two runs whose steps were found the same way but with other counts (loop iterations
+// counted in stack bursts; an inferred op cycle) carry no caveat; another way does.
+TEST(DiffCaveats, StepsFoundTheSameWayWithOtherCounts) {
+  auto side = [](const std::string& source) {
+    report::DiffSide s;
+    s.kind = "recording";
+    s.report.window.steps = 50;
+    s.report.window.step_source = source;
+    s.report.window.step_time_ms = {20, 20, 22, 18, 25};
+    return s;
+  };
+  const std::string loop = "iterations of the loop in train.py main() counted in Python stack samples at 500 Hz";
+  auto d = pipeline::compare_reports(side(loop + "; 4 longer stretches left out (evaluation, checkpoints, warm-up)"),
+                                     side(loop + "; 8 longer stretches left out (evaluation, checkpoints, warm-up)"));
+  EXPECT_TRUE(d.notes.empty()) << d.notes.front();
+  d = pipeline::compare_reports(
+      side("inferred from the repeating GPU op sequence (800 ops per step, 616 whole cycles)"),
+      side("inferred from the repeating GPU op sequence (801 ops per step, 500 whole cycles)"));
+  EXPECT_TRUE(d.notes.empty()) << d.notes.front();
+  d = pipeline::compare_reports(side(loop), side("ProfilerStep#N annotations"));
+  ASSERT_EQ(d.notes.size(), 1u);
+  EXPECT_NE(d.notes[0].find("steps were found differently"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace chokepoint
