@@ -84,7 +84,12 @@ TEST(LoopSteps, SamplingSlowerThanTheStepIsNotSure) {
   // 7 ms steps sampled every 5 ms.
   const auto s = loop({{10, 1 * kMs}, {11, 2 * kMs}, {12, 4 * kMs}}, 600, 5 * kMs);
   const LoopSteps l = find_loop_steps(s);
-  if (l.found && l.sure) EXPECT_NEAR(l.step_ns / 1e6, 7.0, 0.35);
+  // Sampled every 5 ms, the 7 ms loop seems to run backwards (each sample ~2 ms earlier in
+  // the body than the last): no step is reported.
+  EXPECT_FALSE(l.found && l.sure) << l.step_ns / 1e6 << " ms";
+  if (l.found) {
+    EXPECT_TRUE(l.ambiguous);
+  }
 }
 
 TEST(LoopSteps, NoLoopNoSteps) {
