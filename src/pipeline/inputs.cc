@@ -1,8 +1,10 @@
 #include "pipeline/inputs.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -65,7 +67,13 @@ Result<samples::PyStacks> read_stack_file(const std::string& dir, const std::str
 
 // The Python stacks meta.json names, into in.stacks, or why not into in.stacks_problem.
 void load_stacks(const std::string& dir, const samples::StacksMeta& sm, Inputs& in) {
+  // `run` takes one a minute: a day's worth at most, each file once, at a rate py-spy can
+  // have sampled at (meta.json is input like any other).
+  constexpr size_t kMaxBursts = 1440;
+  std::set<std::string> seen;
   for (const auto& b : sm.bursts) {
+    if (in.stack_bursts.size() >= kMaxBursts || !seen.insert(b.file).second) continue;
+    if (!std::isfinite(b.rate_hz) || b.rate_hz <= 0 || b.rate_hz > 100'000) continue;
     auto bs = read_stack_file(dir, b.file, b.origin_ns);
     if (!bs.ok()) continue;  // a burst is an extra: the run's own samples still count
     in.stack_bursts.push_back(std::move(bs).value());
