@@ -83,7 +83,7 @@ void apply_loop_steps(report::Report& r, const analyses::LoopSteps& l) {
     r.window.step_source = "live samples (no steps: " + l.why_not + ")";
     return;
   }
-  if (!l.sure) {
+  if (!l.sure()) {
     r.window.step_source = "live samples (no steps: " + analyses::loop_steps_source(l) + ")";
     return;
   }
@@ -113,7 +113,7 @@ void add_stack_evidence(const Inputs& in, const analyses::live::LiveAnalysis* la
   // GIL waiting.
   int64_t steps = st.host && a && !a->windows.whole_trace ? a->steps() : 0;
   // Untraced: the analyzed window over the step counted in the samples.
-  if (st.host && !a && st.loop && st.loop->sure && st.loop->step_ns > 0) {
+  if (st.host && !a && st.loop && st.loop->sure() && st.loop->step_ns > 0) {
     steps = std::llround(st.host->window_s * 1e9 / st.loop->step_ns);
   }
   ev.stacks = &st.ke.emplace(rules::StackEvidence{st.host ? *st.host : kNoAttribution, steps});

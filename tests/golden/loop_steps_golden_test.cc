@@ -51,7 +51,7 @@ TEST_P(LoopStepsOfProgram, MeanIterationMatchesThePrintedOne) {
   const analyses::LoopSteps l = analyses::find_loop_steps(r.stacks);
   ASSERT_TRUE(l.found) << l.why_not;
   EXPECT_EQ(l.function, c.loop_function);
-  EXPECT_TRUE(l.sure) << l.samples_per_step;
+  EXPECT_TRUE(l.sure()) << l.samples_per_step;
   EXPECT_GE(l.steps, 30);
   const double ms = l.step_ns / 1e6;
   std::printf("%s: %.2f ms counted (%lld steps, %lld left out, %.1f samples a step), printed %.2f\n", c.name, ms,
@@ -66,18 +66,17 @@ INSTANTIATE_TEST_SUITE_P(Programs, LoopStepsOfProgram,
                                            Case{"resnet_200", "train"}),
                          [](const auto& info) { return std::string(info.param.name); });
 
-// lstm_lm's 7 ms iteration sampled every 5 ms: fewer than three samples a step, where a
-// line as long as the interval hides whole iterations. The count is then not trusted.
+// lstm_lm's 7 ms iteration sampled every 5 ms: every other wrap is missed (a line as long
+// as the interval hides it), so the intervals read twice the step (15.8 ms) and fall as
+// often at one and a half of that as at whole ones. The count is found but not trusted.
 TEST(LoopSteps, UndersampledLoopIsNotSure) {
   const Recorded r = load("lstm_200");
   const analyses::LoopSteps l = analyses::find_loop_steps(r.stacks);
-  std::printf("lstm_200: found %d, %.2f ms, sure %d, %.1f samples a step, printed %.2f\n", l.found, l.step_ns / 1e6,
-              l.sure, l.samples_per_step, r.printed_ms);
-  if (l.found) {
-    EXPECT_FALSE(l.sure && std::abs(l.step_ns / 1e6 - r.printed_ms) > 0.05 * r.printed_ms)
-        << "a wrong step must not be reported as sure: " << l.step_ns / 1e6 << " ms vs " << r.printed_ms;
-    EXPECT_NE(analyses::loop_steps_source(l).find("samples a step"), std::string::npos);
-  }
+  ASSERT_TRUE(l.found) << l.why_not;
+  EXPECT_TRUE(l.ambiguous) << l.step_ns / 1e6 << " ms vs " << r.printed_ms;
+  EXPECT_FALSE(l.sure());
+  EXPECT_NE(analyses::loop_steps_source(l).find("the count is not sure"), std::string::npos)
+      << analyses::loop_steps_source(l);
 }
 
 }  // namespace

@@ -80,15 +80,11 @@ using Segments = std::vector<const samples::PyStackSegment*>;
 using Key = std::tuple<std::string, std::string, size_t>;  // file, function, depth from the outermost
 
 // The segments of the thread with the most time in the job's own frames, in time order.
-Segments main_thread_segments(const samples::PyStacks& s, int64_t from_ns, int64_t to_ns) {
-  const bool all = from_ns == 0 && to_ns == 0;
-  auto in_range = [&](const samples::PyStackSegment& g) {
-    return all || (g.start_ns >= from_ns && g.start_ns < to_ns);
-  };
+Segments main_thread_segments(const samples::PyStacks& s) {
   auto own = [&](int32_t frame) { return !samples::is_library_file(s.frames[frame].file); };
   std::vector<double> own_time(s.threads.size(), 0.0);
   for (const auto& g : s.segments) {
-    if (!in_range(g) || g.thread < 0 || static_cast<size_t>(g.thread) >= s.threads.size()) continue;
+    if (g.thread < 0 || static_cast<size_t>(g.thread) >= s.threads.size()) continue;
     const auto& st = s.stacks[g.stack];
     if (std::any_of(st.begin(), st.end(), own)) own_time[g.thread] += static_cast<double>(g.end_ns - g.start_ns);
   }
@@ -96,7 +92,7 @@ Segments main_thread_segments(const samples::PyStacks& s, int64_t from_ns, int64
   if (own_time.empty() || *std::max_element(own_time.begin(), own_time.end()) <= 0) return seq;
   const auto thread = static_cast<int32_t>(std::max_element(own_time.begin(), own_time.end()) - own_time.begin());
   for (const auto& g : s.segments) {
-    if (g.thread == thread && in_range(g)) seq.push_back(&g);
+    if (g.thread == thread) seq.push_back(&g);
   }
   std::sort(seq.begin(), seq.end(), [](auto* a, auto* b) { return a->start_ns < b->start_ns; });
   return seq;
@@ -178,10 +174,14 @@ Fit fit_frame(const samples::PyStacks& s, const Segments& seq, const Key& key, d
 
 }  // namespace
 
-LoopSteps find_loop_steps(const samples::PyStacks& s, int64_t from_ns, int64_t to_ns) {
+bool LoopSteps::sure() const {
+  return found && samples_per_step >= kSureSamplesPerStep && !ambiguous && steps >= kSureSteps;
+}
+
+LoopSteps find_loop_steps(const samples::PyStacks& s) {
   LoopSteps out;
   out.rate_hz = s.rate_hz;
-  const Segments seq = main_thread_segments(s, from_ns, to_ns);
+  const Segments seq = main_thread_segments(s);
   if (seq.empty()) {
     out.why_not = "no sampled stack is in the job's own code";
     return out;
@@ -214,7 +214,6 @@ LoopSteps find_loop_steps(const samples::PyStacks& s, int64_t from_ns, int64_t t
   out.function = std::get<1>(*best_key);
   out.samples_per_step = best.period / dt;
   out.ambiguous = best.ambiguous;
-  out.sure = out.samples_per_step >= kSureSamplesPerStep && !out.ambiguous && out.steps >= kSureSteps;
   if (out.rate_hz <= 0) out.rate_hz = 1e9 / dt;
   return out;
 }
@@ -249,7 +248,6 @@ LoopSteps combine_loop_steps(const std::vector<LoopSteps>& parts) {
   }
   out.step_ns = out.counted_ns / static_cast<double>(out.steps);
   out.samples_per_step = out.step_ns * out.rate_hz / 1e9;
-  out.sure = out.samples_per_step >= kSureSamplesPerStep && !out.ambiguous && out.steps >= kSureSteps;
   return out;
 }
 
@@ -267,7 +265,7 @@ std::string loop_steps_source(const LoopSteps& l) {
   } else if (l.samples_per_step < kSureSamplesPerStep) {
     s += fmt::format("; only {:.1f} samples a step, so iterations may be missed: the step may be shorter",
                      l.samples_per_step);
-  } else if (!l.sure) {
+  } else if (!l.sure()) {
     s += fmt::format("; {} iterations are too few to be sure of their mean", l.steps);
   }
   return s;

@@ -31,8 +31,10 @@ struct LoopSteps {
   double rate_hz = 0;               // the samples' rate
   double samples_per_step = 0;
   bool ambiguous = false;  // half the period explains the samples as well
-  bool sure = false;       // kSureSamplesPerStep samples a step, kSureSteps steps, not ambiguous
   std::string why_not;     // when !found
+
+  // Enough samples a step and iterations counted, and no other period explains them as well.
+  bool sure() const;
 };
 
 // Fewer samples a step than this and a step-long line can hide a whole iteration.
@@ -41,9 +43,8 @@ inline constexpr double kSureSamplesPerStep = 3.0;
 // mean of a job whose step drifts (resnet_fake at 50 Hz: 18 counted, +16%).
 inline constexpr int64_t kSureSteps = 30;
 
-// The loop of the thread that spends the most time in the job's own frames, from samples
-// in [from_ns, to_ns) (0, 0: all).
-LoopSteps find_loop_steps(const samples::PyStacks& s, int64_t from_ns = 0, int64_t to_ns = 0);
+// The loop of the thread that spends the most time in the job's own frames.
+LoopSteps find_loop_steps(const samples::PyStacks& s);
 
 // Several sample sets of the same job (bursts): the loop most of them found, its
 // intervals pooled. Not found when none found one.

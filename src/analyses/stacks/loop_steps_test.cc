@@ -60,7 +60,7 @@ TEST(LoopSteps, CountsIterationsOfTheLoopFrame) {
   EXPECT_EQ(l.function, "main");
   EXPECT_NEAR(l.step_ns / 1e6, 20.0, 0.2);
   EXPECT_GE(l.steps, 190);
-  EXPECT_TRUE(l.sure);
+  EXPECT_TRUE(l.sure());
   EXPECT_NE(loop_steps_source(l).find("train.py main()"), std::string::npos);
 }
 
@@ -86,7 +86,7 @@ TEST(LoopSteps, SamplingSlowerThanTheStepIsNotSure) {
   const LoopSteps l = find_loop_steps(s);
   // Sampled every 5 ms, the 7 ms loop seems to run backwards (each sample ~2 ms earlier in
   // the body than the last): no step is reported.
-  EXPECT_FALSE(l.found && l.sure) << l.step_ns / 1e6 << " ms";
+  EXPECT_FALSE(l.found && l.sure()) << l.step_ns / 1e6 << " ms";
   if (l.found) {
     EXPECT_TRUE(l.ambiguous);
   }
