@@ -28,8 +28,11 @@ Json load(const std::string& path) {
 struct Source {
   std::string name, file;
 };
-const Source kSources[] = {
-    {"trace", "trace.json.gz"}, {"rerun", "rerun.json.gz"}, {"traced", "traced.rec"}, {"run", "run.rec"}};
+const Source kSources[] = {{"trace", "trace.json.gz"},
+                           {"rerun", "rerun.json.gz"},
+                           {"round_d", "round_d.json.gz"},
+                           {"traced", "traced.rec"},
+                           {"run", "run.rec"}};
 
 // The measured gain a source's estimate is compared with (tests/data/pairs/validate.py).
 std::optional<double> measured(const Json& m, const Json& e, const std::string& source) {
@@ -37,6 +40,10 @@ std::optional<double> measured(const Json& m, const Json& e, const std::string& 
     if (!m.contains("rerun")) return std::nullopt;
     return m["round_c"]["fixed"]["samples_per_s_median_of_rounds"].get<double>() /
            m["rerun"]["samples_per_s"].get<double>();
+  }
+  if (source == "round_d") {  // the trace's own round of the interleaved rounds (gpu_interleaved.sh)
+    if (!m.contains("round_d") || !m["round_d"].contains("measured")) return std::nullopt;
+    return m["round_d"]["measured"].get<double>();
   }
   if (e.value("measure", "") == "round_c_mean") return m["round_c"]["speedup_fixed_mean"].get<double>();
   return m["round_a"]["fixed"]["samples_per_s"].get<double>() / m["round_a"]["broken"]["samples_per_s"].get<double>();
@@ -48,7 +55,7 @@ bool has_finding(const report::Report& rep, const std::string& id) {
 
 // The findings and the first remedy the pair expects from a source.
 void check_findings(const report::Report& rep, const Json& e, const std::string& source) {
-  if (source == "trace" || source == "rerun") {
+  if (source == "trace" || source == "rerun" || source == "round_d") {
     for (const auto& id : e.value("findings", Json::array()))
       EXPECT_TRUE(has_finding(rep, id.get<std::string>())) << id;
     if (e.contains("first_remedy")) {

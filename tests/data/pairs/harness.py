@@ -8,7 +8,7 @@ model, data and optimizer, defines `step()` (one iteration) and hands it to `run
   2. times iterations for `--seconds` in blocks of about 100 ms with one synchronize per
      block (never per iteration: a per-step sync would change what is measured), printing
      `iter N: X ms/iter` like nanoGPT does, and the median over blocks at the end,
-  3. with `--profile TRACE`, records 4 more iterations with torch.profiler (CPU + CUDA,
+  3. with `--profile TRACE`, records 4 more iterations (`--profile-steps N`: N) with torch.profiler (CPU + CUDA,
      record_shapes=True; schedule wait=1, warmup=2, active=4) into TRACE,
   4. with `--result JSON`, writes the figures (median ms/iter, samples/s, iterations).
 
@@ -50,6 +50,8 @@ def parse(description, extra=None):
     ap.add_argument("--seconds", type=float, default=4.0, help="seconds of timed iterations (default 4)")
     ap.add_argument("--warmup", type=int, default=8, help="untimed iterations first (default 8)")
     ap.add_argument("--profile", metavar="TRACE", help="then profile 4 iterations into TRACE (.json.gz)")
+    ap.add_argument("--profile-steps", type=int, default=4, metavar="N",
+                    help="iterations to profile (default 4; more for a job whose steps vary, e.g. bursty loaders)")
     ap.add_argument("--result", metavar="JSON", help="write the measured figures to JSON")
     if extra:
         extra(ap)
@@ -103,10 +105,11 @@ def run(step, args, name, samples_per_step=1, after_warmup=None):
         if CUDA:
             acts.append(torch.profiler.ProfilerActivity.CUDA)
         walls = []
-        sched = torch.profiler.schedule(wait=1, warmup=2, active=4, repeat=1)
+        active = max(1, args.profile_steps)
+        sched = torch.profiler.schedule(wait=1, warmup=2, active=active, repeat=1)
         with torch.profiler.profile(activities=acts, schedule=sched, record_shapes=True,
                                     on_trace_ready=lambda p: p.export_chrome_trace(args.profile)) as prof:
-            for _ in range(7):
+            for _ in range(3 + active):
                 t = time.perf_counter()
                 step()
                 prof.step()

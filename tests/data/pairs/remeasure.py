@@ -8,7 +8,11 @@ median over rounds of each variant's throughput and the speedups of the fixes.
         small_batch:broken,fixed,graphs resnet_workers:broken,fixed@6
 
 VARIANT: broken (no flag), fixed (--fix), graphs (--graphs), wholegraph (--whole-graph),
-profiled (broken, then 4 profiled steps); @S after a pair's variants sets its timed seconds.
+profiled (broken, then 4 profiled steps; `--profile-steps PAIR=N`: N), traced (broken under
+`chokepoint run --trace`, a third of the seconds; needs `--chokepoint BIN`); @S after a
+pair's variants sets its timed seconds. Every variant's file is named PAIR.VARIANT.rROUND.*
+so that each round's estimates (from its profiled trace and traced recording) can be set
+against the same round's timed fix (interleaved.py).
 """
 import argparse
 import json
@@ -19,7 +23,8 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FLAGS = {"broken": [], "fixed": ["--fix"], "graphs": ["--graphs"], "wholegraph": ["--whole-graph"], "profiled": []}
+FLAGS = {"broken": [], "fixed": ["--fix"], "graphs": ["--graphs"], "wholegraph": ["--whole-graph"], "profiled": [],
+         "traced": []}
 
 
 def main():
@@ -27,9 +32,12 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--seconds", type=float, default=2.5)
+    ap.add_argument("--chokepoint", metavar="BIN", help="chokepoint binary (for the traced variant)")
+    ap.add_argument("--profile-steps", action="append", default=[], metavar="PAIR=N")
     ap.add_argument("specs", nargs="+")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
+    psteps = dict(x.split("=") for x in a.profile_steps)
     plan = []
     for spec in a.specs:
         name, rest = spec.split(":")
@@ -46,6 +54,13 @@ def main():
                 cmd += FLAGS[v]
                 if v == "profiled":
                     cmd += ["--profile", os.path.join(a.out, f"{name}.profiled.r{r}.json.gz")]
+                    if name in psteps:
+                        cmd += ["--profile-steps", psteps[name]]
+                if v == "traced":
+                    cmd[cmd.index("--seconds") + 1] = str(max(1.0, secs / 3))
+                    rec = os.path.join(a.out, f"{name}.traced.r{r}.rec")
+                    cmd = [a.chokepoint, "run", "--trace", "--view", "none", "-o", rec, "--report", rec + ".json",
+                           "-f", "json", "--"] + cmd
                 t0 = time.time()
                 p = subprocess.run(cmd, cwd=HERE, capture_output=True, text=True)
                 line = [l for l in p.stdout.splitlines() if "ms/iter" in l and "iterations" in l]
@@ -65,11 +80,12 @@ def main():
             s[v] = {"samples_per_s_median_of_rounds": statistics.median(x["samples_per_s"] for x in runs),
                     "samples_per_s_mean_of_rounds": statistics.median(x["samples_per_s_mean"] for x in runs),
                     "median_ms": [x["median_ms"] for x in runs], "mean_ms": [x["mean_ms"] for x in runs]}
+        base = "broken" if "broken" in s else "profiled"  # a profiled run times the broken variant first
         for v in variants:
-            if v in ("broken", "profiled") or v not in s or "broken" not in s:
+            if v in ("broken", "profiled", "traced") or v not in s or base not in s:
                 continue
-            s[f"speedup_{v}"] = s[v]["samples_per_s_median_of_rounds"] / s["broken"]["samples_per_s_median_of_rounds"]
-            s[f"speedup_{v}_mean"] = s[v]["samples_per_s_mean_of_rounds"] / s["broken"]["samples_per_s_mean_of_rounds"]
+            s[f"speedup_{v}"] = s[v]["samples_per_s_median_of_rounds"] / s[base]["samples_per_s_median_of_rounds"]
+            s[f"speedup_{v}_mean"] = s[v]["samples_per_s_mean_of_rounds"] / s[base]["samples_per_s_mean_of_rounds"]
             print(f"{name} {v}: {s[f'speedup_{v}']:.3f}x (mean-based {s[f'speedup_{v}_mean']:.3f}x)", flush=True)
     with open(os.path.join(a.out, "remeasured.json"), "w") as f:
         json.dump(summary, f, indent=1, sort_keys=True)

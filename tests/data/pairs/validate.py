@@ -7,6 +7,8 @@ estimate of each pair's fix, from each source, against the gain the fix gave on 
 Sources, per pair directory (recorded by record_pairs.sh / gpu_round2.sh):
   trace     trace.json.gz   torch.profiler, 4 steps of the broken variant (round A)
   rerun     rerun.json.gz   the same taken again later (round C; three pairs)
+  round_d   round_d.json.gz the trace of one interleaved round (gpu_interleaved.sh), against
+                            that round's fix (measured.json round_d; interleaved.py has all)
   traced    traced.rec/     `chokepoint run --trace` of the broken variant (CUPTI)
   run       run.rec/        `chokepoint run` of the broken variant (live samples)
 Measured gain (measured.json): round A, the broken variant's median time per iteration
@@ -23,7 +25,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SOURCES = [("trace", "trace.json.gz"), ("rerun", "rerun.json.gz"), ("traced", "traced.rec"), ("run", "run.rec")]
+SOURCES = [("trace", "trace.json.gz"), ("rerun", "rerun.json.gz"), ("round_d", "round_d.json.gz"),
+           ("traced", "traced.rec"), ("run", "run.rec")]
 
 
 def analyze(cp, path):
@@ -42,6 +45,8 @@ def estimate(report, remedy):
 
 def measured(m, exp, source):
     a = m["round_a"]
+    if source == "round_d":
+        return m.get("round_d", {}).get("measured")
     if source == "rerun":
         return m["rerun"]["samples_per_s"] and m["round_c"]["fixed"]["samples_per_s_median_of_rounds"] / m["rerun"]["samples_per_s"]
     if exp.get("measure") == "round_c_mean":
@@ -110,6 +115,18 @@ def main():
             s = r["sources"]["rerun"]
             print(f"- {r['pair']}: {r['remedy']} estimated {s['estimate']:.2f}x, measured {s['measured']:.2f}x "
                   f"(ratio {s['ratio']:.2f}); first remedy {s['first_remedy']} {s['first_gain']:.2f}x")
+    inter = [(r["pair"], json.load(open(os.path.join(HERE, r["pair"], "measured.json"))).get("round_d")) for r in rows]
+    inter = [(n, d) for n, d in inter if d]
+    if inter:
+        print("\nInterleaved rounds (round D, gpu_interleaved.sh): each round's estimate (computed by interleaved.py when recorded)"
+              " against the same round's fix:\n")
+        for n, d in inter:
+            for src in ("trace", "traced"):
+                rs = [x for x in d["rounds"] if src + "_ratio" in x]
+                if rs:
+                    med = statistics.median(x[src + "_ratio"] for x in rs)
+                    each = ", ".join(f"{x[src + '_estimate']:.2f}x/{x['measured']:.2f}x" for x in rs)
+                    print(f"- {n} ({src}): median ratio {med:.2f} over {len(rs)} rounds ({each})")
     print()
     for source, e in errors.items():
         if e:

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Round D of docs/VALIDATION.md: each round's estimates against the same round's fix.
+
+    python3 tests/data/pairs/interleaved.py BIN/chokepoint DIR [--json OUT.json]
+
+DIR is remeasure.py's output of gpu_interleaved.sh (PAIR.profiled.rN.json[.gz], the broken
+variant timed then profiled in one process; PAIR.fixed.rN.json, the fix timed in the next
+process; PAIR.traced.rN.rec, the broken variant under `chokepoint run --trace`). For each
+round: measured = the fix's samples/s over the profiled process's (by mean time where
+expected.json says round_c_mean: resnet_workers' bursty loader), and the estimate of the
+pair's remedy from that round's trace and recording. Prints one line per pair and round and
+the median ratio per pair and source.
+"""
+import glob
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def estimate(cp, path, remedy):
+    p = subprocess.run([cp, "analyze", path, "-f", "json"], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"{path}: {p.stderr.strip()}")
+    r = json.loads(p.stdout)
+    for w in r.get("what_ifs", []) + r.get("remedies", []):
+        if w["id"] == remedy and w.get("estimated_speedup"):
+            return w["estimated_speedup"], r
+    return None, r
+
+
+def main():
+    cp = os.path.abspath(sys.argv[1])
+    d = sys.argv[2]
+    out_json = sys.argv[sys.argv.index("--json") + 1] if "--json" in sys.argv else None
+    expected = json.load(open(os.path.join(HERE, "expected.json")))
+    pairs = sorted({re.match(r"(.*)\.profiled\.r\d+\.json$", os.path.basename(f)).group(1)
+                    for f in glob.glob(os.path.join(d, "*.profiled.r*.json"))})
+    result = {}
+    for name in pairs:
+        exp = expected[name]
+        key = "samples_per_s_mean" if exp.get("measure") == "round_c_mean" else "samples_per_s"
+        rows = []
+        for f in sorted(glob.glob(os.path.join(d, f"{name}.profiled.r*.json"))):
+            r = re.search(r"\.r(\d+)\.json$", f).group(1)
+            fixed = os.path.join(d, f"{name}.fixed.r{r}.json")
+            if not os.path.exists(fixed):
+                continue
+            broken = json.load(open(f))
+            meas = json.load(open(fixed))[key] / broken[key]
+            row = {"round": int(r), "measured": meas, "broken_ms": broken["median_ms"], "broken_mean_ms": broken["mean_ms"]}
+            for source, path in (("trace", f[:-5] + ".json.gz"), ("traced", os.path.join(d, f"{name}.traced.r{r}.rec"))):
+                if os.path.exists(path):
+                    est, rep = estimate(cp, path, exp["remedy"])
+                    row[source] = {"estimate": est, "ratio": est / meas if est else None,
+                                   "verdict": rep["verdict"]["bound"],
+                                   "first_remedy": rep["remedies"][0]["id"] if rep["remedies"] else None}
+            rows.append(row)
+            cells = "; ".join(f"{s} {row[s]['estimate']:.2f}x ({row[s]['ratio']:.2f}), {row[s]['verdict']}, first "
+                              f"{row[s]['first_remedy']}" for s in ("trace", "traced") if s in row and row[s]["estimate"])
+            print(f"{name} r{r}: measured {meas:.2f}x (broken {broken['median_ms']:.2f} ms median, "
+                  f"{broken['mean_ms']:.2f} mean); {cells}")
+        summary = {}
+        for s in ("trace", "traced"):
+            ratios = [x[s]["ratio"] for x in rows if s in x and x[s]["ratio"]]
+            if ratios:
+                summary[s] = {"median_ratio": statistics.median(ratios), "ratios": ratios}
+                print(f"{name} {s}: median ratio {statistics.median(ratios):.2f} over {len(ratios)} rounds "
+                      f"({', '.join(f'{x:.2f}' for x in ratios)})")
+        result[name] = {"rounds": rows, "summary": summary}
+    if out_json:
+        with open(out_json, "w") as f:
+            json.dump(result, f, indent=1, sort_keys=True)
+
+
+if __name__ == "__main__":
+    main()
