@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include <nlohmann/json.hpp>
 
@@ -22,18 +24,40 @@ constexpr int kMaxAttempts = 4;
 // The interpreter needs a moment after exec before py-spy can find it.
 constexpr int64_t kStartDelayNs = 300'000'000;
 // Bursts (StackOptions::burst_hz), 2 s each. The first once the job's GPU has been busy
-// for 3 s (its imports, model building and compilation are over: on the H200 a PyTorch
-// program was still importing 8 s after start), else 8 s after sampling started when no
-// GPU is read, else after 60 s; the next 10 s and 30 s later (evaluation at the start of
-// training, as nanoGPT does, is then behind), then one a minute. At 500 Hz py-spy takes
-// ~40% of a core while one runs (docs/BENCHMARKS.md): ~1.3% on average over a long job.
+// for 1 s (its imports and model building are over: on the H200 a PyTorch program was
+// still importing 8 s after start; bert_finetune trained only ~5 s of its 34 s, so 3 s
+// missed most of it; a warm-up that keeps the GPU busy is caught below), else 8 s after sampling started when no
+// GPU is read, else after 60 s; the next 4 s later (a job of 15-30 s, as bert_finetune and
+// resnet_fake on the H200, ended before a burst 10 s later: one burst of 2 s held 13-19 of
+// their iterations, too few to be sure of), then 10 s and 30 s later (evaluation at the
+// start of training, as nanoGPT does, is then behind), then one a minute. At 500 Hz py-spy
+// takes ~40% of a core while one runs (docs/BENCHMARKS.md): ~1.3% on average over a long
+// job.
 constexpr int kBurstSeconds = 2;
-constexpr int64_t kGpuBusyFirstNs = 3'000'000'000;
+constexpr int64_t kGpuBusyFirstNs = 1'000'000'000;
 constexpr int64_t kNoGpuFirstNs = 8'000'000'000;
 constexpr int64_t kLatestFirstNs = 60'000'000'000;
-constexpr int64_t kBurstAfterNs[] = {10'000'000'000, 20'000'000'000};
+constexpr int64_t kBurstAfterNs[] = {4'000'000'000, 10'000'000'000, 20'000'000'000};
 constexpr int64_t kBurstEveryNs = 60'000'000'000;
 constexpr double kBusyPct = 10;
+// A burst in which the job's stacks hardly changed (py-spy's chrome trace opens a frame
+// only where the stack changes: under this many, against ~1200 for a training loop at
+// 500 Hz) caught it standing still in one long call: unet_diffusion's first backward ran
+// 23 s on the H200 (cuDNN autotuning with the GPU busy) and held all three bursts while its
+// 100 iterations came after. Such a burst does not count: the next comes 2 s after it, at
+// most this many times.
+constexpr size_t kStillBelowFrames = 200;
+constexpr int kMaxStillBursts = 6;
+constexpr int64_t kAfterStillNs = 2'000'000'000;
+
+// The frames py-spy opened in a chrome trace file (each "ph":"B" event).
+size_t frames_opened(const std::filesystem::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  size_t n = 0;
+  for (size_t at = text.find("\"ph\":\"B\""); at != std::string::npos; at = text.find("\"ph\":\"B\"", at + 1)) ++n;
+  return n;
+}
 
 bool python_process(const samples::ProcessMeta& p) {
   return sampler::proc::is_python(p.cmdline) || p.comm.rfind("python", 0) == 0 || p.comm == "pt_main_thread";
@@ -68,7 +92,7 @@ StackSampling::~StackSampling() = default;
 
 void StackSampling::poll_burst(const Session& session, int64_t now_realtime_ns, int64_t now_monotonic_ns) {
   if (burst_) {
-    if (burst_->poll()) end_burst(false);
+    if (burst_->poll()) end_burst(false, now_monotonic_ns);
     return;
   }
   if (o_.burst_hz <= 0) return;
@@ -89,7 +113,9 @@ void StackSampling::poll_burst(const Session& session, int64_t now_realtime_ns, 
     return;
   }
   ++bursts_started_;
-  next_burst_mono_ = now_monotonic_ns + (bursts_started_ <= 2 ? kBurstAfterNs[bursts_started_ - 1] : kBurstEveryNs);
+  next_burst_mono_ = now_monotonic_ns + (bursts_started_ <= static_cast<int>(std::size(kBurstAfterNs))
+                                             ? kBurstAfterNs[bursts_started_ - 1]
+                                             : kBurstEveryNs);
   sampler::PySpyOptions po;
   po.binary = binary_;
   po.rate_hz = o_.burst_hz;
@@ -103,7 +129,7 @@ void StackSampling::poll_burst(const Session& session, int64_t now_realtime_ns, 
 
 // Keeps the burst's file when py-spy wrote samples; `stop` asks it to end first (the run
 // is over).
-void StackSampling::end_burst(bool stop) {
+void StackSampling::end_burst(bool stop, int64_t now_monotonic_ns) {
   if (!burst_) return;
   if (stop) burst_->stop(5'000'000'000);
   burst_cpu_s_ += burst_->cpu_s();
@@ -111,6 +137,11 @@ void StackSampling::end_burst(bool stop) {
   const auto path = std::filesystem::path(dir_) / burst_file_;
   if (std::filesystem::file_size(path, ec) > 2 && !ec) {
     bursts_.push_back({burst_file_, burst_->origin_ns(), o_.burst_hz});
+    if (!stop && bursts_still_ < kMaxStillBursts && frames_opened(path) < kStillBelowFrames) {
+      ++bursts_still_;
+      --bursts_counted_;
+      next_burst_mono_ = now_monotonic_ns + kAfterStillNs;
+    }
   } else {
     std::filesystem::remove(path, ec);
   }
@@ -196,7 +227,7 @@ void StackSampling::finish(Session& session) {
     session.set_stacks(m);
     return;
   }
-  end_burst(true);
+  end_burst(true, 0);
   rec_->stop(10'000'000'000);
   session.add_sampler_cpu_ms("stacks", (rec_->cpu_s() + burst_cpu_s_) * 1e3);
   const std::string file = (std::filesystem::path(dir_) / kStackFile).string();

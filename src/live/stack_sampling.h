@@ -50,13 +50,15 @@ class StackSampling {
   std::unique_ptr<sampler::PySpyRecorder> burst_;
   std::string burst_file_;
   int bursts_started_ = 0;
+  int bursts_counted_ = 0;  // started, less those that found the job standing still
+  int bursts_still_ = 0;    // bursts that found the job's stacks standing still
   int64_t next_burst_mono_ = 0;
   int64_t attached_mono_ = 0;        // py-spy started on the job
   int64_t gpu_busy_since_mono_ = 0;  // a GPU first read busy (0 not yet)
   double burst_cpu_s_ = 0;
   std::vector<samples::StackBurst> bursts_;
   void poll_burst(const Session& session, int64_t now_realtime_ns, int64_t now_monotonic_ns);
-  void end_burst(bool stop);
+  void end_burst(bool stop, int64_t now_monotonic_ns);
 };
 
 }  // namespace chokepoint::live

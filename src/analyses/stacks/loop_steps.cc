@@ -174,8 +174,19 @@ Fit fit_frame(const samples::PyStacks& s, const Segments& seq, const Key& key, d
 
 }  // namespace
 
+double LoopSteps::rel_se() const {
+  const auto n = static_cast<double>(per_step_ns.size());
+  if (n < 2) return 1;
+  double mean = 0, var = 0;
+  for (double x : per_step_ns) mean += x / n;
+  if (mean <= 0) return 1;
+  for (double x : per_step_ns) var += (x - mean) * (x - mean) / (n - 1);
+  return std::sqrt(var / n) / mean;
+}
+
 bool LoopSteps::sure() const {
-  return found && samples_per_step >= kSureSamplesPerStep && !ambiguous && steps >= kSureSteps;
+  return found && samples_per_step >= kSureSamplesPerStep && !ambiguous && steps >= kSureSteps &&
+         rel_se() <= kSureRelSe;
 }
 
 LoopSteps find_loop_steps(const samples::PyStacks& s) {
@@ -265,8 +276,11 @@ std::string loop_steps_source(const LoopSteps& l) {
   } else if (l.samples_per_step < kSureSamplesPerStep) {
     s += fmt::format("; only {:.1f} samples a step, so iterations may be missed: the step may be shorter",
                      l.samples_per_step);
-  } else if (!l.sure()) {
+  } else if (l.steps < kSureSteps) {
     s += fmt::format("; {} iterations are too few to be sure of their mean", l.steps);
+  } else if (!l.sure()) {
+    s += fmt::format("; {} iterations that vary too much to be sure of their mean (standard error {:.1f}%)", l.steps,
+                     100 * l.rel_se());
   }
   return s;
 }
