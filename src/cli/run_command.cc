@@ -391,10 +391,10 @@ void add_common(CLI::App* c, LiveOptions* o) {
   c->add_option("--stack-rate", o->stack_rate, "Python stack samples per second")
       ->check(CLI::Range(1.0, 1000.0))
       ->capture_default_str();
-  c->add_option(
-       "--stack-burst", o->stack_burst,
-       "Rate of the short bursts of Python stack samples that count the job's iterations when there is no "
-       "trace (2 s each: once the GPU has been busy 1 s, then 4 s, 14 s and 34 s later, then every minute; sooner again after one that found the job standing still; 0: none)")
+  c->add_option("--stack-burst", o->stack_burst,
+                "Rate of the short bursts of Python stack samples that count the job's iterations when there is no "
+                "trace (2 s each: once the GPU has been busy 1 s, then 4 s, 14 s and 34 s later, then every minute; "
+                "sooner again after one that found the job standing still; 0: none)")
       ->check(CLI::Range(0.0, 2000.0))
       ->capture_default_str();
   c->add_flag("--stack-subprocesses", o->stack_subprocesses,
