@@ -267,10 +267,12 @@ TEST(RunCli, StacksAndTheJobsSourceLinesAreRecorded) {
 // --duration and --rate 500 while the first runs (no GPU read: the first burst 8 s after
 // sampling starts). The fake stays up like the real one and writes its file when told to
 // stop or when its duration is over; the bursts are listed in meta.json and their files
-// stay in the recording. --stack-burst 0: none.
+// stay in the recording. The fake's stack never changes (the job standing still in one
+// call), so the first burst does not count and the next follows 2 s after it ends, not 4 s
+// after it started. --stack-burst 0: none.
 TEST(RunCli, StackBurstsAreTakenAndListed) {
   const std::string d = temp_dir("bursts");
-  { std::ofstream(d + "/sleep.py") << "import time\ntime.sleep(10.5)\n"; }
+  { std::ofstream(d + "/sleep.py") << "import time\ntime.sleep(13)\n"; }
   const std::string spy = fake_pyspy(
       d, "py-spy",
       "[ \"$1\" = --version ] && { echo 'py-spy 0.4.3'; exit 0; }\n"
@@ -287,10 +289,15 @@ TEST(RunCli, StackBurstsAreTakenAndListed) {
   const auto meta = report_json(d + "/rec/meta.json");
   ASSERT_TRUE(meta["stacks"].contains("bursts")) << meta.dump(1);
   const auto& bursts = meta["stacks"]["bursts"];
-  ASSERT_EQ(bursts.size(), 1u) << meta.dump(1);
+  ASSERT_EQ(bursts.size(), 2u) << meta.dump(1);
   EXPECT_EQ(bursts[0]["file"], "pyspy-burst-1.json");
+  EXPECT_EQ(bursts[1]["file"], "pyspy-burst-2.json");
   EXPECT_EQ(bursts[0]["rate_hz"], 500.0);
   EXPECT_GT(bursts[0]["origin_ns"].get<int64_t>(), meta["stacks"]["origin_ns"].get<int64_t>() + 7'000'000'000);
+  // The fake's burst lasts 1 s; then 2 s: about 3 s apart (a counted burst: 4 s).
+  const int64_t apart = bursts[1]["origin_ns"].get<int64_t>() - bursts[0]["origin_ns"].get<int64_t>();
+  EXPECT_GT(apart, 2'900'000'000) << apart;
+  EXPECT_LT(apart, 3'800'000'000) << apart;
   EXPECT_TRUE(fs::exists(d + "/rec/pyspy-burst-1.json"));
   EXPECT_EQ(slurp(d + "/rec/pyspy-burst-1.json.args"), "rate 500\n");
   EXPECT_EQ(meta["stacks"]["file"], "pyspy.json");
