@@ -559,8 +559,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   }
   const chokepoint::tracer::WindowSpec spec = window_spec();
   const char* api_switch = std::getenv("CHOKEPOINT_TRACE_API_SWITCH");  // cbid | kind: for measuring
-  g_api_by_kind = spec.kind != chokepoint::tracer::WindowSpec::Kind::kWhole &&
-                  (api_switch == nullptr || std::strcmp(api_switch, "cbid") != 0);
+  g_api_by_kind = api_switch != nullptr ? std::strcmp(api_switch, "kind") == 0
+                                        : spec.kind != chokepoint::tracer::WindowSpec::Kind::kWhole;
   chokepoint::tracer::cuda::start_windows(spec, dir, g_subscriber);
   std::atexit(finish);
   flush_on(SIGTERM, &g_old_term);
