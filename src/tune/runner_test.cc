@@ -85,7 +85,9 @@ TEST_F(RunnerTest, OutOfMemoryStopsTheTrialOnceItIsSaid) {
 }
 
 TEST_F(RunnerTest, AHangingTrialIsKilledWithItsProcessGroupAtTheTimeout) {
-  o.timeout_s = 1;
+  // 3 s: the fake (Python) must have started and written its pid file by then; at 1 s it
+  // once had not, under a parallel ctest on 2 cores.
+  o.timeout_s = 3;
   std::vector<std::string> argv = fake("64", "0", "off");
   const std::string pids = dir + "/pids";
   argv.insert(argv.end(), {"--hang", "--pid-file", pids});

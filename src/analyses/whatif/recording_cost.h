@@ -29,6 +29,13 @@ struct RecordingCost {
 // The cost model of the recorder that made the trace (from its sources' formats).
 RecordingCost recording_cost_for(const timeline::Timeline& tl);
 
+// The chokepoint tracer's cost per call is not one figure: on the H200 the same rounds
+// measured ~4 us a launch on one launch-bound loop and 4.5-13 us on a decode step
+// (docs/BENCHMARKS.md "Whole-job traces"). The model takes kTracerPerCallNs; this is the
+// high end, for the range a what-if from a CUPTI trace states. 0 for other recorders.
+inline constexpr TimeNs kTracerPerCallHighNs = 13'000;
+RecordingCost with_high_tracer_cost(RecordingCost c);
+
 // `p` with the recording's cost taken out of every gap and call.
 Plan without_recording_cost(const StepGraph& g, Plan p, const RecordingCost& c);
 

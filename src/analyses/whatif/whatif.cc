@@ -46,7 +46,7 @@ const char* remedy_id(Remedy r) {
 }
 
 Context make_context(const timeline::Timeline& tl, const TimelineIndex& ix, const StepGraph& g,
-                     const machine::Ceilings& c) {
+                     const machine::Ceilings& c, const RecordingCost* cost) {
   Context ctx{tl, ix, g, c, {}, {}, {}, {}, {}, {}};
   const auto& ops = tl.gpu_ops;
   ctx.nodes.resize(g.gpu.size());
@@ -75,7 +75,7 @@ Context make_context(const timeline::Timeline& tl, const TimelineIndex& ix, cons
     const int32_t launch = g.gpu[k].launch;
     n.in_optimizer = launch >= 0 && (g.host[launch].flags & kInOptimizer) != 0;
   }
-  ctx.cost = recording_cost_for(tl);
+  ctx.cost = cost != nullptr ? *cost : recording_cost_for(tl);
   ctx.recorded = Plan::baseline(g);
   ctx.plain = without_recording_cost(g, ctx.recorded, ctx.cost);
   ctx.recorded_run = replay(g, ctx.recorded);

@@ -69,8 +69,9 @@ struct Context {
   int loader_workers = -1;  // DataLoader workers seen by the sampler, -1 unknown
 };
 
+// `cost`: the recording's cost model to take out (default: recording_cost_for the trace).
 Context make_context(const timeline::Timeline& tl, const TimelineIndex& ix, const StepGraph& g,
-                     const machine::Ceilings& c);
+                     const machine::Ceilings& c, const RecordingCost* cost = nullptr);
 
 struct Estimate {
   Remedy remedy = Remedy::kCudaGraphs;

@@ -120,6 +120,26 @@ TEST(RecordingCost, TakesTheProfilerCostOutOfGapsAndCalls) {
   EXPECT_EQ(without_recording_cost(x.g, Plan::baseline(x.g), heavy).gap[1], us(3));  // a quarter of 12 stays
 }
 
+// A call too short to hold its own recording cost gives three quarters of its time; the
+// rest of the cost comes out of the gap before it (the tracer's work around the call).
+TEST(RecordingCost, WhatACallCannotHoldComesOutOfTheGapBeforeIt) {
+  TimelineBuilder b;
+  b.step(1, 0, 200);
+  b.kernel("k", 40, 45, 5, 1024, "cudaLaunchKernel", 4);  // a 4 us launch after a 40 us gap
+  Built x(b);
+  RecordingCost c;
+  c.recorder = "chokepoint tracer";
+  c.per_call = us(5);
+  const Plan p = without_recording_cost(x.g, Plan::baseline(x.g), c);
+  EXPECT_EQ(p.dur[0], us(1));       // 3 of the 5 us: a quarter of 4 stays
+  EXPECT_EQ(p.gap[0], us(40 - 2));  // the other 2 us
+  const Plan hi = without_recording_cost(x.g, Plan::baseline(x.g), with_high_tracer_cost(c));
+  EXPECT_EQ(hi.gap[0], us(40 - 10));  // 13 us a call: 3 from the call, 10 from the gap
+  RecordingCost profiler = c;
+  profiler.recorder = "torch.profiler";
+  EXPECT_EQ(with_high_tracer_cost(profiler).per_call, us(5));  // only the tracer's varies
+}
+
 // One graph per run of launches: a sync ends it, and so does a step boundary.
 TEST(CudaGraphs, OneGraphPerRunBetweenSyncsAndSteps) {
   TimelineBuilder b;
