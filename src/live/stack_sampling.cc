@@ -25,14 +25,14 @@ constexpr int kMaxAttempts = 4;
 constexpr int64_t kStartDelayNs = 300'000'000;
 // Bursts (StackOptions::burst_hz), 2 s each. The first once the job's GPU has been busy
 // for 1 s (its imports and model building are over: on the H200 a PyTorch program was
-// still importing 8 s after start; bert_finetune trained only ~5 s of its 34 s, so 3 s
-// missed most of it; a warm-up that keeps the GPU busy is caught below), else 8 s after sampling started when no
-// GPU is read, else after 60 s; the next 4 s later (a job of 15-30 s, as bert_finetune and
-// resnet_fake on the H200, ended before a burst 10 s later: one burst of 2 s held 13-19 of
-// their iterations, too few to be sure of), then 10 s and 30 s later (evaluation at the
-// start of training, as nanoGPT does, is then behind), then one a minute. At 500 Hz py-spy
-// takes ~40% of a core while one runs (docs/BENCHMARKS.md): ~1.3% on average over a long
-// job.
+// still importing 8 s after start, and bert_finetune trained only ~5 s of its 34 s, so
+// waiting 3 s missed most of it), else 8 s after sampling started when no GPU is read,
+// else after 60 s. The next ones 4 s, 14 s and 34 s after the first (a job of 15-30 s, as
+// bert_finetune and resnet_fake on the H200, ended before a burst 10 s later: one burst of
+// 2 s held 13-19 of their iterations, too few to be sure of; evaluation at the start of
+// training, as nanoGPT does, is behind the later ones), then one a minute. At 500 Hz
+// py-spy takes ~40% of a core while one runs (docs/BENCHMARKS.md): ~1.3% on average over
+// a long job.
 constexpr int kBurstSeconds = 2;
 constexpr int64_t kGpuBusyFirstNs = 1'000'000'000;
 constexpr int64_t kNoGpuFirstNs = 8'000'000'000;
@@ -113,8 +113,9 @@ void StackSampling::poll_burst(const Session& session, int64_t now_realtime_ns, 
     return;
   }
   ++bursts_started_;
-  next_burst_mono_ = now_monotonic_ns + (bursts_started_ <= static_cast<int>(std::size(kBurstAfterNs))
-                                             ? kBurstAfterNs[bursts_started_ - 1]
+  ++bursts_counted_;
+  next_burst_mono_ = now_monotonic_ns + (bursts_counted_ <= static_cast<int>(std::size(kBurstAfterNs))
+                                             ? kBurstAfterNs[bursts_counted_ - 1]
                                              : kBurstEveryNs);
   sampler::PySpyOptions po;
   po.binary = binary_;
