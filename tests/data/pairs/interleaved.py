@@ -16,21 +16,16 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
+
+from validate import analyze, estimate as validate_estimate
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def estimate(cp, path, remedy):
-    p = subprocess.run([cp, "analyze", path, "-f", "json"], capture_output=True, text=True)
-    if p.returncode != 0:
-        raise RuntimeError(f"{path}: {p.stderr.strip()}")
-    r = json.loads(p.stdout)
-    for w in r.get("what_ifs", []) + r.get("remedies", []):
-        if w["id"] == remedy and w.get("estimated_speedup"):
-            return w["estimated_speedup"], r
-    return None, r
+    report = analyze(cp, path)
+    return validate_estimate(report, remedy), report
 
 
 def main():
