@@ -18,6 +18,7 @@
 #include "cli/exit_status.h"
 #include "cli/output.h"
 #include "live/monitor.h"
+#include "pipeline/burst_steps.h"
 #include "pipeline/live_report.h"
 #include "report/live_panel.h"
 #include "report/reporter.h"
@@ -260,6 +261,12 @@ bool monitor_options(const char* cmd, const LiveOptions& o, const TraceSetup& tr
   mo.stacks.rate_hz = o.stack_rate;
   mo.stacks.burst_hz = o.stack_burst;
   mo.stacks.subprocesses = o.stack_subprocesses;
+  // After each burst: did it go round the job's loop, and do the bursts count its steps yet.
+  mo.stacks.judge = [reader = std::make_shared<pipeline::BurstLoopReader>()](
+                        const std::string& dir, const std::vector<samples::StackBurst>& bursts) {
+    const pipeline::BurstLoop l = reader->read(dir, bursts);
+    return live::BurstSteps{l.loop_in_last, l.sure};
+  };
   mo.quiet = o.quiet;
   mo.view = o.view == "panel"   ? live::ViewMode::kPanel
             : o.view == "lines" ? live::ViewMode::kLines

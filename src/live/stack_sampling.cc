@@ -10,6 +10,7 @@
 
 #include "base/safe_write.h"
 #include "base/terminal_text.h"
+#include "live/burst_schedule.h"
 #include "sampler/proc/roles.h"
 #include "samples/recording_writer.h"
 
@@ -23,32 +24,13 @@ constexpr const char* kStackLog = samples::kStackLogFile;
 constexpr int kMaxAttempts = 4;
 // The interpreter needs a moment after exec before py-spy can find it.
 constexpr int64_t kStartDelayNs = 300'000'000;
-// Bursts (StackOptions::burst_hz), 2 s each. The first once the job's GPU has been busy
-// for 1 s (its imports and model building are over: on the H200 a PyTorch program was
-// still importing 8 s after start, and bert_finetune trained only ~5 s of its 34 s, so
-// waiting 3 s missed most of it), else 8 s after sampling started when no GPU is read,
-// else after 60 s. The next ones 4 s, 14 s and 34 s after the first (a job of 15-30 s, as
-// bert_finetune and resnet_fake on the H200, ended before a burst 10 s later: one burst of
-// 2 s held 13-19 of their iterations, too few to be sure of; evaluation at the start of
-// training, as nanoGPT does, is behind the later ones), then one a minute. At 500 Hz
-// py-spy takes ~40% of a core while one runs (docs/BENCHMARKS.md): ~1.3% on average over
-// a long job.
-constexpr int kBurstSeconds = 2;
-constexpr int64_t kGpuBusyFirstNs = 1'000'000'000;
-constexpr int64_t kNoGpuFirstNs = 8'000'000'000;
-constexpr int64_t kLatestFirstNs = 60'000'000'000;
-constexpr int64_t kBurstAfterNs[] = {4'000'000'000, 10'000'000'000, 20'000'000'000};
-constexpr int64_t kBurstEveryNs = 60'000'000'000;
-constexpr double kBusyPct = 10;
 // A burst in which the job's stacks hardly changed (py-spy's chrome trace opens a frame
 // only where the stack changes: under this many, against ~1200 for a training loop at
-// 500 Hz) caught it standing still in one long call: unet_diffusion's first backward ran
-// 23 s on the H200 (cuDNN autotuning with the GPU busy) and held all three bursts while its
-// 100 iterations came after. Such a burst does not count: the next comes 2 s after it, at
-// most this many times.
+// 500 Hz) caught it standing still in one long call (burst_schedule.h).
 constexpr size_t kStillBelowFrames = 200;
-constexpr int kMaxStillBursts = 6;
-constexpr int64_t kAfterStillNs = 2'000'000'000;
+// A GPU that ran kernels in its last sample period (the first burst waits for it:
+// burst_schedule.h).
+constexpr double kBusyPct = 1;
 
 // The frames py-spy opened in a chrome trace file (each "ph":"B" event).
 size_t frames_opened(const std::filesystem::path& path) {
@@ -96,36 +78,33 @@ void StackSampling::poll_burst(const Session& session, int64_t now_realtime_ns, 
     return;
   }
   if (o_.burst_hz <= 0) return;
-  if (bursts_started_ == 0) {
-    // When is the first due: GPU busy for a while, or no GPU to tell.
-    bool gpu_read = false, gpu_busy = false;
-    for (const auto& [key, s] : session.latest().values) {
-      if (key.metric != samples::MetricId::kGpuUtilization || !s.valid) continue;
-      gpu_read = true;
-      gpu_busy |= s.value >= kBusyPct;
-    }
-    if (gpu_busy && gpu_busy_since_mono_ == 0) gpu_busy_since_mono_ = now_monotonic_ns;
-    const bool due = (gpu_busy_since_mono_ > 0 && now_monotonic_ns >= gpu_busy_since_mono_ + kGpuBusyFirstNs) ||
-                     (!gpu_read && now_monotonic_ns >= attached_mono_ + kNoGpuFirstNs) ||
-                     now_monotonic_ns >= attached_mono_ + kLatestFirstNs;
-    if (!due) return;
-  } else if (now_monotonic_ns < next_burst_mono_) {
-    return;
+  if (!schedule_) schedule_.emplace(attached_mono_);
+  bool gpu_read = false, gpu_busy = false;
+  for (const auto& [key, s] : session.latest().values) {
+    if (key.metric != samples::MetricId::kGpuUtilization || !s.valid) continue;
+    gpu_read = true;
+    gpu_busy |= s.value >= kBusyPct;
   }
-  ++bursts_started_;
-  ++bursts_counted_;
-  next_burst_mono_ = now_monotonic_ns + (bursts_counted_ <= static_cast<int>(std::size(kBurstAfterNs))
-                                             ? kBurstAfterNs[bursts_counted_ - 1]
-                                             : kBurstEveryNs);
+  if (!schedule_->due(now_monotonic_ns, gpu_read, gpu_busy)) return;
+  schedule_->started(now_monotonic_ns);
   sampler::PySpyOptions po;
   po.binary = binary_;
   po.rate_hz = o_.burst_hz;
-  po.duration_s = kBurstSeconds;
-  burst_file_ = samples::kStackBurstPrefix + std::to_string(bursts_started_) + ".json";
+  po.duration_s = static_cast<int>(BurstSchedule::kBurstNs / 1'000'000'000);
+  burst_file_ = samples::kStackBurstPrefix + std::to_string(schedule_->started_count()) + ".json";
   po.out_file = (std::filesystem::path(dir_) / burst_file_).string();
   po.log_file = (std::filesystem::path(dir_) / kStackLog).string();
   auto r = sampler::PySpyRecorder::start(po, rec_->target(), now_realtime_ns);
   if (r.ok()) burst_ = std::move(r.value());
+}
+
+// What the burst just kept showed: standing still, or what the judge reads in the bursts
+// so far (without one, every burst that moved counts and settles it).
+BurstOutcome StackSampling::outcome(const std::filesystem::path& path) const {
+  if (frames_opened(path) < kStillBelowFrames) return BurstOutcome::kStill;
+  if (!o_.judge) return BurstOutcome::kLoopSure;
+  const BurstSteps j = o_.judge(dir_, bursts_);
+  return !j.loop_in_last ? BurstOutcome::kNoLoop : j.sure ? BurstOutcome::kLoopSure : BurstOutcome::kLoopUnsure;
 }
 
 // Keeps the burst's file when py-spy wrote samples; `stop` asks it to end first (the run
@@ -138,11 +117,7 @@ void StackSampling::end_burst(bool stop, int64_t now_monotonic_ns) {
   const auto path = std::filesystem::path(dir_) / burst_file_;
   if (std::filesystem::file_size(path, ec) > 2 && !ec) {
     bursts_.push_back({burst_file_, burst_->origin_ns(), o_.burst_hz});
-    if (!stop && bursts_still_ < kMaxStillBursts && frames_opened(path) < kStillBelowFrames) {
-      ++bursts_still_;
-      --bursts_counted_;
-      next_burst_mono_ = now_monotonic_ns + kAfterStillNs;
-    }
+    if (!stop) schedule_->ended(now_monotonic_ns, outcome(path));
   } else {
     std::filesystem::remove(path, ec);
   }

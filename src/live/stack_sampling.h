@@ -7,14 +7,26 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "live/burst_schedule.h"
 #include "live/session.h"
 #include "sampler/pyspy/pyspy_recorder.h"
+#include "samples/metadata.h"
 
 namespace chokepoint::live {
+
+// What the bursts of a job say so far about its steps.
+struct BurstSteps {
+  bool loop_in_last = false;  // the last burst went round the job's training loop
+  bool sure = false;          // the bursts together count its steps surely
+};
+using BurstJudge = std::function<BurstSteps(const std::string& dir, const std::vector<samples::StackBurst>& bursts)>;
 
 struct StackOptions {
   bool enabled = true;        // --no-stacks turns it off
@@ -22,8 +34,12 @@ struct StackOptions {
   double rate_hz = 20;        // --stack-rate
   bool subprocesses = false;  // --stack-subprocesses
   // Bursts of fast samples that count the job's iterations (steps without a trace):
-  // --stack-burst HZ, 0 none. When they come: stack_sampling.cc.
+  // --stack-burst HZ, 0 none. When they come: burst_schedule.h.
   double burst_hz = 500;
+  // Reads the bursts kept so far (`run` passes the diagnosis's reading, pipeline/
+  // burst_steps.h): whether the last went round the job's loop and whether together they
+  // count its steps surely. None: every burst that moved counts and settles it.
+  BurstJudge judge;
 };
 
 class StackSampling {
@@ -49,16 +65,13 @@ class StackSampling {
   // The burst now sampling, the bursts kept, when the next starts.
   std::unique_ptr<sampler::PySpyRecorder> burst_;
   std::string burst_file_;
-  int bursts_started_ = 0;
-  int bursts_counted_ = 0;  // started, less those that found the job standing still
-  int bursts_still_ = 0;    // bursts that found the job's stacks standing still
-  int64_t next_burst_mono_ = 0;
-  int64_t attached_mono_ = 0;        // py-spy started on the job
-  int64_t gpu_busy_since_mono_ = 0;  // a GPU first read busy (0 not yet)
+  std::optional<BurstSchedule> schedule_;  // from the first poll after py-spy attached
+  int64_t attached_mono_ = 0;              // py-spy started on the job
   double burst_cpu_s_ = 0;
   std::vector<samples::StackBurst> bursts_;
   void poll_burst(const Session& session, int64_t now_realtime_ns, int64_t now_monotonic_ns);
   void end_burst(bool stop, int64_t now_monotonic_ns);
+  BurstOutcome outcome(const std::filesystem::path& burst) const;
 };
 
 }  // namespace chokepoint::live

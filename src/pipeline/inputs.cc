@@ -54,17 +54,6 @@ void read_source_lines(const std::string& dir, const std::string& sources_file, 
   }
 }
 
-// A py-spy file meta.json names. Names from meta.json stay inside the recording
-// directory; gzipped to keep (fixtures, archives): the same file with .gz.
-Result<samples::PyStacks> read_stack_file(const std::string& dir, const std::string& file, int64_t origin_ns) {
-  const bool plain = file.find('/') == std::string::npos && file != "." && file != "..";
-  if (!plain) return Status::Error("stack file name " + file + " is not in the recording");
-  std::string path = (fs::path(dir) / file).string();
-  std::error_code ec;
-  if (!fs::exists(path, ec) && fs::exists(path + ".gz", ec)) path += ".gz";
-  return importers::read_pyspy_chrometrace(path, origin_ns);
-}
-
 // The Python stacks meta.json names, into in.stacks, or why not into in.stacks_problem.
 void load_stacks(const std::string& dir, const samples::StacksMeta& sm, Inputs& in) {
   // `run` takes one a minute: a day's worth at most, each file once, at a rate py-spy can
@@ -95,6 +84,17 @@ void load_stacks(const std::string& dir, const samples::StacksMeta& sm, Inputs& 
 }
 
 }  // namespace
+
+// Names from meta.json stay inside the recording directory; gzipped to keep (fixtures,
+// archives): the same file with .gz.
+Result<samples::PyStacks> read_stack_file(const std::string& dir, const std::string& file, int64_t origin_ns) {
+  const bool plain = file.find('/') == std::string::npos && file != "." && file != "..";
+  if (!plain) return Status::Error("stack file name " + file + " is not in the recording");
+  std::string path = (fs::path(dir) / file).string();
+  std::error_code ec;
+  if (!fs::exists(path, ec) && fs::exists(path + ".gz", ec)) path += ".gz";
+  return importers::read_pyspy_chrometrace(path, origin_ns);
+}
 
 Result<Inputs> load_recording(const std::string& dir, const importers::ImportOptions& opts) {
   auto rec = samples::read_recording(dir);

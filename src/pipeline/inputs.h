@@ -44,6 +44,10 @@ bool is_recording_dir(const std::string& path);
 // The CUPTI tracer's files in recording directory `dir`, sorted by name.
 std::vector<std::string> recording_trace_files(const std::string& dir);
 
+// A py-spy file of recording `dir` (a name meta.json gives: inside `dir`, read plain or
+// as FILE.gz).
+Result<samples::PyStacks> read_stack_file(const std::string& dir, const std::string& file, int64_t origin_ns);
+
 // Reads recording directory `dir` and its trace files. Fails only when `dir` holds no
 // recording (samples::read_recording).
 Result<Inputs> load_recording(const std::string& dir, const importers::ImportOptions& opts = {});

@@ -1,0 +1,70 @@
+// When `run` takes its bursts of fast Python stack samples (live/stack_sampling.h), apart
+// from the py-spy processes that take them, so that the plan can be tested on a timeline.
+//
+// The first 1 s after the job's GPU first ran kernels (its imports are over: on the H200 a
+// PyTorch program was still importing 8 s after start, and bert_finetune trained only ~5 s
+// of its 34 s, so waiting 3 s missed most of it; any utilization counts: resnet_fake, bound
+// by its input, read 0-18% and crossed 10% 1.4 s into training), else 8 s after sampling
+// started when no GPU is read, else after 60 s. A burst counts when it went
+// round the job's training loop; one that did not (the job standing still in one long
+// call: unet_diffusion's first backward ran 17-23 s on the H200 under cuDNN autotuning,
+// with the GPU busy; or still building its model) does not, and the next comes 2 s after
+// it. While the bursts that went round it do not yet count the job's steps surely, the
+// next comes 0.5 s after the last (resnet_fake's 7 s of training at 151 ms a step: 8-13
+// iterations a burst, 20 needed). The counted ones then come 4 s, 14 s and 34 s after the first (a job
+// of 15-30 s, as bert_finetune and resnet_fake on the H200, ended before a burst 10 s
+// later; evaluation at the start of training, as nanoGPT does, is behind the later ones),
+// then one a minute. At most 10 bursts come early this way in a run. At 500 Hz py-spy takes
+// ~40% of a core while one runs (docs/BENCHMARKS.md): ~1.3% on average over a long job.
+#pragma once
+
+#include <cstdint>
+
+namespace chokepoint::live {
+
+// What a burst that ended showed.
+enum class BurstOutcome {
+  kStill,       // the job's stacks hardly changed (one long call)
+  kNoLoop,      // they moved, but not round the job's loop
+  kLoopUnsure,  // round the loop; the bursts so far do not count its steps surely yet
+  kLoopSure,    // and they do
+};
+
+class BurstSchedule {
+ public:
+  static constexpr int64_t kBurstNs = 2'000'000'000;
+  static constexpr int64_t kGpuBusyFirstNs = 1'000'000'000;
+  static constexpr int64_t kNoGpuFirstNs = 8'000'000'000;
+  static constexpr int64_t kLatestFirstNs = 60'000'000'000;
+  static constexpr int64_t kAfterCountedNs[] = {4'000'000'000, 10'000'000'000, 20'000'000'000};
+  static constexpr int64_t kEveryNs = 60'000'000'000;
+  // The gap after a burst that did not go round the loop, and after one that did but left
+  // the count unsure (more of the same is what it needs).
+  static constexpr int64_t kAfterNoLoopNs = 2'000'000'000;
+  static constexpr int64_t kAfterUnsureNs = 500'000'000;
+  static constexpr int kMaxEarly = 10;
+
+  // Sampling of the job started at `now` (monotonic ns).
+  explicit BurstSchedule(int64_t attached_ns) : attached_ns_(attached_ns) {}
+
+  // Whether a burst is due at `now`, with what the GPUs read at this tick (gpu_read: any
+  // GPU utilization read; gpu_busy: one ran kernels).
+  bool due(int64_t now, bool gpu_read, bool gpu_busy);
+  // A burst started at `now`.
+  void started(int64_t now);
+  // The burst ended at `now`, showing `what`.
+  void ended(int64_t now, BurstOutcome what);
+
+  int started_count() const { return started_; }
+  int counted() const { return counted_; }
+
+ private:
+  int64_t attached_ns_ = 0;
+  int64_t gpu_busy_since_ = 0;
+  int64_t next_ = 0;
+  int started_ = 0;
+  int counted_ = 0;  // started, less those that did not go round the loop
+  int early_ = 0;    // bursts after which the next came early
+};
+
+}  // namespace chokepoint::live
