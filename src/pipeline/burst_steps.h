@@ -4,6 +4,7 @@
 // (live/burst_schedule.h).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -22,10 +23,16 @@ struct BurstLoop {
 // Reads each burst once (they are kept by file name: a run calls it after every burst).
 class BurstLoopReader {
  public:
+  // A burst over this many bytes is not read (it would hold up `run`'s sampling; 2 s at
+  // 500 Hz of a training job is 1-2 MB): it shows no loop.
+  static constexpr uintmax_t kMaxBurstBytes = 64ull << 20;
+  explicit BurstLoopReader(uintmax_t max_bytes = kMaxBurstBytes) : max_bytes_(max_bytes) {}
+
   // `bursts` as meta.json will list them, in recording `dir`; an unreadable burst shows no loop.
   BurstLoop read(const std::string& dir, const std::vector<samples::StackBurst>& bursts);
 
  private:
+  uintmax_t max_bytes_;
   std::map<std::string, analyses::LoopSteps> read_;
 };
 

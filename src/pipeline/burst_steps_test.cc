@@ -42,5 +42,24 @@ TEST(BurstLoopReader, ReadsTheBurstsOfARunAsTheyCome) {
   }
 }
 
+// A burst too large to read while the job runs (or gone) shows no loop; the others still count.
+TEST(BurstLoopReader, ABurstTooLargeOrMissingShowsNoLoop) {
+  const std::string dir = fs::path(CHOKEPOINT_TEST_DATA) / "programs/recorded/unet.run/rec";
+  auto rec = samples::read_recording(dir);
+  ASSERT_TRUE(rec.ok()) << rec.status().message();
+  const auto& all = rec.value().meta.stacks.bursts;
+  ASSERT_EQ(all.size(), 7u);
+  // Burst 7 is 29 KB gzipped: read under a 64 KB cap, not under a 16 KB one.
+  EXPECT_TRUE(BurstLoopReader(64 << 10).read(dir, all).loop_in_last);
+  const BurstLoop capped = BurstLoopReader(16 << 10).read(dir, all);
+  EXPECT_FALSE(capped.loop_in_last);
+  EXPECT_FALSE(capped.steps.found);
+  auto missing = all;
+  missing.push_back({"pyspy-burst-8.json", all.back().origin_ns + 4'000'000'000, 500});
+  const BurstLoop l = BurstLoopReader().read(dir, missing);
+  EXPECT_FALSE(l.loop_in_last);
+  EXPECT_TRUE(l.sure) << "the seventh still counts 21 steps";
+}
+
 }  // namespace
 }  // namespace chokepoint::pipeline
