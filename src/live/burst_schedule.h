@@ -5,17 +5,22 @@
 // PyTorch program was still importing 8 s after start, and bert_finetune trained only ~5 s
 // of its 34 s, so waiting 3 s missed most of it; any utilization counts: resnet_fake, bound
 // by its input, read 0-18% and crossed 10% 1.4 s into training), else 8 s after sampling
-// started when no GPU is read, else after 60 s. A burst counts when it went
-// round the job's training loop; one that did not (the job standing still in one long
-// call: unet_diffusion's first backward ran 17-23 s on the H200 under cuDNN autotuning,
-// with the GPU busy; or still building its model) does not, and the next comes 2 s after
-// it. While the bursts that went round it do not yet count the job's steps surely, the
-// next comes 0.5 s after the last (resnet_fake's 7 s of training at 151 ms a step: 8-13
-// iterations a burst, 20 needed). The counted ones then come 4 s, 14 s and 34 s after the first (a job
-// of 15-30 s, as bert_finetune and resnet_fake on the H200, ended before a burst 10 s
-// later; evaluation at the start of training, as nanoGPT does, is behind the later ones),
-// then one a minute. At most 10 bursts come early this way in a run. At 500 Hz py-spy takes
-// ~40% of a core while one runs (docs/BENCHMARKS.md): ~1.3% on average over a long job.
+// started when no GPU is read, else after 60 s.
+//
+// A burst counts when it went round the job's training loop; one that did not (the job
+// standing still in one long call: unet_diffusion's first backward ran 17-23 s on the H200
+// under cuDNN autotuning, with the GPU busy; or still building its model) does not, and the
+// next comes 2 s after it. While the bursts that went round it do not yet count the job's
+// steps surely, the next comes 1.5 s after the last (resnet_fake's 7 s of training at
+// 151 ms a step: 8-13 iterations a burst, 20 needed; 1.5 s rather than 0.5 s or 2 s from
+// replaying the schedule on whole runs: tests/golden/loop_steps_golden_test.cc,
+// docs/VALIDATION.md). At most 10 bursts come early this way in a run.
+//
+// The counted ones come 4 s, 14 s and 34 s after the first (a job of 15-30 s, as
+// bert_finetune and resnet_fake on the H200, ended before a burst 10 s later; evaluation at
+// the start of training, as nanoGPT does, is behind the later ones), then one a minute. At
+// 500 Hz py-spy takes ~40% of a core while one runs (docs/BENCHMARKS.md): ~1.3% on average
+// over a long job.
 #pragma once
 
 #include <cstdint>
@@ -41,7 +46,7 @@ class BurstSchedule {
   // The gap after a burst that did not go round the loop, and after one that did but left
   // the count unsure (more of the same is what it needs).
   static constexpr int64_t kAfterNoLoopNs = 2'000'000'000;
-  static constexpr int64_t kAfterUnsureNs = 500'000'000;
+  static constexpr int64_t kAfterUnsureNs = 1'500'000'000;
   static constexpr int kMaxEarly = 10;
 
   // Sampling of the job started at `now` (monotonic ns).
