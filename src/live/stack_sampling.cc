@@ -28,6 +28,8 @@ constexpr int64_t kStartDelayNs = 300'000'000;
 // only where the stack changes: under this many, against ~1200 for a training loop at
 // 500 Hz) caught it standing still in one long call (burst_schedule.h).
 constexpr size_t kStillBelowFrames = 200;
+// The job's source lines kept in sources.json, at most.
+constexpr size_t kMaxSourceLines = 4000;
 // A GPU that ran kernels in its last sample period (the first burst waits for it:
 // burst_schedule.h).
 constexpr double kBusyPct = 1;
@@ -221,7 +223,13 @@ void StackSampling::finish(Session& session) {
   m.pid = rec_->target();
   m.rate_hz = o_.rate_hz;
   m.bursts = bursts_;
-  const auto lines = sampler::source_lines_of(file, cwd_);
+  // The lines the bursts name too: the hot spots read them in the run's samples' place.
+  auto lines = sampler::source_lines_of(file, cwd_, kMaxSourceLines);
+  for (const auto& b : bursts_) {
+    if (lines.size() >= kMaxSourceLines) break;
+    lines.merge(sampler::source_lines_of((std::filesystem::path(dir_) / b.file).string(), cwd_,
+                                         kMaxSourceLines - lines.size()));
+  }
   if (!lines.empty()) {
     const nlohmann::json j(lines);
     if (write_file_safely((std::filesystem::path(dir_) / kSourcesFile).string(),

@@ -52,6 +52,7 @@ analyses::live::LiveAnalysis analyze_live(const samples::Recording& rec, machine
 // The Python stacks' evidence and what it rests on; the evidence set points into it.
 struct StackState {
   std::optional<samples::PyStacks> trace_stacks;
+  std::optional<samples::PyStacks> merged;  // the run's samples with its bursts
   const samples::PyStacks* stacks = nullptr;
   std::optional<analyses::HostAttribution> host;
   std::vector<analyses::GilProcess> gil;
@@ -105,7 +106,10 @@ void add_stack_evidence(const Inputs& in, const analyses::live::LiveAnalysis* la
   if (!in.stacks && a) {
     if (auto ps = analyses::python_stacks_from_trace(in.tl); !ps.empty()) st.trace_stacks = std::move(ps);
   }
-  st.stacks = in.stacks ? &*in.stacks : st.trace_stacks ? &*st.trace_stacks : nullptr;
+  // The run's own samples with its bursts in their place where they ran: a short job's
+  // training may hold a few hundred samples at 20 Hz and thousands in its bursts.
+  if (in.stacks && !in.stack_bursts.empty()) st.merged = samples::with_bursts(*in.stacks, in.stack_bursts);
+  st.stacks = st.merged ? &*st.merged : in.stacks ? &*in.stacks : st.trace_stacks ? &*st.trace_stacks : nullptr;
   static const analyses::HostAttribution kNoAttribution;
   if (st.stacks == nullptr) return;
   st.host = attribute_host(*st.stacks, in.recording ? &*in.recording : nullptr, la, a ? &in.tl : nullptr, a);

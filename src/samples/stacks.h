@@ -56,6 +56,14 @@ struct PyStacks {
   }
 };
 
+// `base` (a whole run's samples) with the bursts of fast samples of the same job in place of
+// its own samples where each burst ran: per thread of a process a burst sampled, the base's
+// segments inside the burst's span give way to the burst's (cut at its edges). Time shares
+// over the whole run stay what they were; inside the bursts each is known to 2 ms instead
+// of 50. Frames, stacks and threads are matched by what they are (pid and OS thread id, or
+// pid and name where the id is unknown).
+PyStacks with_bursts(const PyStacks& base, const std::vector<PyStacks>& bursts);
+
 // Whether a Python file belongs to a library (site-packages, the standard library,
 // <frozen ...>, or, for a trace's relative names, a known package) rather than to the job.
 bool is_library_file(const std::string& f);
