@@ -29,8 +29,7 @@ namespace chokepoint::live {
 
 // What a burst that ended showed.
 enum class BurstOutcome {
-  kStill,       // the job's stacks hardly changed (one long call)
-  kNoLoop,      // they moved, but not round the job's loop
+  kNoLoop,      // it did not go round the job's loop (standing still in one call, or elsewhere)
   kLoopUnsure,  // round the loop; the bursts so far do not count its steps surely yet
   kLoopSure,    // and they do
 };

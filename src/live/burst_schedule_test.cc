@@ -49,7 +49,7 @@ TEST(BurstSchedule, WaitsOutALongFirstStepAndTakesTwoBurstsOfAShortTraining) {
     const double in = static_cast<double>(std::max<int64_t>(0, std::min(b, t1) - std::max(a, t0))) / kS;
     training_sampled += in;
     if (in > 0.5) return training_sampled >= 1.5 ? BurstOutcome::kLoopSure : BurstOutcome::kLoopUnsure;
-    return a >= 15'500'000'000 && b <= t0 ? BurstOutcome::kStill : BurstOutcome::kNoLoop;
+    return BurstOutcome::kNoLoop;  // building the model, then standing in the first backward
   };
   const std::vector<double> starts = bursts_of(41 * kS, 6'500'000'000, show);
   const std::vector<double> want = {7.5, 11.5, 15.5, 19.5, 23.5, 27.5, 31.5, 35.0};

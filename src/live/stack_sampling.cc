@@ -24,9 +24,9 @@ constexpr const char* kStackLog = samples::kStackLogFile;
 constexpr int kMaxAttempts = 4;
 // The interpreter needs a moment after exec before py-spy can find it.
 constexpr int64_t kStartDelayNs = 300'000'000;
-// A burst in which the job's stacks hardly changed (py-spy's chrome trace opens a frame
-// only where the stack changes: under this many, against ~1200 for a training loop at
-// 500 Hz) caught it standing still in one long call (burst_schedule.h).
+// Without a judge: a burst in which the job's stacks hardly changed (py-spy's chrome trace
+// opens a frame only where the stack changes: under this many, against ~1200 for a training
+// loop at 500 Hz) caught it standing still in one long call (burst_schedule.h).
 constexpr size_t kStillBelowFrames = 200;
 // The job's source lines kept in sources.json, at most.
 constexpr size_t kMaxSourceLines = 4000;
@@ -100,11 +100,11 @@ void StackSampling::poll_burst(const Session& session, int64_t now_realtime_ns, 
   if (r.ok()) burst_ = std::move(r.value());
 }
 
-// What the burst just kept showed: standing still, or what the judge reads in the bursts
-// so far (without one, every burst that moved counts and settles it).
+// What the burst just kept showed: what the judge reads in the bursts so far (a burst that
+// stood still in one call goes round no loop); without one, a burst that moved counts and
+// settles it.
 BurstOutcome StackSampling::outcome(const std::filesystem::path& path) const {
-  if (frames_opened(path) < kStillBelowFrames) return BurstOutcome::kStill;
-  if (!o_.judge) return BurstOutcome::kLoopSure;
+  if (!o_.judge) return frames_opened(path) < kStillBelowFrames ? BurstOutcome::kNoLoop : BurstOutcome::kLoopSure;
   const BurstSteps j = o_.judge(dir_, bursts_);
   return !j.loop_in_last ? BurstOutcome::kNoLoop : j.sure ? BurstOutcome::kLoopSure : BurstOutcome::kLoopUnsure;
 }
