@@ -9,7 +9,17 @@ cd "$(dirname "$0")/.."
 bash scripts/deps.sh --test
 jobs=$(nproc)
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+# Each CTest run's scratch files (tests' copies of fixtures, recordings, reports) go to a
+# folder of this run's, removed after it: CI machines can be short of disk.
+scratch=$(mktemp -d)
+trap 'rm -rf "$log" "$scratch"' EXIT
+run_ctest() {
+  mkdir -p "$scratch/tmp"
+  TMPDIR="$scratch/tmp" TEST_TMPDIR="$scratch/tmp" ctest "$@"
+  local rc=$?
+  rm -rf "$scratch/tmp"
+  return $rc
+}
 
 echo "== layers and format"
 bash scripts/check_layers.sh
@@ -18,18 +28,25 @@ bash scripts/check_format.sh
 echo "== build and test (RelWithDebInfo)"
 cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHOKEPOINT_WERROR=ON >/dev/null
 cmake --build build-test -j"$jobs"
-ctest --test-dir build-test --output-on-failure -j"$jobs" | tee -a "$log"
+run_ctest --test-dir build-test --output-on-failure -j"$jobs" | tee -a "$log"
 
 echo "== clang-tidy (.clang-tidy: cognitive complexity <= 35, bug-prone checks)"
 JOBS=$jobs bash scripts/check_tidy.sh build-test
 
 if [[ "${SKIP_SANITIZE:-0}" != 1 ]]; then
   echo "== build and test with -fsanitize=address,undefined"
+  # The sanitizer build needs several GB more; where the disk is short (a CI run ran out
+  # linking it), the objects of the build above go first (they are not used again).
+  free_gb=$(df -Pk . | awk 'NR == 2 {print int($4 / 1048576)}')
+  if (( free_gb < 12 )); then
+    echo "   ${free_gb} GB free: removing build-test's objects first"
+    cmake --build build-test --target clean >/dev/null
+  fi
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCHOKEPOINT_SANITIZE=address,undefined -DCHOKEPOINT_WERROR=ON \
         -DCMAKE_CXX_FLAGS="-fno-sanitize-recover=undefined -O1" >/dev/null
   cmake --build build-asan -j"$jobs"
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest --test-dir build-asan --output-on-failure -j"$jobs" -E 'Throughput' | tee -a "$log"
+    run_ctest --test-dir build-asan --output-on-failure -j"$jobs" -E 'Throughput' | tee -a "$log"
 fi
 
 if [[ "${SKIP_FUZZ:-0}" != 1 ]]; then

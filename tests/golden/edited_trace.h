@@ -10,11 +10,32 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 namespace chokepoint::testing {
+
+// The copies made by this process, removed when it exits (each is a whole fixture: a
+// test run left ~700 MB of them in the temporary directory).
+class ScratchFiles {
+ public:
+  static std::string keep(const std::string& path) {
+    static ScratchFiles files;
+    files.paths_.push_back(path);
+    return path;
+  }
+  ScratchFiles(const ScratchFiles&) = delete;
+  ScratchFiles& operator=(const ScratchFiles&) = delete;
+
+ private:
+  ScratchFiles() = default;
+  ~ScratchFiles() {
+    for (const auto& p : paths_) std::remove(p.c_str());
+  }
+  std::vector<std::string> paths_;
+};
 
 struct DeviceProps {
   const char* name;
@@ -51,7 +72,7 @@ inline std::string edited_copy(const std::string& dir, const std::string& fixtur
     p["computeMajor"] = d.cc_major;
     p["computeMinor"] = d.cc_minor;
   }
-  const std::string out = base + ".json";
+  const std::string out = ScratchFiles::keep(base + ".json");
   std::ofstream(out) << j.dump();
   return out;
 }
@@ -75,7 +96,7 @@ inline std::string cpu_only_copy(const std::string& dir, const std::string& fixt
     kept.push_back(std::move(e));
   }
   j["traceEvents"] = std::move(kept);
-  const std::string out = base + ".json";
+  const std::string out = ScratchFiles::keep(base + ".json");
   std::ofstream(out) << j.dump();
   return out;
 }
