@@ -235,6 +235,10 @@ void aggregate_spots(const samples::PyStacks& s, StackClasses& classes, const st
     if (!s.stacks[stack].empty() && acc.idle >= h.idle_s / 2) h.inner = s.frames[s.stacks[stack].front()].function;
     h.idle_s += acc.idle;
     h.on_thread_s += acc.on;
+    if (u != nullptr && u == &s.frames[s.stacks[stack].front()]) {  // the line itself was running
+      h.own_idle_s += acc.idle;
+      h.own_on_thread_s += acc.on;
+    }
     out.idle_by_class[static_cast<int>(c)] += acc.idle;
   }
   for (auto& [k, h] : spots) out.spots.push_back(std::move(h));
@@ -244,6 +248,37 @@ void aggregate_spots(const samples::PyStacks& s, StackClasses& classes, const st
 }
 
 }  // namespace
+
+const HotSpot* HostAttribution::top_own(const std::vector<HostClass>& classes) const {
+  const HotSpot* best = nullptr;
+  for (const HotSpot& h : spots) {
+    if (h.frame.file.empty() || h.own_on_thread_s <= 0) continue;
+    if (!classes.empty() && std::find(classes.begin(), classes.end(), h.cls) == classes.end()) continue;
+    if (best == nullptr || h.own_on_thread_s > best->own_on_thread_s) best = &h;
+  }
+  return best;
+}
+
+bool own_time_shown(const HostAttribution& a, const HotSpot& h) {
+  return a.window_s > 0 && !h.frame.file.empty() && h.own_on_thread_s >= 0.01 * a.window_s;
+}
+
+std::vector<const HotSpot*> spots_to_show(const HostAttribution& a, size_t by_idle, size_t by_own) {
+  std::vector<const HotSpot*> out;
+  for (size_t i = 0; i < a.spots.size() && out.size() < by_idle; ++i) {
+    if (a.spots[i].idle_s > 0) out.push_back(&a.spots[i]);
+  }
+  std::vector<const HotSpot*> own;
+  for (size_t i = out.size(); i < a.spots.size(); ++i) {
+    const HotSpot& h = a.spots[i];
+    if (h.cls != HostClass::kFramework && own_time_shown(a, h)) own.push_back(&h);
+  }
+  std::stable_sort(own.begin(), own.end(),
+                   [](const HotSpot* x, const HotSpot* y) { return x->own_on_thread_s > y->own_on_thread_s; });
+  if (own.size() > by_own) own.resize(by_own);
+  out.insert(out.end(), own.begin(), own.end());
+  return out;
+}
 
 HostAttribution attribute_host_time(const AttributionInput& in) {
   HostAttribution out;

@@ -45,6 +45,13 @@ struct HotSpot {
   HostClass cls = HostClass::kOther;
   double idle_s = 0;       // GPU idle time charged to it
   double on_thread_s = 0;  // time the launching thread spent there (busy GPU or not)
+  // Of those, the line's own time: the stack's innermost frame was this line itself (its
+  // own Python and the native calls it makes, such as the kernels a loop of tensor ops
+  // launches), not library Python it called (py-spy's "own" against "total"). The time a
+  // user changes by editing the line: unet_diffusion's EMA loop over its parameters,
+  // against `loss.backward()` whose time is all autograd's.
+  double own_idle_s = 0;
+  double own_on_thread_s = 0;
 };
 
 struct HostAttribution {
@@ -58,6 +65,9 @@ struct HostAttribution {
   double idle_share(HostClass c) const {
     return covered_idle_s > 0 ? idle_by_class[static_cast<int>(c)] / covered_idle_s : 0;
   }
+  // The spot of the job's own code with the most own time on the launching thread, among
+  // `classes` (all when empty); nullptr when no line of the job's ran itself.
+  const HotSpot* top_own(const std::vector<HostClass>& classes = {}) const;
 };
 
 struct AttributionInput {
@@ -72,6 +82,15 @@ struct AttributionInput {
 };
 
 HostAttribution attribute_host_time(const AttributionInput& in);
+
+// Whether a spot's own time is worth showing: at least 1% of the window on the thread.
+bool own_time_shown(const HostAttribution& a, const HotSpot& h);
+
+// The spots a report lists: the `by_idle` with the most GPU idle time, then up to `by_own`
+// more whose own time is shown (own_time_shown), most own time first, outside the model's
+// code (the framework class): the job's own lines that run the most themselves, which a
+// list by total time can leave out (unet_diffusion's EMA loop was 11th).
+std::vector<const HotSpot*> spots_to_show(const HostAttribution& a, size_t by_idle, size_t by_own);
 
 // Whether a line of the job's code waits for the GPU: .item(), .cpu(), .tolist(),
 // .numpy(), synchronize().

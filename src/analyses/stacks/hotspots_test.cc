@@ -1,5 +1,8 @@
 #include "analyses/stacks/hotspots.h"
 
+#include <algorithm>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 namespace chokepoint::analyses {
@@ -98,6 +101,63 @@ TEST(HostHotspots, SampledUtilizationChargesTheIdleShare) {
   EXPECT_EQ(h.spots[1].frame.line, 120);  // the job's line that waits on the loader
   EXPECT_EQ(h.spots[1].inner, "__next__");
   EXPECT_NEAR(h.idle_share(HostClass::kSync), 0.2 * 0.4 * 1.0 / 0.4, 1e-9);
+}
+
+TEST(HostHotspots, OwnTimeIsWhenTheLineItselfIsInnermost) {
+  Fixture f = loop_with_item_and_loader();
+  AttributionInput in;
+  in.stacks = &f.s;
+  in.window_start_ns = 0;
+  in.window_end_ns = 1000 * kMs;
+  in.exclude_pids = {11};
+  for (int i = 0; i < 5; ++i) in.idle.push_back({i * 200 * kMs, (i + 1) * 200 * kMs, 0.4});
+  in.method = "sampled utilization";
+  const HostAttribution h = attribute_host_time(in);
+  const HotSpot* item = nullptr;
+  const HotSpot* fwd = nullptr;
+  for (const HotSpot& s : h.spots) {
+    if (s.frame.line == 131) item = &s;
+    if (s.frame.line == 125) fwd = &s;
+  }
+  ASSERT_NE(item, nullptr);
+  ASSERT_NE(fwd, nullptr);
+  // `total += loss.item()` is the innermost frame of its stack: all its time is its own.
+  EXPECT_NEAR(item->own_on_thread_s, 0.2, 1e-9);
+  EXPECT_NEAR(item->own_idle_s, 0.08, 1e-9);
+  // The forward line's time is spent inside torch's module.py: none of it is its own.
+  EXPECT_NEAR(fwd->on_thread_s, 0.5, 1e-9);
+  EXPECT_EQ(fwd->own_on_thread_s, 0);
+  EXPECT_EQ(h.top_own(), item);
+  EXPECT_EQ(h.top_own({HostClass::kData}), nullptr);  // the loader line waits inside torch
+}
+
+TEST(HostHotspots, SpotsToShowAddTheLinesThatRunThemselves) {
+  HostAttribution a;
+  a.window_s = 10;
+  auto spot = [](int line, HostClass cls, double idle, double own) {
+    HotSpot h;
+    h.frame = {"train", "train.py", line};
+    h.cls = cls;
+    h.idle_s = idle;
+    h.on_thread_s = std::max(idle, own);
+    h.own_on_thread_s = own;
+    return h;
+  };
+  a.spots = {spot(1, HostClass::kSync, 3, 0),        spot(2, HostClass::kFramework, 0.8, 0.6),
+             spot(3, HostClass::kFramework, 0.5, 0), spot(4, HostClass::kOther, 0, 0.05),
+             spot(5, HostClass::kOther, 0, 0.4),     spot(6, HostClass::kOptimizer, 0, 0.2)};
+  auto lines = [](const std::vector<const HotSpot*>& v) {
+    std::vector<int> out;
+    for (const HotSpot* h : v) out.push_back(h->frame.line);
+    return out;
+  };
+  // By idle: the three with idle time; then the job's own lines by own time (line 4's
+  // 0.05 s is under 1% of the window), never the model's code again.
+  EXPECT_EQ(lines(spots_to_show(a, 10, 3)), (std::vector<int>{1, 2, 3, 5, 6}));
+  EXPECT_EQ(lines(spots_to_show(a, 1, 1)), (std::vector<int>{1, 5}));
+  EXPECT_EQ(lines(spots_to_show(a, 2, 0)), (std::vector<int>{1, 2}));
+  EXPECT_TRUE(own_time_shown(a, a.spots[5]));
+  EXPECT_FALSE(own_time_shown(a, a.spots[3]));
 }
 
 TEST(HostHotspots, ClassifiesByLibraryAndLineText) {
