@@ -175,13 +175,14 @@ std::string hotspots_section(const Report& r) {
   std::string s = "<section id=\"host\"><h2>Host hot spots</h2><p class=\"muted\">" + esc(h.method) + ", " +
                   esc(h.thread) + "</p>";
   s += "<table class=\"sortable\"><thead><tr><th>where</th><th>code</th><th>class</th><th class=\"n\">GPU idle s"
-       "</th><th class=\"n\">on thread s</th></tr></thead><tbody>";
-  for (size_t i = 0; i < std::min(kMaxHotSpots, h.spots.size()); ++i) {
-    const analyses::HotSpot& p = h.spots[i];
+       "</th><th class=\"n\">on thread s</th><th class=\"n\">runs itself s</th></tr></thead><tbody>";
+  for (const analyses::HotSpot* q : analyses::spots_to_show(h, kMaxHotSpots, 3)) {
+    const analyses::HotSpot& p = *q;
     s += "<tr><td class=\"name mono\">" + esc(p.frame.file) + ":" + std::to_string(p.frame.line) + " " +
          esc(p.frame.function) + "</td><td class=\"mono\">" + esc(p.text) + "</td><td>" +
          esc(analyses::host_class_name(p.cls)) + "</td><td class=\"n\">" + html::fmt_num(p.idle_s, 3) +
-         "</td><td class=\"n\">" + html::fmt_num(p.on_thread_s, 3) + "</td></tr>";
+         "</td><td class=\"n\">" + html::fmt_num(p.on_thread_s, 3) + "</td><td class=\"n\">" +
+         html::fmt_num(p.own_on_thread_s, 3) + "</td></tr>";
   }
   return s + "</tbody></table></section>\n";
 }

@@ -314,8 +314,8 @@ Json report_to_json(const Report& r, bool timings) {
   if (r.host) {
     const analyses::HostAttribution& h = *r.host;
     Json spots = Json::array();
-    for (const analyses::HotSpot& s : h.spots) {
-      if (spots.size() >= 20) break;
+    for (const analyses::HotSpot* p : analyses::spots_to_show(h, 20, 5)) {
+      const analyses::HotSpot& s = *p;
       spots.push_back(Json{
           {"file", s.frame.file},
           {"line", s.frame.line},
@@ -325,6 +325,8 @@ Json report_to_json(const Report& r, bool timings) {
           {"class", std::string(analyses::host_class_name(s.cls))},
           {"gpu_idle_s", num(s.idle_s)},
           {"on_thread_s", num(s.on_thread_s)},
+          {"own_gpu_idle_s", num(s.own_idle_s)},
+          {"own_on_thread_s", num(s.own_on_thread_s)},
           {"idle_ms_per_step", r.host_steps > 0 ? num(1e3 * s.idle_s / static_cast<double>(r.host_steps)) : Json()}});
     }
     Json by_class = Json::object();

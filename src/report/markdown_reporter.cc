@@ -317,14 +317,17 @@ void host_hotspots(const Report& r, std::ostream& out) {
                      format_pct(h.window_s > 0 ? 100 * h.gpu_idle_s / h.window_s : 0), format_seconds(h.window_s),
                      h.method == "trace" ? "from the trace" : "from sampled utilization", escape(h.thread),
                      format_pct(h.gpu_idle_s > 0 ? 100 * h.covered_idle_s / h.gpu_idle_s : 0));
-  out << "| Line | Function | Class | GPU idle | Code |\n|---|---|---|---:|---|\n";
-  int n = 0;
-  for (const analyses::HotSpot& s : h.spots) {
-    if (s.idle_s <= 0 || ++n > 10) break;
+  out << "| Line | Function | Class | GPU idle | Runs itself | Code |\n|---|---|---|---:|---:|---|\n";
+  for (const analyses::HotSpot* p : analyses::spots_to_show(h, 10, 3)) {
+    const analyses::HotSpot& s = *p;
     const std::string idle = r.host_steps > 0 ? format_ms(1e3 * s.idle_s / static_cast<double>(r.host_steps)) + "/step"
                                               : format_pct(h.gpu_idle_s > 0 ? 100 * s.idle_s / h.gpu_idle_s : 0);
+    const std::string own = !analyses::own_time_shown(h, s) ? ""
+                            : r.host_steps > 0
+                                ? format_ms(1e3 * s.own_on_thread_s / static_cast<double>(r.host_steps)) + "/step"
+                                : format_pct(100 * s.own_on_thread_s / h.window_s) + " of the window";
     out << "| " << code(fmt::format("{}:{}", s.frame.file, s.frame.line), true) << " | " << code(s.frame.function, true)
-        << " | " << analyses::host_class_name(s.cls) << " | " << idle << " | "
+        << " | " << analyses::host_class_name(s.cls) << " | " << idle << " | " << own << " | "
         << (s.text.empty() ? std::string() : code(s.text, true)) << " |\n";
   }
   out << '\n';

@@ -93,15 +93,25 @@ TEST(MarkdownReporter, HostHotspotsTable) {
   s.text = "x = load()\x1b[2J";
   s.cls = analyses::HostClass::kData;
   s.idle_s = 0.4;
-  h.spots = {s};
+  // A line that runs itself (an EMA loop: no GPU idle charged to it) comes after the idle
+  // ones, with its own time per step.
+  analyses::HotSpot ema;
+  ema.frame = {"main", "train.py", 325};
+  ema.text = "ema_p.mul_(d)";
+  ema.cls = analyses::HostClass::kOther;
+  ema.on_thread_s = 0.03;
+  ema.own_on_thread_s = 0.03;
+  h.spots = {s, ema};
   r.host = h;
   r.host_steps = 10;
   std::ostringstream out;
   ASSERT_TRUE(MarkdownReporter().write(r, out, {}).ok());
   const std::string md = out.str();
   EXPECT_NE(md.find("## Where the GPU waits (Python stacks)"), std::string::npos) << md;
-  EXPECT_NE(md.find("| `data\\|prep.py:12` | `get_batch` | data loading | 40 ms/step | `x = load()\\x1b[2J` |"),
+  EXPECT_NE(md.find("| `data\\|prep.py:12` | `get_batch` | data loading | 40 ms/step |  | `x = load()\\x1b[2J` |"),
             std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| `train.py:325` | `main` | other | 0 ms/step | 3 ms/step | `ema_p.mul_(d)` |"), std::string::npos)
       << md;
   EXPECT_EQ(md.find('\x1b'), std::string::npos);
 }

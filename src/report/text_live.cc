@@ -49,9 +49,12 @@ void TextWriter::host_section() {
                              format_seconds(h.window_s), h.method == "trace" ? "trace" : "sampled utilization"),
                  fmt::format("stacks of {} cover {}", h.thread,
                              format_pct(h.gpu_idle_s > 0 ? 100 * h.covered_idle_s / h.gpu_idle_s : 0))});
-  int n = 0;
-  for (const analyses::HotSpot& s : h.spots) {
-    if (s.idle_s <= 0 || ++n > 6) break;
+  auto per_step = [&](double seconds) {
+    return r_.host_steps > 0 ? format_ms(1e3 * seconds / static_cast<double>(r_.host_steps)) + "/step"
+                             : format_ms(h.window_s > 0 ? 1e3 * seconds / h.window_s : 0) + "/s";
+  };
+  for (const analyses::HotSpot* p : analyses::spots_to_show(h, 6, 2)) {
+    const analyses::HotSpot& s = *p;
     std::string file = s.frame.file.empty() ? "(library code only)" : s.frame.file;
     if (const auto slash = file.rfind('/'); slash != std::string::npos && !s.frame.file.empty())
       file = file.substr(slash + 1);
@@ -60,6 +63,7 @@ void TextWriter::host_section() {
                                 : format_pct(h.gpu_idle_s > 0 ? 100 * s.idle_s / h.gpu_idle_s : 0) + " of idle";
     std::vector<std::string> items = {fmt::format("{}:{} {}()", file, s.frame.line, s.frame.function),
                                       std::string(analyses::host_class_name(s.cls)), per};
+    if (analyses::own_time_shown(h, s)) items.push_back("runs itself " + per_step(s.own_on_thread_s));
     if (!s.text.empty()) items.push_back("`" + s.text + "`");
     field("", items);
   }

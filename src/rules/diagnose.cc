@@ -124,6 +124,10 @@ std::vector<RemedyAdvice> remedies_of(const std::vector<Finding>& findings, cons
       if (fresh) out.push_back(advice_of(*info, ev));
       RemedyAdvice& a = out[it->second];
       a.findings.push_back(f.id);
+      if (!info->change_at_lines.empty() &&
+          std::find(f.sources.begin(), f.sources.end(), "stacks") != f.sources.end()) {
+        a.change = info->change_at_lines;
+      }
       // Without a trace what-if, a finding may carry its own estimate for its first remedy:
       // the fed rate of a starved GPU (live/starvation.h), or a bound (host-work).
       if (!a.estimated_speedup && k == 0 && f.estimated_speedup) {

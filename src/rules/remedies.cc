@@ -80,7 +80,11 @@ const std::vector<RemedyInfo>& all_remedies() {
        "Find the hot lines (py-spy record -o profile.svg -- python train.py, or torch.profiler with "
        "with_stack=True); log and compute metrics every N steps or in a background process; vectorize "
        "per-sample Python.",
-       std::nullopt, false, true},
+       std::nullopt, false, true,
+       "At the lines the finding names: log and compute metrics every N steps or in a background process; "
+       "replace Python loops over tensors (per-parameter updates, per-sample work) with torch._foreach_* ops "
+       "or one batched op; the model's own Python between small ops (modules' forward, autograd) goes with "
+       "CUDA graphs or torch.compile."},
       {"processes-not-threads", "Move CPU work from threads to processes",
        "Run Python-heavy work in processes (DataLoader num_workers, multiprocessing) or native code that "
        "releases the GIL; fewer Python threads beside the training loop.",

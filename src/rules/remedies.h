@@ -23,6 +23,9 @@ struct RemedyInfo {
   bool changes_training = false;
   // Its only estimate is the finding's bound: all of that time off the critical path.
   bool upper_bound = false;
+  // The change when the finding it removes came with the job's Python stacks, which name
+  // the lines (rules/stacks): "" when `change` holds either way.
+  std::string_view change_at_lines = {};
 };
 
 // Every remedy, in a fixed order.

@@ -119,6 +119,19 @@ TEST(ProgramStacks, UnetStepsAndHotSpotsFromItsBursts) {
   }
   EXPECT_GT(ema, 0);
   EXPECT_LT(ema, 0.05 * idle);
+  // By its own time (the loop over the parameters runs in the line itself, backward's time
+  // is autograd's) the EMA line is the job's first, and the host-work finding names it: the
+  // fix the program's --fix applies.
+  const analyses::HotSpot* own = h.top_own({analyses::HostClass::kOptimizer, analyses::HostClass::kLogging,
+                                            analyses::HostClass::kCheckpoint, analyses::HostClass::kOther});
+  ASSERT_NE(own, nullptr);
+  EXPECT_EQ(own->frame.line, 325);
+  EXPECT_GT(own->own_on_thread_s, 0.01 * h.window_s);
+  bool named = false;
+  for (const auto& f : r->findings) {
+    if (f.id == "host-work") named = f.detail.find("unet_diffusion.py:325") != std::string::npos;
+  }
+  EXPECT_TRUE(named);
 }
 
 }  // namespace

@@ -49,6 +49,38 @@ TEST(StackRules, HostSyncCitesTheLinePerStep) {
   EXPECT_FALSE(input_pipeline_stall_stacks(ev).has_value());
 }
 
+TEST(StackRules, HostWorkNamesTheJobsLineThatRunsItself) {
+  auto a = attribution();
+  // The framework line holds the idle; an EMA loop over the parameters (the line itself is
+  // the stack's innermost frame) holds 0.5 s of the thread and little idle.
+  analyses::HotSpot ema;
+  ema.frame = {"update", "/home/u/train.py", 325};
+  ema.text = "ema_p.mul_(0.999).add_(p, alpha=0.001)";
+  ema.cls = HostClass::kOther;
+  ema.idle_s = 0.05;
+  ema.on_thread_s = 0.5;
+  ema.own_on_thread_s = 0.5;
+  a.spots.push_back(ema);
+  a.idle_by_class[static_cast<int>(HostClass::kOther)] = 0.05;
+  StackEvidence ev{a, 100};
+  auto h = host_work_stacks(ev);
+  ASSERT_TRUE(h.has_value());
+  EXPECT_NE(h->title.find("train.py:125"), std::string::npos) << h->title;
+  EXPECT_NE(h->detail.find("train.py:325 `ema_p.mul_(0.999).add_(p, alpha=0.001)` in update() runs the most: "
+                           "5.00 ms per step on the thread (5.0% of the window)"),
+            std::string::npos)
+      << h->detail;
+  // 10 s less its 0.5 s (the GPU is busy 6 s): 10/9.5.
+  EXPECT_NE(h->detail.find("about 1.05x"), std::string::npos) << h->detail;
+  bool has = false;
+  for (const auto& e : h->evidence) has = has || (e.metric == "own line on thread pct" && e.value == 5.0);
+  EXPECT_TRUE(has);
+  // Under 1% of the window: not named.
+  a.spots.back().own_on_thread_s = 0.05;
+  StackEvidence small{a, 100};
+  EXPECT_EQ(host_work_stacks(small)->detail.find("runs the most"), std::string::npos);
+}
+
 TEST(StackRules, StacksThatCoverLittleIdleDecideNothing) {
   auto a = attribution();
   a.covered_idle_s = 1.0;  // a quarter of the idle time had a stack
