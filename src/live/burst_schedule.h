@@ -14,7 +14,12 @@
 // steps surely, the next comes 1.5 s after the last (resnet_fake's 7 s of training at
 // 151 ms a step: 8-13 iterations a burst, 20 needed; 1.5 s rather than 0.5 s or 2 s from
 // replaying the schedule on whole runs: tests/golden/loop_steps_golden_test.cc,
-// docs/VALIDATION.md). At most 10 bursts come early this way in a run.
+// docs/VALIDATION.md). At most 10 bursts come early this way in a run, except those that
+// stood still with the GPU idle (compiling: gpt_char --compile's first iteration ran 33 s
+// on the H200, GPU utilization 0 but for blips under 1 s; loading, preparing data): after
+// those the gap doubles (2 s, 4 s, ... up to a minute) and the next comes as soon as the GPU
+// has been busy 1 s without a break, which is training starting (there, the ten early
+// bursts were spent on the compilation and the 5.5 s of training fell between bursts).
 //
 // The counted ones come 4 s, 14 s and 34 s after the first (a job of 15-30 s, as
 // bert_finetune and resnet_fake on the H200, ended before a burst 10 s later; evaluation at
@@ -51,8 +56,14 @@ class BurstSchedule {
   // Sampling of the job started at `now` (monotonic ns).
   explicit BurstSchedule(int64_t attached_ns) : attached_ns_(attached_ns) {}
 
+  // The longest gap after bursts in a row that stood still with the GPU idle, and how long
+  // the GPU must be busy without a break to bring the next one sooner.
+  static constexpr int64_t kAfterIdleMaxNs = kEveryNs;
+  static constexpr int64_t kGpuWokeNs = 1'000'000'000;
+
   // Whether a burst is due at `now`, with what the GPUs read at this tick (gpu_read: any
-  // GPU utilization read; gpu_busy: one ran kernels).
+  // GPU utilization read; gpu_busy: one ran kernels). Called at every tick, while a burst
+  // runs too (false then): what the GPU did during a burst decides what follows it.
   bool due(int64_t now, bool gpu_read, bool gpu_busy);
   // A burst started at `now`.
   void started(int64_t now);
@@ -69,6 +80,13 @@ class BurstSchedule {
   int started_ = 0;
   int counted_ = 0;  // started, less those that did not go round the loop
   int early_ = 0;    // bursts after which the next came early
+  bool running_ = false;
+  int64_t started_at_ = 0;          // the last burst's start
+  int ticks_ = 0, idle_ticks_ = 0;  // ticks seen while it ran, and those with the GPU idle
+  bool last_busy_ = false;
+  int64_t busy_from_ = 0;  // start of the GPU's busy stretch going on, 0 while it is idle
+  int idle_still_ = 0;     // bursts in a row that stood still with the GPU idle
+  bool wake_ = false;      // the next comes once the GPU has been busy kGpuWokeNs
 };
 
 }  // namespace chokepoint::live

@@ -75,10 +75,6 @@ StackSampling::StackSampling(const StackOptions& o, std::string dir, bool quiet)
 StackSampling::~StackSampling() = default;
 
 void StackSampling::poll_burst(const Session& session, int64_t now_realtime_ns, int64_t now_monotonic_ns) {
-  if (burst_) {
-    if (burst_->poll()) end_burst(false, now_monotonic_ns);
-    return;
-  }
   if (o_.burst_hz <= 0) return;
   if (!schedule_) schedule_.emplace(attached_mono_);
   bool gpu_read = false, gpu_busy = false;
@@ -87,7 +83,13 @@ void StackSampling::poll_burst(const Session& session, int64_t now_realtime_ns, 
     gpu_read = true;
     gpu_busy |= s.value >= kBusyPct;
   }
-  if (!schedule_->due(now_monotonic_ns, gpu_read, gpu_busy)) return;
+  // Every tick, while a burst runs too: what the GPU did during one decides what follows.
+  const bool due = schedule_->due(now_monotonic_ns, gpu_read, gpu_busy);
+  if (burst_) {
+    if (burst_->poll()) end_burst(false, now_monotonic_ns);
+    return;
+  }
+  if (!due) return;
   schedule_->started(now_monotonic_ns);
   sampler::PySpyOptions po;
   po.binary = binary_;
@@ -97,7 +99,11 @@ void StackSampling::poll_burst(const Session& session, int64_t now_realtime_ns, 
   po.out_file = (std::filesystem::path(dir_) / burst_file_).string();
   po.log_file = (std::filesystem::path(dir_) / kStackLog).string();
   auto r = sampler::PySpyRecorder::start(po, rec_->target(), now_realtime_ns);
-  if (r.ok()) burst_ = std::move(r.value());
+  if (r.ok()) {
+    burst_ = std::move(r.value());
+  } else {
+    schedule_->ended(now_monotonic_ns, BurstOutcome::kNoLoop);  // one that did not run shows nothing
+  }
 }
 
 // What the burst just kept showed: what the judge reads in the bursts so far (a burst that
@@ -122,6 +128,7 @@ void StackSampling::end_burst(bool stop, int64_t now_monotonic_ns) {
     if (!stop) schedule_->ended(now_monotonic_ns, outcome(path));
   } else {
     std::filesystem::remove(path, ec);
+    if (!stop) schedule_->ended(now_monotonic_ns, BurstOutcome::kNoLoop);  // no samples: nothing seen
   }
   burst_.reset();
 }
