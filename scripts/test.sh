@@ -21,20 +21,23 @@ run_ctest() {
   return $rc
 }
 
-echo "== layers and format"
+# Each section's header carries the clock time: a CI log shows where its minutes go.
+section() { echo "== $* ($(date +%T))"; }
+
+section "layers and format"
 bash scripts/check_layers.sh
 bash scripts/check_format.sh
 
-echo "== build and test (RelWithDebInfo)"
+section "build and test (RelWithDebInfo)"
 cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHOKEPOINT_WERROR=ON >/dev/null
 cmake --build build-test -j"$jobs"
 run_ctest --test-dir build-test --output-on-failure -j"$jobs" | tee -a "$log"
 
-echo "== clang-tidy (.clang-tidy: cognitive complexity <= 35, bug-prone checks)"
+section "clang-tidy (.clang-tidy: cognitive complexity <= 35, bug-prone checks)"
 JOBS=$jobs bash scripts/check_tidy.sh build-test
 
 if [[ "${SKIP_SANITIZE:-0}" != 1 ]]; then
-  echo "== build and test with -fsanitize=address,undefined"
+  section "build and test with -fsanitize=address,undefined"
   # The sanitizer build needs several GB more; where the disk is short (a CI run ran out
   # linking it), the objects of the build above go first (they are not used again).
   free_gb=$(df -Pk . | awk 'NR == 2 {print int($4 / 1048576)}')
@@ -50,7 +53,7 @@ if [[ "${SKIP_SANITIZE:-0}" != 1 ]]; then
 fi
 
 if [[ "${SKIP_FUZZ:-0}" != 1 ]]; then
-  echo "== fuzz the importers (Kineto, recordings, CUPTI traces, py-spy stacks, ncu CSV) for ${FUZZ_SECONDS:-60} s"
+  section "fuzz the importers (Kineto, recordings, CUPTI traces, py-spy stacks, ncu CSV) for ${FUZZ_SECONDS:-60} s"
   bash fuzz/run.sh "${FUZZ_SECONDS:-60}"
 fi
 
@@ -58,3 +61,4 @@ fi
 # failed out of T"; a failure already stopped this script through pipefail).
 total=$(grep -oE 'tests failed out of [0-9]+' "$log" | awk '{s += $5} END {print s + 0}')
 echo "tests: ${total} passed, 0 failed"
+echo "== done ($(date +%T))"

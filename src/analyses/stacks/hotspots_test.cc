@@ -80,17 +80,22 @@ TEST(HostHotspots, TraceIdleGoesToTheLineTheThreadWasOn) {
   EXPECT_NEAR(h.idle_by_class[static_cast<int>(HostClass::kData)], 0.03, 1e-9);
 }
 
-TEST(HostHotspots, SampledUtilizationChargesTheIdleShare) {
-  Fixture f = loop_with_item_and_loader();
+// The fixture's second under sampled utilization: ticks of 200 ms at 60%, so 40% of every
+// stack's time is GPU idle (the loader worker, pid 11, left out).
+AttributionInput sampled_input(const Fixture& f) {
   AttributionInput in;
   in.stacks = &f.s;
   in.window_start_ns = 0;
   in.window_end_ns = 1000 * kMs;
   in.exclude_pids = {11};
-  // Ticks of 200 ms at 60% utilization: 40% of every stack's time is GPU idle.
   for (int i = 0; i < 5; ++i) in.idle.push_back({i * 200 * kMs, (i + 1) * 200 * kMs, 0.4});
   in.method = "sampled utilization";
-  const HostAttribution h = attribute_host_time(in);
+  return in;
+}
+
+TEST(HostHotspots, SampledUtilizationChargesTheIdleShare) {
+  Fixture f = loop_with_item_and_loader();
+  const HostAttribution h = attribute_host_time(sampled_input(f));
   EXPECT_NEAR(h.gpu_idle_s, 0.4, 1e-9);
   ASSERT_EQ(h.spots.size(), 3u);
   // Forward (50 ms of each 100) holds half the idle; no sync special case without exact idle.
@@ -105,14 +110,7 @@ TEST(HostHotspots, SampledUtilizationChargesTheIdleShare) {
 
 TEST(HostHotspots, OwnTimeIsWhenTheLineItselfIsInnermost) {
   Fixture f = loop_with_item_and_loader();
-  AttributionInput in;
-  in.stacks = &f.s;
-  in.window_start_ns = 0;
-  in.window_end_ns = 1000 * kMs;
-  in.exclude_pids = {11};
-  for (int i = 0; i < 5; ++i) in.idle.push_back({i * 200 * kMs, (i + 1) * 200 * kMs, 0.4});
-  in.method = "sampled utilization";
-  const HostAttribution h = attribute_host_time(in);
+  const HostAttribution h = attribute_host_time(sampled_input(f));
   const HotSpot* item = nullptr;
   const HotSpot* fwd = nullptr;
   for (const HotSpot& s : h.spots) {
