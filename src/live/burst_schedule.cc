@@ -9,7 +9,6 @@ bool BurstSchedule::due(int64_t now, bool gpu_read, bool gpu_busy) {
   if (gpu_busy && gpu_busy_since_ == 0) gpu_busy_since_ = now;
   if (!gpu_busy) busy_from_ = 0;
   else if (busy_from_ == 0) busy_from_ = now;
-  last_busy_ = gpu_busy;
   if (running_) {
     ++ticks_;
     idle_ticks_ += gpu_busy ? 0 : 1;
@@ -37,7 +36,7 @@ void BurstSchedule::started(int64_t now) {
 void BurstSchedule::ended(int64_t now, BurstOutcome what) {
   running_ = false;
   // The GPU idle at least half the ticks the burst ran (none seen: as at the last tick).
-  const bool gpu_idle = ticks_ > 0 ? 2 * idle_ticks_ >= ticks_ : !last_busy_;
+  const bool gpu_idle = ticks_ > 0 ? 2 * idle_ticks_ >= ticks_ : busy_from_ == 0;
   if (what == BurstOutcome::kNoLoop && gpu_idle) {
     // Standing still on the CPU: it does not count, and neither the plan nor the early
     // budget applies; the gap doubles, and the GPU waking up brings the next sooner.

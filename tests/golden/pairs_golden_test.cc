@@ -31,6 +31,7 @@ struct Source {
 const Source kSources[] = {{"trace", "trace.json.gz"},
                            {"rerun", "rerun.json.gz"},
                            {"round_d", "round_d.json.gz"},
+                           {"first_remedy", "first_remedy.json.gz"},
                            {"traced", "traced.rec"},
                            {"run", "run.rec"}};
 

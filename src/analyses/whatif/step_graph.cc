@@ -274,6 +274,62 @@ void find_cross_stream_deps(const Timeline& tl, StepGraph& g) {
   }
 }
 
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// Event dependencies. PyTorch and cuDNN order work across streams with
+// cudaEventRecord(ev, s1) then cudaStreamWaitEvent(s2, ev); a trace holds neither the
+// stream nor the event of those calls, so they are read from the launch order: a record
+// marks the node launched last before it, a wait takes the latest record not yet waited
+// on, and the next node launched after waits runs after the latest-ending of the nodes
+// they marked on other lanes. The eager trace hides such a dependency behind launch times
+// when the host is behind the GPU (cuDNN's LSTM spreads each step over 11 streams, each
+// op launched after the op it waits for ended); once launches go (cuda-graphs) the
+// streams would otherwise overlap more than their events let them.
+void find_event_deps(const Timeline& tl, StepGraph& g) {
+  const auto& rc = tl.runtime_calls;
+  enum Kind : uint8_t { kLaunched, kRecord, kWait };
+  struct Mark {
+    TimeNs t;
+    Kind kind;
+    int32_t node;
+  };
+  std::vector<Mark> marks;
+  for (size_t k = 0; k < g.gpu.size(); ++k) {
+    if (g.gpu[k].launch >= 0) marks.push_back({g.host[g.gpu[k].launch].start, kLaunched, static_cast<int32_t>(k)});
+  }
+  for (size_t r = 0; r < rc.size(); ++r) {
+    if (rc.pid[r] != g.pid || rc.start[r] < g.host_from || rc.start[r] >= g.span_end) continue;
+    const auto name = tl.strings.view(rc.name[r]);
+    if (starts_with(name, "cudaEventRecord") || starts_with(name, "cuEventRecord")) {
+      marks.push_back({rc.start[r], kRecord, -1});
+    } else if (starts_with(name, "cudaStreamWaitEvent") || starts_with(name, "cuStreamWaitEvent")) {
+      marks.push_back({rc.start[r], kWait, -1});
+    }
+  }
+  std::stable_sort(marks.begin(), marks.end(), [](const Mark& a, const Mark& b) { return a.t < b.t; });
+  auto end_of = [&](int32_t k) { return g.gpu[k].start + g.gpu[k].dur; };
+  int32_t last = -1;
+  std::vector<int32_t> recorded, waited;  // records not yet waited on; waits before the next launch
+  for (const Mark& m : marks) {
+    if (m.kind == kRecord) {
+      if (last >= 0) recorded.push_back(last);
+    } else if (m.kind == kWait) {
+      if (!recorded.empty()) {
+        waited.push_back(recorded.back());
+        recorded.pop_back();
+      }
+    } else {
+      GpuNode& n = g.gpu[m.node];
+      for (int32_t w : waited) {
+        if (g.gpu[w].lane == n.lane || end_of(w) > n.start + kEndToleranceNs) continue;
+        if (n.dep < 0 || end_of(w) > end_of(n.dep)) n.dep = w;
+      }
+      waited.clear();
+      last = m.node;
+    }
+  }
+}
+
 // The pageable copy each host event launched (-1: none).
 std::vector<int32_t> pageable_copy_of_event(const Timeline& tl, const StepGraph& g) {
   const auto& ops = tl.gpu_ops;
@@ -347,6 +403,7 @@ StepGraph build_step_graph(const Timeline& tl, const TimelineIndex& ix, const St
   add_gpu_nodes(tl, ix, event_of_row, g);
   g.launch_latency = launch_latency(g);
   find_cross_stream_deps(tl, g);
+  find_event_deps(tl, g);
   find_blocking_calls(tl, g);
   return g;
 }

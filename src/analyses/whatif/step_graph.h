@@ -13,6 +13,9 @@
 //   stream order    ops of one stream run one after another;
 //   cross-stream    an op that started later than both its launch and its stream allowed
 //                   waited for an op of another stream: the one that ended just before it;
+//   events          cudaEventRecord / cudaStreamWaitEvent read from the launch order: the op
+//                   launched after waits runs after the op launched before the record it
+//                   waited on (on another stream), even where launch times hid it;
 //   blocking calls  a synchronize, a synchronous or pageable copy, cudaFree ... that ended
 //                   right after a GPU op ended waited for that op; replayed, it returns
 //                   when that op's replayed end comes (plus what the call did after it).

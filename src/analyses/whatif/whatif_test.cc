@@ -81,6 +81,27 @@ TEST(Replay, CrossStreamDependenciesAreKept) {
   EXPECT_EQ(r.gpu_busy, us(250));  // 5 .. 255: the consumer waited for the producer
 }
 
+// cudaEventRecord after the producer's launch and cudaStreamWaitEvent before the
+// consumer's: the consumer was launched after the producer ended, so its start shows no
+// wait, but the events still order the two once launches cost nothing (cuda-graphs).
+TEST(Replay, EventRecordAndWaitOrderStreamsTheLaunchTimesHid) {
+  TimelineBuilder b;
+  b.step(1, 0, 300);
+  b.kernel("producer", 0, 5, 50, 1024, "cudaLaunchKernel", 3, -1, 7);  // stream 7: 5 .. 55
+  b.runtime("cudaEventRecord", 4, 1);
+  b.runtime("cudaStreamWaitEvent", 100, 1);
+  b.kernel("consumer", 110, 115, 50, 1024, "cudaLaunchKernel", 3, -1, 9);  // stream 9: 115 .. 165
+  Built x(b);
+  ASSERT_EQ(x.g.gpu.size(), 2u);
+  const int consumer = x.tl.strings.view(x.tl.gpu_ops.name[x.g.gpu[0].row]) == "consumer" ? 0 : 1;
+  EXPECT_EQ(x.g.gpu[consumer].dep, 1 - consumer);
+  EXPECT_EQ(x.g.gpu[1 - consumer].dep, -1);
+  Plan p = Plan::baseline(x.g);
+  for (auto& gap : p.gap) gap = 0;  // the host time between the calls goes
+  const ReplayResult r = replay(x.g, p);
+  EXPECT_GE(r.gpu_busy, us(100));  // still one after the other, not side by side
+}
+
 // GPU work queued before the trace (no launch in it) is ready from the start: a faster
 // kernel lets everything behind it move up.
 TEST(Replay, WorkQueuedBeforeTheTraceStartsAtTheOrigin) {

@@ -3,7 +3,9 @@
 
 Compute-bound on FP32 GEMMs without tensor cores: PyTorch's default matmul precision is
 "highest", so FP32 matmuls run on the SIMT units. Fix (--fix): bf16 autocast around the
-forward pass and the loss, as nanoGPT's train.py does (`ctx = torch.amp.autocast(...)`).
+forward pass and the loss, as nanoGPT's train.py does (`ctx = torch.amp.autocast(...)`). Second fix (--tf32):
+stay in FP32 with torch.set_float32_matmul_precision("high") (TF32 tensor cores), which
+chokepoint lists next to autocast.
 """
 import math
 
@@ -13,7 +15,13 @@ import torch.nn.functional as F
 
 import harness as H
 
-args = H.parse(__doc__)
+def options(ap):
+    ap.add_argument("--tf32", action="store_true", help="TF32 matmuls instead of the fix")
+
+
+args = H.parse(__doc__, options)
+if args.tf32:
+    torch.set_float32_matmul_precision("high")
 torch.manual_seed(0)
 N_LAYER, N_HEAD, D = 6, 8, H.size(768, 64)
 T, B = H.size(256, 16), H.size(16, 2)

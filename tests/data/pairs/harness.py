@@ -44,6 +44,27 @@ def autocast(enabled=True, dtype=torch.bfloat16, cache_enabled=True):
     return torch.autocast(DEV.type, dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
 
 
+def capture_whole_step(step_on_static, opt, warmup=3):
+    """Captures one whole training step (forward, loss, backward, optimizer step) in a
+    torch.cuda.CUDAGraph, the recipe of PyTorch's CUDA Graphs notes ("whole network
+    capture"): warm up on a side stream, set the gradients to None, then capture, so that
+    backward allocates them in the graph's pool and every replay writes them in place.
+    `step_on_static()` runs the step on the caller's static input tensors; the optimizer
+    must be capturable (or fused/foreach with capturable=True). Returns the graph."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(warmup):
+            opt.zero_grad(set_to_none=True)
+            step_on_static()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    opt.zero_grad(set_to_none=True)
+    with torch.cuda.graph(graph):
+        step_on_static()
+    return graph
+
+
 def parse(description, extra=None):
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--fix", action="store_true", help="apply the fix")

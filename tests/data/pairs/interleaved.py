@@ -10,6 +10,10 @@ round: measured = the fix's samples/s over the profiled process's (by mean time 
 expected.json says round_c_mean: resnet_workers' bursty loader), and the estimate of the
 pair's remedy from that round's trace and recording. Prints one line per pair and round and
 the median ratio per pair and source.
+
+`--alt PAIR=VARIANT:REMEDY` sets another fix against another remedy (gpu_first_remedy.sh: a
+first remedy that is not the pair's own fix, e.g. adamw_fused=wholegraph:cuda-graphs reads
+adamw_fused.wholegraph.rN.json against the cuda-graphs estimate); only those pairs are read.
 """
 import glob
 import json
@@ -32,17 +36,27 @@ def main():
     cp = os.path.abspath(sys.argv[1])
     d = sys.argv[2]
     out_json = sys.argv[sys.argv.index("--json") + 1] if "--json" in sys.argv else None
+    alt = {}
+    for i, a in enumerate(sys.argv):
+        if a == "--alt":
+            pair, rest = sys.argv[i + 1].split("=")
+            alt[pair] = tuple(rest.split(":"))
     expected = json.load(open(os.path.join(HERE, "expected.json")))
     pairs = sorted({re.match(r"(.*)\.profiled\.r\d+\.json$", os.path.basename(f)).group(1)
                     for f in glob.glob(os.path.join(d, "*.profiled.r*.json"))})
+    if alt:
+        pairs = [p for p in pairs if p in alt]
     result = {}
     for name in pairs:
-        exp = expected[name]
+        exp = dict(expected[name])
+        variant = "fixed"
+        if name in alt:
+            variant, exp["remedy"] = alt[name]
         key = "samples_per_s_mean" if exp.get("measure") == "round_c_mean" else "samples_per_s"
         rows = []
         for f in sorted(glob.glob(os.path.join(d, f"{name}.profiled.r*.json"))):
             r = re.search(r"\.r(\d+)\.json$", f).group(1)
-            fixed = os.path.join(d, f"{name}.fixed.r{r}.json")
+            fixed = os.path.join(d, f"{name}.{variant}.r{r}.json")
             if not os.path.exists(fixed):
                 continue
             broken = json.load(open(f))

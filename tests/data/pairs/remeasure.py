@@ -8,6 +8,7 @@ median over rounds of each variant's throughput and the speedups of the fixes.
         small_batch:broken,fixed,graphs resnet_workers:broken,fixed@6
 
 VARIANT: broken (no flag), fixed (--fix), graphs (--graphs), wholegraph (--whole-graph),
+tf32 (--tf32), autocast (--autocast), phasegraphs (--phase-graphs),
 profiled (broken, then 4 profiled steps; `--profile-steps PAIR=N`: N), traced (broken under
 `chokepoint run --trace`, a third of the seconds; needs `--chokepoint BIN`); @S after a
 pair's variants sets its timed seconds. Every variant's file is named PAIR.VARIANT.rROUND.*
@@ -23,7 +24,8 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FLAGS = {"broken": [], "fixed": ["--fix"], "graphs": ["--graphs"], "wholegraph": ["--whole-graph"], "profiled": [],
+FLAGS = {"broken": [], "fixed": ["--fix"], "graphs": ["--graphs"], "wholegraph": ["--whole-graph"], "tf32": ["--tf32"],
+         "autocast": ["--autocast"], "phasegraphs": ["--phase-graphs"], "profiled": [],
          "traced": []}
 
 
