@@ -83,9 +83,9 @@ class BurstSchedule {
   bool running_ = false;
   int64_t started_at_ = 0;          // the last burst's start
   int ticks_ = 0, idle_ticks_ = 0;  // ticks seen while it ran, and those with the GPU idle
-  int64_t busy_from_ = 0;  // start of the GPU's busy stretch going on, 0 while it is idle
-  int idle_still_ = 0;     // bursts in a row that stood still with the GPU idle
-  bool wake_ = false;      // the next comes once the GPU has been busy kGpuWokeNs
+  int64_t busy_from_ = 0;           // start of the GPU's busy stretch going on, 0 while it is idle
+  int idle_still_ = 0;              // bursts in a row that stood still with the GPU idle
+  bool wake_ = false;               // the next comes once the GPU has been busy kGpuWokeNs
 };
 
 }  // namespace chokepoint::live

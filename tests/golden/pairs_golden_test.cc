@@ -28,12 +28,9 @@ Json load(const std::string& path) {
 struct Source {
   std::string name, file;
 };
-const Source kSources[] = {{"trace", "trace.json.gz"},
-                           {"rerun", "rerun.json.gz"},
-                           {"round_d", "round_d.json.gz"},
-                           {"first_remedy", "first_remedy.json.gz"},
-                           {"traced", "traced.rec"},
-                           {"run", "run.rec"}};
+const Source kSources[] = {{"trace", "trace.json.gz"},     {"rerun", "rerun.json.gz"},
+                           {"round_d", "round_d.json.gz"}, {"first_remedy", "first_remedy.json.gz"},
+                           {"traced", "traced.rec"},       {"run", "run.rec"}};
 
 // The measured gain a source's estimate is compared with (tests/data/pairs/validate.py).
 std::optional<double> measured(const Json& m, const Json& e, const std::string& source) {
