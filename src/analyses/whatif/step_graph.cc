@@ -276,6 +276,16 @@ void find_cross_stream_deps(const Timeline& tl, StepGraph& g) {
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
+// Makes `n` depend on the latest-ending of the `waited` nodes on another lane that ended
+// before it started (unless it already depends on one that ended later).
+void depend_on_latest(const StepGraph& g, const std::vector<int32_t>& waited, GpuNode& n) {
+  auto end_of = [&](int32_t k) { return g.gpu[k].start + g.gpu[k].dur; };
+  for (int32_t w : waited) {
+    if (g.gpu[w].lane == n.lane || end_of(w) > n.start + kEndToleranceNs) continue;
+    if (n.dep < 0 || end_of(w) > end_of(n.dep)) n.dep = w;
+  }
+}
+
 // Event dependencies. PyTorch and cuDNN order work across streams with
 // cudaEventRecord(ev, s1) then cudaStreamWaitEvent(s2, ev); a trace holds neither the
 // stream nor the event of those calls, so they are read from the launch order: a record
@@ -307,7 +317,6 @@ void find_event_deps(const Timeline& tl, StepGraph& g) {
     }
   }
   std::stable_sort(marks.begin(), marks.end(), [](const Mark& a, const Mark& b) { return a.t < b.t; });
-  auto end_of = [&](int32_t k) { return g.gpu[k].start + g.gpu[k].dur; };
   int32_t last = -1;
   std::vector<int32_t> recorded, waited;  // records not yet waited on; waits before the next launch
   for (const Mark& m : marks) {
@@ -319,11 +328,7 @@ void find_event_deps(const Timeline& tl, StepGraph& g) {
         recorded.pop_back();
       }
     } else {
-      GpuNode& n = g.gpu[m.node];
-      for (int32_t w : waited) {
-        if (g.gpu[w].lane == n.lane || end_of(w) > n.start + kEndToleranceNs) continue;
-        if (n.dep < 0 || end_of(w) > end_of(n.dep)) n.dep = w;
-      }
+      depend_on_latest(g, waited, g.gpu[m.node]);
       waited.clear();
       last = m.node;
     }
