@@ -50,7 +50,8 @@ inline constexpr int64_t kSureSteps = 20;
 // that read 30-52% off had 3.7-6.3%; those within 5% of the printed step 1.4-3.2%.
 inline constexpr double kSureRelSe = 0.03;
 
-// The loop of the thread that spends the most time in the job's own frames.
+// The loop of the main thread (of the process) that spends the most time in the job's own
+// frames; of any thread when no main thread has a stack there.
 LoopSteps find_loop_steps(const samples::PyStacks& s);
 
 // Several sample sets of the same job (bursts): the loop most of them found, its

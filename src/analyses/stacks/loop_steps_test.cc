@@ -114,5 +114,35 @@ TEST(LoopSteps, BurstsPoolTheirIntervals) {
   EXPECT_FALSE(combine_loop_steps({LoopSteps{}}).found);
 }
 
+TEST(LoopSteps, TheMainThreadsLoopOverAMetricsThreads) {
+  // A 20 ms training loop on the main thread, idle (unsampled) in backward half of each
+  // step, beside a metrics thread that loops every 50 ms and is sampled throughout: it holds
+  // more time in the job's frames, but the step is the main thread's (the GIL pair on the
+  // H200 read a 20 ms metrics loop as the step of a 3 ms training loop).
+  samples::PyStacks s = loop({{10, 2 * kMs}, {11, 6 * kMs}, {12, 10 * kMs}, {13, 2 * kMs}}, 200, 2 * kMs);
+  std::erase_if(s.segments,
+                [&](const samples::PyStackSegment& g) { return s.frames[s.stacks[g.stack][0]].line == 12; });
+  const samples::PyStacks m = loop({{30, 20 * kMs}, {31, 30 * kMs}}, 80, 2 * kMs);
+  const auto frames = static_cast<int32_t>(s.frames.size()), stacks = static_cast<int32_t>(s.stacks.size());
+  for (samples::PyFrame f : m.frames) {
+    if (f.function == "main") f.function = "metrics_loop";
+    s.frames.push_back(f);
+  }
+  for (auto st : m.stacks) {
+    for (auto& id : st) id += frames;
+    s.stacks.push_back(st);
+  }
+  s.threads.push_back({1, 2, "Thread-1 (metrics_loop)"});
+  for (auto g : m.segments) {
+    g.thread = 1;
+    g.stack += stacks;
+    s.segments.push_back(g);
+  }
+  const LoopSteps l = find_loop_steps(s);
+  ASSERT_TRUE(l.found) << l.why_not;
+  EXPECT_EQ(l.function, "main");
+  EXPECT_NEAR(l.step_ns / 1e6, 20.0, 0.3);
+}
+
 }  // namespace
 }  // namespace chokepoint::analyses
