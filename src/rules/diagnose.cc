@@ -50,6 +50,12 @@ Finding merge(std::optional<Finding> t, std::optional<Finding> s, std::optional<
     f.title = k->title + " — " + f.title;
     for (auto& e : k->evidence) f.evidence.push_back(std::move(e));
     f.sources.push_back("stacks");
+    // The stacks' what-if (time on the launching thread) stands where the samples had
+    // none: host-work from CPU shares alone is not estimated.
+    if (!f.estimated_speedup && k->estimated_speedup) {
+      f.estimated_speedup = k->estimated_speedup;
+      f.estimate_source = "stacks";
+    }
   }
   return f;
 }
@@ -132,7 +138,8 @@ std::vector<RemedyAdvice> remedies_of(const std::vector<Finding>& findings, cons
       // the fed rate of a starved GPU (live/starvation.h), or a bound (host-work).
       if (!a.estimated_speedup && k == 0 && f.estimated_speedup) {
         a.estimated_speedup = f.estimated_speedup;
-        a.estimate_from = info->upper_bound ? "upper bound" : f.sources.front();
+        a.estimate_from = info->upper_bound ? "upper bound"
+                                            : (f.estimate_source.empty() ? f.sources.front() : f.estimate_source);
       }
     }
   }
@@ -318,12 +325,30 @@ std::string summary_of(const Diagnosis& d, const std::string& lead, bool untrust
 
 }  // namespace
 
+// Where Python threads of the job fight for the GIL, the launching thread's host time holds
+// its waits for it: moving the rivals to processes is the first remedy of that host work
+// too. On the H200 (the GIL pair, docs/VALIDATION.md) host-work named `loss.backward()` and
+// led with "take per-step Python off the critical path" while the process pool that removed
+// the rivals gained 1.4-850x.
+void host_work_behind_the_gil(std::vector<Finding>& findings) {
+  const bool gil = std::any_of(findings.begin(), findings.end(),
+                               [](const Finding& f) { return f.id == "gil-contention"; });
+  if (!gil) return;
+  for (Finding& f : findings) {
+    if (f.id != "host-work" ||
+        std::find(f.remedies.begin(), f.remedies.end(), "processes-not-threads") != f.remedies.end())
+      continue;
+    f.remedies.insert(f.remedies.begin(), "processes-not-threads");
+  }
+}
+
 Diagnosis diagnose(const EvidenceSet& ev) {
   Diagnosis d;
   const bool trace = ev.trace != nullptr && ev.trace->a.total().duration > 0;
   for (const Rule& r : all_rules()) {
     if (std::optional<Finding> f = rule_finding(r, ev, trace)) d.findings.push_back(std::move(*f));
   }
+  host_work_behind_the_gil(d.findings);
 
   Verdict v = choose_verdict(ev, trace, d.findings);
   refine_host_verdict(ev, trace, d.findings, v);

@@ -43,6 +43,7 @@ struct Finding {
   double time_share_pct = 0;                // share of step time this finding accounts for
   std::vector<std::string> remedies;        // remedy ids (rules/remedies.h) that remove it, best first
   std::vector<std::string> sources;         // evidence it rests on: "trace", "samples", "machine"
+  std::string estimate_source;              // the source whose what-if gave the estimate; "" the first
 };
 
 }  // namespace chokepoint::rules
