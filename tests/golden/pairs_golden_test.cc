@@ -213,6 +213,36 @@ TEST(PairsGil, StepsFromTheMainThreadBesideMetricsThreads) {
   }
 }
 
+// empty_cache's batches come in five lengths: the cuda-graphs remedy says a graph per shape
+// is needed (its fix captured one per length, 1.95-2.11x on the H200); a fixed-shape job's
+// says nothing of the kind. A replay allocates nothing, so the step's cudaMalloc/cudaFree
+// calls go inside the graphs.
+TEST(PairsCudaGraphs, VariableShapesAskForAGraphPerShape) {
+  pipeline::AnalyzeOptions ao;
+  ao.ceilings.saved_profiles = false;
+  auto graphs_of = [&](const std::string& path) -> std::optional<rules::RemedyAdvice> {
+    auto r = pipeline::analyze_paths({kPairs + path}, {}, ao);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    if (!r.ok()) return std::nullopt;
+    for (const auto& m : r.value().remedies) {
+      if (m.id == "cuda-graphs") return m;
+    }
+    return std::nullopt;
+  };
+  auto says_shapes = [](const rules::RemedyAdvice& m) {
+    return std::any_of(m.assumptions.begin(), m.assumptions.end(), [](const std::string& a) {
+      return a.find("different sets of GEMM shapes") != std::string::npos;
+    });
+  };
+  const auto varying = graphs_of("empty_cache/first_remedy.json.gz");
+  ASSERT_TRUE(varying.has_value());
+  EXPECT_TRUE(says_shapes(*varying));
+  EXPECT_NE(varying->what_changes.find("cudaMalloc/cudaFree calls a step"), std::string::npos) << varying->what_changes;
+  const auto fixed = graphs_of("small_batch/trace.json.gz");
+  ASSERT_TRUE(fixed.has_value());
+  EXPECT_FALSE(says_shapes(*fixed));
+}
+
 INSTANTIATE_TEST_SUITE_P(H200, Pairs, ::testing::ValuesIn(pair_names()), [](const auto& info) { return info.param; });
 
 }  // namespace
