@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <string_view>
 #include <unordered_map>
 
 namespace chokepoint::analyses::whatif {
