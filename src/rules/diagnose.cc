@@ -323,8 +323,6 @@ std::string summary_of(const Diagnosis& d, const std::string& lead, bool untrust
   return s;
 }
 
-}  // namespace
-
 // Where Python threads of the job fight for the GIL, the launching thread's host time holds
 // its waits for it: moving the rivals to processes is the first remedy of that host work
 // too. On the H200 (the GIL pair, docs/VALIDATION.md) host-work named `loss.backward()` and
@@ -341,6 +339,8 @@ void host_work_behind_the_gil(std::vector<Finding>& findings) {
     f.remedies.insert(f.remedies.begin(), "processes-not-threads");
   }
 }
+
+}  // namespace
 
 Diagnosis diagnose(const EvidenceSet& ev) {
   Diagnosis d;
