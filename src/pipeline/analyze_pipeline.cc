@@ -122,7 +122,7 @@ void add_stack_evidence(const Inputs& in, const analyses::live::LiveAnalysis* la
   }
   ev.stacks = &st.ke.emplace(rules::StackEvidence{st.host ? *st.host : kNoAttribution, steps});
   if (la && in.stacks) {
-    st.gil = analyses::gil_waiting(*in.stacks, in.recording->samples, la->tick_ns, la->start_ns, la->end_ns);
+    st.gil = analyses::gil_waiting(*in.stacks, in.recording->samples, la->start_ns, la->end_ns);
     st.ke->gil = &st.gil;
     st.ke->run_s = la->duration_s;
   }

@@ -1,14 +1,20 @@
 // GIL waiting, from stacks and thread CPU: a Python thread whose stack is in Python code
 // (not in a call that blocks: sleep, a lock, a queue, a socket, a sync with the GPU)
-// wants the GIL; if it runs less than that time, it waited for the GIL the rest of it.
+// wants the GIL; if it is off the CPU while it wants it, it may be waiting for the GIL.
 // py-spy's output keeps no per-sample GIL flag (sampler/pyspy/pyspy_recorder.h), so this
 // is measured per process over the recording's thread CPU samples:
 //
 //   want_s  time the thread's sampled stack was in Python code (innermost line not a wait)
-//   run_s   its CPU time over the same ticks (/proc/PID/task/TID/stat)
-//   wait_s  max(0, want_s - run_s) per tick, summed
+//   cpu_s   its CPU time over the span its stacks cover (/proc/PID/task/TID/stat)
+//   wait_s  the time it wanted the GIL and was off the CPU (per CPU reading's interval),
+//           bounded by the other Python threads' CPU time: a thread waits for the GIL only
+//           while another holds it, and a holder is on the CPU
+//   run_s   want_s - wait_s
 //
-// A single busy thread never waits: it runs whenever it wants to.
+// The bound is what keeps a thread that is off the CPU in native code (a CUDA call that
+// blocks, a page fault, a line not known to wait) from reading as GIL contention when the
+// other threads barely ran: a DataLoader's pin-memory thread beside a GPU-bound training
+// loop (docs/VALIDATION.md, "GIL contention"). A single busy thread never waits.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +29,7 @@ namespace chokepoint::analyses {
 struct GilThread {
   int64_t tid = 0;
   std::string name;
-  double want_s = 0, run_s = 0, wait_s = 0;
+  double want_s = 0, cpu_s = 0, run_s = 0, wait_s = 0;
 };
 
 struct GilProcess {
@@ -35,8 +41,8 @@ struct GilProcess {
 
 // Processes with at least two Python threads that wanted the GIL, most waiting first.
 // `tick_ns` are the recording's tick times (thread CPU samples hold for the tick before).
-std::vector<GilProcess> gil_waiting(const samples::PyStacks& stacks, const samples::SampleStore& st,
-                                    const std::vector<int64_t>& tick_ns, int64_t start_ns, int64_t end_ns);
+std::vector<GilProcess> gil_waiting(const samples::PyStacks& stacks, const samples::SampleStore& st, int64_t start_ns,
+                                    int64_t end_ns);
 
 // Whether a stack is waiting rather than running Python: its innermost frame of the job's
 // code calls something that blocks, or a library frame inside it is a known wait.

@@ -156,8 +156,11 @@ std::optional<Finding> host_work_stacks(const StackEvidence& c) {
 // gil-contention from the stacks: Python threads of one process that wanted the GIL (their
 // stacks in Python code) and waited for it a large share of that time.
 std::optional<Finding> gil_contention_stacks(const StackEvidence& c) {
-  // Waiting a third of the time it wants to run, summed over at least a tenth of the run.
-  constexpr double kMinWaitShare = 0.33;
+  // Waiting a quarter of the time it wants to run, summed over at least a tenth of the run.
+  // The wait is already bounded by the other threads' CPU (analyses/stacks/gil.h): the
+  // milder real contention measured, three threads at a 10% duty, reads 35%; a DataLoader's
+  // pin-memory thread beside a busy main thread 13% (docs/VALIDATION.md).
+  constexpr double kMinWaitShare = 0.25;
   constexpr double kMinWaitOfRun = 0.10;
   if (c.gil == nullptr || c.run_s <= 0) return std::nullopt;
   for (const analyses::GilProcess& p : *c.gil) {
