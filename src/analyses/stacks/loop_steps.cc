@@ -28,7 +28,9 @@ struct Fit {
   double period = 0, counted = 0;
   int64_t steps = 0, other = 0, singles = 0;
   std::vector<double> per_step;
-  bool ambiguous = false;  // as well explained by half the period
+  bool ambiguous = false;       // as well explained by half the period
+  int64_t waited = 0;           // iterations longer than the period, waiting at the header
+  std::vector<double> regular;  // the iterations that fit the period
 };
 
 // Whether intervals between wraps fall near 0.5, 1.5, 2.5 periods (as they do when the
@@ -47,30 +49,66 @@ bool half_periods_common(const std::vector<double>& gaps, double period) {
   return whole > 0 && half >= kHalfShare * whole;
 }
 
+// The time between two wraps of the loop's line: whether the thread left the loop's frame
+// in it, and how long it spent at the loop's header (the `for` line: the next batch).
+struct Gap {
+  double ns = 0;
+  bool left = false;
+  double header_ns = 0;
+};
+
+// An interval longer than a period that spent most of its extra time at the loop's header,
+// over what an interval usually spends there, waited for its batch: one iteration however
+// long (a loader that keeps up only some of the time: resnet_fake with 4 workers ran 19-130
+// ms, its long ones at `for ... in enumerate(train_loader)`). Missed wraps add a whole
+// iteration but only its later lines (the first iteration's header is the interval's own),
+// so they are not taken for one; and the extra time must hold several samples, or a sample
+// or two at the header by chance would do (lstm_lm at 3.5 samples a step: +10% with one).
+constexpr double kHeaderShare = 0.6;
+constexpr double kWaitSamples = 4;
+
 // Intervals between wraps against a period `t0`, refined three times. Intervals much
 // shorter than a period (a line that goes back up inside the body: an inner loop, a
-// `with` block's exit) are merged into the next.
-Fit fit_period(const std::vector<double>& gaps, double t0, double dt) {
+// `with` block's exit) are merged into the next. An interval in which the thread left the
+// loop's frame (the function returned and was called again: an epoch's end, evaluation
+// and checkpoints between epochs) is no iteration.
+Fit fit_period(const std::vector<Gap>& gaps, double header_ns, double t0, double dt) {
   Fit f;
   f.period = t0;
   for (int round = 0; round < 3 && f.period > 0; ++round) {
     Fit n;
-    double acc = 0;
-    for (double g : gaps) {
-      acc += g;
-      if (acc < 0.5 * f.period) continue;
-      const int k = static_cast<int>(std::lround(acc / f.period));
-      if (k >= 1 && k <= kMaxPerInterval && std::abs(acc - k * f.period) <= kTolerance * f.period + dt) {
-        n.counted += acc;
+    Gap acc;
+    double regular = 0;  // the counted time of intervals that fit the period
+    int64_t regular_steps = 0;
+    for (const Gap& g : gaps) {
+      acc.ns += g.ns;
+      acc.left |= g.left;
+      acc.header_ns += g.header_ns;
+      if (acc.ns < 0.5 * f.period) continue;
+      const int k = static_cast<int>(std::lround(acc.ns / f.period));
+      const double tol = kTolerance * f.period + dt;
+      if (acc.left) {
+        ++n.other;
+      } else if (const double extra = acc.ns - f.period; acc.ns > f.period + tol && extra >= kWaitSamples * dt &&
+                                                         acc.header_ns - header_ns >= kHeaderShare * extra) {
+        n.counted += acc.ns;
+        ++n.steps;
+        ++n.waited;
+        n.per_step.push_back(acc.ns);
+      } else if (k >= 1 && k <= kMaxPerInterval && std::abs(acc.ns - k * f.period) <= tol) {
+        n.counted += acc.ns;
         n.steps += k;
         n.singles += k == 1;
-        n.per_step.push_back(acc / k);
+        n.per_step.push_back(acc.ns / k);
+        regular += acc.ns;
+        regular_steps += k;
+        n.regular.push_back(acc.ns / k);
       } else {
         ++n.other;
       }
-      acc = 0;
+      acc = Gap{};
     }
-    n.period = n.steps > 0 ? n.counted / static_cast<double>(n.steps) : 0;
+    n.period = regular_steps > 0 ? regular / static_cast<double>(regular_steps) : 0;
     f = std::move(n);
   }
   return f;
@@ -136,28 +174,90 @@ double sampling_interval(const samples::PyStacks& s, const Segments& seq) {
   return d[d.size() / 2];
 }
 
-// The period of one candidate frame's loop (no steps when it is not a loop).
-Fit fit_frame(const samples::PyStacks& s, const Segments& seq, const Key& key, double dt) {
-  const auto& [file, function, depth] = key;
-  // The frame's line in each sample (-1 where the frame is not there).
-  std::vector<int64_t> wraps;
-  int64_t ups = 0;  // the line going down the body
+// The frame's line in each sample (-1 where the frame is not there), and the samples the
+// line goes back up on.
+struct Walk {
+  struct Sample {
+    int64_t start_ns, ns;
+    int32_t line;
+  };
+  std::vector<Sample> samples;
+  std::vector<size_t> wraps;  // the sample each wrap lands on
+  int64_t ups = 0;            // the line going down the body
+};
+
+Walk walk_frame(const samples::PyStacks& s, const Segments& seq, const Key& key) {
+  const std::string& file = std::get<0>(key);
+  const std::string& function = std::get<1>(key);
+  const size_t depth = std::get<2>(key);
+  auto line_of = [&](const std::vector<int32_t>& st) -> int32_t {
+    if (st.size() <= depth) return -1;
+    const auto& f = s.frames[st[st.size() - 1 - depth]];
+    return f.file == file && f.function == function ? f.line : -1;
+  };
+  // The outermost frame of the stacks the loop is in. A stack without the loop that starts
+  // there left it (the function returned: an epoch's end, evaluation between epochs); one
+  // that starts elsewhere is cut short (py-spy could not unwind it all: 6 of resnet_200's
+  // 1,300 samples) and says nothing: it neither leaves the loop nor breaks a wrap.
+  const samples::PyFrame* root = nullptr;
+  for (const auto* g : seq) {
+    if (const auto& st = s.stacks[g->stack]; line_of(st) >= 0) {
+      root = &s.frames[st.back()];
+      break;
+    }
+  }
+  Walk w;
   int32_t prev = -1;
   for (const auto* g : seq) {
     const auto& st = s.stacks[g->stack];
-    int32_t line = -1;
-    if (st.size() > depth) {
-      const auto& f = s.frames[st[st.size() - 1 - depth]];
-      if (f.file == file && f.function == function) line = f.line;
-    }
-    if (line >= 0 && prev >= 0 && line < prev) wraps.push_back(g->start_ns);
-    ups += line >= 0 && prev >= 0 && line > prev;
+    if (st.empty() || root == nullptr) continue;
+    const int32_t line = line_of(st);
+    const auto& outer = s.frames[st.back()];
+    if (line < 0 && (outer.file != root->file || outer.function != root->function)) continue;
+    if (line >= 0 && prev >= 0 && line < prev) w.wraps.push_back(w.samples.size());
+    w.ups += line >= 0 && prev >= 0 && line > prev;
     prev = line;
+    w.samples.push_back({g->start_ns, g->end_ns - g->start_ns, line});
   }
-  if (static_cast<int64_t>(wraps.size()) < kMinSteps) return Fit{};
-  std::vector<double> gaps;
-  for (size_t i = 1; i < wraps.size(); ++i) gaps.push_back(static_cast<double>(wraps[i] - wraps[i - 1]));
-  std::vector<double> sorted = gaps;
+  return w;
+}
+
+// The intervals between wraps. The loop's header: the first line of the body that wraps
+// come back to (at least 5% of them), where a `for` takes its next batch.
+std::vector<Gap> gaps_of(const Walk& w) {
+  std::map<int32_t, int64_t> landing;
+  for (size_t i : w.wraps) ++landing[w.samples[i].line];
+  int32_t header = -1;
+  for (const auto& [line, n] : landing) {
+    if (n * 20 >= static_cast<int64_t>(w.wraps.size())) {
+      header = line;
+      break;
+    }
+  }
+  std::vector<Gap> gaps;
+  for (size_t i = 1; i < w.wraps.size(); ++i) {
+    Gap g;
+    g.ns = static_cast<double>(w.samples[w.wraps[i]].start_ns - w.samples[w.wraps[i - 1]].start_ns);
+    for (size_t j = w.wraps[i - 1]; j < w.wraps[i]; ++j) {
+      g.left |= w.samples[j].line < 0;
+      if (w.samples[j].line == header) g.header_ns += static_cast<double>(w.samples[j].ns);
+    }
+    gaps.push_back(g);
+  }
+  return gaps;
+}
+
+// The period of one candidate frame's loop (no steps when it is not a loop).
+Fit fit_frame(const samples::PyStacks& s, const Segments& seq, const Key& key, double dt) {
+  const Walk w = walk_frame(s, seq, key);
+  if (static_cast<int64_t>(w.wraps.size()) < kMinSteps) return Fit{};
+  const std::vector<Gap> gaps = gaps_of(w);
+  std::vector<double> sorted;
+  for (const Gap& g : gaps) sorted.push_back(g.header_ns);
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
+  const double header_ns = sorted[sorted.size() / 2];  // an interval's usual time at the header
+  sorted.clear();
+  for (const Gap& g : gaps) sorted.push_back(g.ns);
   std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
   const double median = sorted[sorted.size() / 2];
   // Wraps missed (a line as long as the sampling interval spans one) make the median
@@ -165,16 +265,16 @@ Fit fit_frame(const samples::PyStacks& s, const Segments& seq, const Key& key, d
   // much and has intervals of one iteration.
   Fit chosen;
   for (int div = 1; div <= kMaxPerInterval; ++div) {
-    Fit f = fit_period(gaps, median / div, dt);
+    Fit f = fit_period(gaps, header_ns, median / div, dt);
     if (f.steps == 0 || f.singles * 7 < static_cast<int64_t>(f.per_step.size())) continue;
     if (chosen.steps == 0 || f.counted > chosen.counted * 1.02) chosen = std::move(f);
   }
   // Wraps seen at one and a half periods as often as at whole ones: the period is half
   // this (every other wrap missed). Taken when the samples are fast enough to see it;
   // otherwise the count cannot be trusted.
-  if (chosen.steps > 0 && half_periods_common(gaps, chosen.period)) {
-    Fit half = fit_period(gaps, chosen.period / 2, dt);
-    if (chosen.period / 2 >= kDecidableSamples * dt && half.steps > 0 && !half_periods_common(gaps, half.period)) {
+  if (chosen.steps > 0 && half_periods_common(sorted, chosen.period)) {
+    Fit half = fit_period(gaps, header_ns, chosen.period / 2, dt);
+    if (chosen.period / 2 >= kDecidableSamples * dt && half.steps > 0 && !half_periods_common(sorted, half.period)) {
       chosen = std::move(half);
     } else {
       chosen.ambiguous = true;
@@ -183,20 +283,29 @@ Fit fit_frame(const samples::PyStacks& s, const Segments& seq, const Key& key, d
   // A loop sampled slower than it runs can seem to run backwards (each sample a little
   // earlier in the body than the last): the line then goes up less often than it wraps.
   // A loop running forwards goes up at least once per wrap.
-  if (ups < static_cast<int64_t>(wraps.size())) chosen.ambiguous = true;
+  if (w.ups < static_cast<int64_t>(w.wraps.size())) chosen.ambiguous = true;
   return chosen;
 }
 
 }  // namespace
 
 double LoopSteps::rel_se() const {
-  const auto n = static_cast<double>(per_step_ns.size());
+  const auto& v = fitted_ns.empty() ? per_step_ns : fitted_ns;
+  const auto n = static_cast<double>(v.size());
   if (n < 2) return 1;
   double mean = 0, var = 0;
-  for (double x : per_step_ns) mean += x / n;
+  for (double x : v) mean += x / n;
   if (mean <= 0) return 1;
-  for (double x : per_step_ns) var += (x - mean) * (x - mean) / (n - 1);
+  for (double x : v) var += (x - mean) * (x - mean) / (n - 1);
   return std::sqrt(var / n) / mean;
+}
+
+double LoopSteps::median_ns() const {
+  if (per_step_ns.empty()) return 0;
+  std::vector<double> v = per_step_ns;
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
 }
 
 bool LoopSteps::sure() const {
@@ -231,7 +340,7 @@ LoopSteps find_loop_steps(const samples::PyStacks& s) {
     return out;
   }
   out.found = true;
-  out.step_ns = best.period;
+  out.step_ns = best.counted / static_cast<double>(best.steps);
   out.steps = best.steps;
   out.other = best.other;
   out.counted_ns = best.counted;
@@ -240,6 +349,8 @@ LoopSteps find_loop_steps(const samples::PyStacks& s) {
   out.function = std::get<1>(*best_key);
   out.samples_per_step = best.period / dt;
   out.ambiguous = best.ambiguous;
+  out.waited = best.waited;
+  out.fitted_ns = std::move(best.regular);
   if (out.rate_hz <= 0) out.rate_hz = 1e9 / dt;
   return out;
 }
@@ -271,6 +382,8 @@ LoopSteps combine_loop_steps(const std::vector<LoopSteps>& parts) {
     out.per_step_ns.insert(out.per_step_ns.end(), p.per_step_ns.begin(), p.per_step_ns.end());
     out.rate_hz = std::max(out.rate_hz, p.rate_hz);
     out.ambiguous |= p.ambiguous;
+    out.waited += p.waited;
+    out.fitted_ns.insert(out.fitted_ns.end(), p.fitted_ns.begin(), p.fitted_ns.end());
   }
   out.step_ns = out.counted_ns / static_cast<double>(out.steps);
   out.samples_per_step = out.step_ns * out.rate_hz / 1e9;

@@ -4,12 +4,15 @@
 // than the last sample of the previous one). Sampling faster than the step is needed:
 // `run` takes short fast bursts of samples for this (live/stack_sampling.h).
 //
-// The period is what the counted intervals add up to, divided by the iterations in them:
-// an interval that holds two or three iterations (a wrap missed where one line spans it)
-// counts as two or three; intervals that are none of these (evaluation, checkpoints,
-// warm-up) are left out and counted. Exact to a sample's time at each end of the run of
-// intervals, so the mean step is within a fraction of a percent over a few hundred steps;
-// a single step's time is only known to one sampling interval.
+// The period is what the intervals that fit it add up to, divided by the iterations in
+// them: an interval that holds two or three iterations (a wrap missed where one line spans
+// it) counts as two or three. An interval longer than that whose extra time was spent at
+// the loop's header (the `for` line, waiting for the next batch) is one iteration that
+// waited, counted as it ran. Intervals in which the thread left the loop's function, and
+// the rest (evaluation, checkpoints, warm-up), are left out and counted. Exact to a
+// sample's time at each end of the run of intervals, so the mean step is within a fraction
+// of a percent over a few hundred steps; a single step's time is only known to one
+// sampling interval.
 #pragma once
 
 #include <cstdint>
@@ -30,14 +33,20 @@ struct LoopSteps {
   std::string file, function;       // the loop's frame
   double rate_hz = 0;               // the samples' rate
   double samples_per_step = 0;
-  bool ambiguous = false;  // half the period explains the samples as well
-  std::string why_not;     // when !found
+  bool ambiguous = false;         // half the period explains the samples as well
+  int64_t waited = 0;             // iterations that waited at the loop's header for their batch
+  std::vector<double> fitted_ns;  // the iterations that fit the period (rel_se)
+  std::string why_not;            // when !found
 
   // Enough samples a step and iterations counted, their mean known to kSureRelSe, and no
   // other period explains them as well.
   bool sure() const;
-  // The standard error of the mean step over the counted intervals, relative to the mean.
+  // The standard error of the mean step over the intervals that fit the period, relative
+  // to their mean (how well one period explains them; the iterations that waited for their
+  // batch are measured one by one and vary as the loader keeps up or not).
   double rel_se() const;
+  // The median counted iteration (what training scripts print).
+  double median_ns() const;
 };
 
 // Fewer samples a step than this and a step-long line can hide a whole iteration.

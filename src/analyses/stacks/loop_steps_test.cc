@@ -7,9 +7,10 @@ namespace {
 
 // A main thread sampled every `dt_ns` running a loop of `lines` (line, time) pairs in
 // train.py main(), each line calling into a library frame; `every`-th iteration also
-// spends `extra_ns` at line 90 (an evaluation).
+// spends `extra_ns` at line 90 (an evaluation); the first line of every `wait_every`-th
+// iteration takes `wait_ns` longer (a batch the loader was late with).
 samples::PyStacks loop(const std::vector<std::pair<int, int64_t>>& lines, int iterations, int64_t dt_ns, int every = 0,
-                       int64_t extra_ns = 0) {
+                       int64_t extra_ns = 0, int wait_every = 0, int64_t wait_ns = 0) {
   samples::PyStacks s;
   s.rate_hz = 1e9 / static_cast<double>(dt_ns);
   s.threads.push_back({1, 1, "MainThread"});
@@ -29,6 +30,7 @@ samples::PyStacks loop(const std::vector<std::pair<int, int64_t>>& lines, int it
     for (const auto& [line, dur] : lines) {
       tl.push_back({t, line});
       t += dur;
+      if (wait_every > 0 && i % wait_every == wait_every - 1 && line == lines.front().first) t += wait_ns;
     }
     if (every > 0 && i % every == every - 1) {
       tl.push_back({t, 90});
@@ -78,6 +80,55 @@ TEST(LoopSteps, MissedWrapsCountTwice) {
   const LoopSteps l = find_loop_steps(s);
   ASSERT_TRUE(l.found);
   EXPECT_NEAR(l.step_ns / 1e6, 10.0, 0.5) << loop_steps_source(l);
+  // Their extra time is in backward, not at the header: no iteration waited.
+  EXPECT_EQ(l.waited, 0);
+}
+
+TEST(LoopSteps, AStepThatWaitedForItsBatchIsOneStep) {
+  // 25 ms steps; every third waits 55 ms more at the `for` line (80 ms): the loader keeps up
+  // only some of the time. Those are single iterations, not three each.
+  const auto s = loop({{10, 2 * kMs}, {11, 8 * kMs}, {12, 12 * kMs}, {13, 3 * kMs}}, 150, 2 * kMs, 0, 0, 3, 55 * kMs);
+  const LoopSteps l = find_loop_steps(s);
+  ASSERT_TRUE(l.found) << l.why_not;
+  EXPECT_GE(l.steps, 140);
+  EXPECT_LE(l.steps, 150);
+  EXPECT_GE(l.waited, 45);
+  EXPECT_NEAR(l.median_ns() / 1e6, 25.0, 2.0);  // one sampling interval
+  EXPECT_NEAR(l.step_ns / 1e6, (2 * 25.0 + 80.0) / 3, 1.5);
+  // One period explains the others: the count is sure.
+  EXPECT_TRUE(l.sure()) << loop_steps_source(l);
+}
+
+TEST(LoopSteps, AStackCutShortBreaksNoWrap) {
+  // py-spy could not unwind every seventh sample past the library frame: no `<module>`
+  // and no main() in it. It says nothing about the loop.
+  samples::PyStacks s = loop({{10, 2 * kMs}, {11, 6 * kMs}, {12, 10 * kMs}, {13, 2 * kMs}}, 200, 2 * kMs);
+  const LoopSteps whole = find_loop_steps(s);
+  s.stacks.push_back({1});
+  const auto cut = static_cast<int32_t>(s.stacks.size() - 1);
+  for (size_t i = 3; i < s.segments.size(); i += 7) s.segments[i].stack = cut;
+  const LoopSteps l = find_loop_steps(s);
+  ASSERT_TRUE(l.found);
+  EXPECT_NEAR(l.step_ns / 1e6, 20.0, 0.3);
+  EXPECT_GE(l.steps, whole.steps - 2);
+  EXPECT_LE(l.other, whole.other + 2);
+}
+
+TEST(LoopSteps, LeavingTheLoopsFunctionIsNoIteration) {
+  // Every 20th iteration main() returns and evaluate() runs for 25 ms at module level
+  // before the loop goes on: the interval around it (45 ms, near two steps) is no step.
+  samples::PyStacks s = loop({{10, 3 * kMs}, {12, 12 * kMs}, {13, 5 * kMs}}, 200, 2 * kMs, 20, 25 * kMs);
+  s.frames.push_back({"evaluate", "train.py", 300});
+  s.stacks.push_back({static_cast<int32_t>(s.frames.size() - 1), 0});
+  const auto eval = static_cast<int32_t>(s.stacks.size() - 1);
+  for (auto& g : s.segments) {
+    if (s.frames[s.stacks[g.stack][1]].line == 90) g.stack = eval;
+  }
+  const LoopSteps l = find_loop_steps(s);
+  ASSERT_TRUE(l.found);
+  EXPECT_NEAR(l.step_ns / 1e6, 20.0, 0.3);
+  EXPECT_GE(l.other, 8);
+  EXPECT_LE(l.steps, 200 - 8);
 }
 
 TEST(LoopSteps, SamplingSlowerThanTheStepIsNotSure) {
