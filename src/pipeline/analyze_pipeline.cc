@@ -125,6 +125,7 @@ void add_stack_evidence(const Inputs& in, const analyses::live::LiveAnalysis* la
     st.gil = analyses::gil_waiting(*in.stacks, in.recording->samples, la->start_ns, la->end_ns);
     st.ke->gil = &st.gil;
     st.ke->run_s = la->duration_s;
+    st.ke->live = la;
   }
 }
 

@@ -48,6 +48,9 @@ struct StackEvidence {
   // CPU samples: a trace's stacks alone).
   const std::vector<analyses::GilProcess>* gil = nullptr;
   double run_s = 0;  // the recording's length, for shares
+  // The recording's samples (processes: the DataLoader's workers and their CPU); null
+  // without them (a trace's stacks alone).
+  const analyses::live::LiveAnalysis* live = nullptr;
   // The stacks account for the idle time well enough to decide between input, sync and
   // host work: they cover most of it, and there is idle time worth deciding about.
   bool decisive() const {

@@ -65,6 +65,8 @@ struct Gap {
 // so they are not taken for one; and the extra time must hold several samples, or a sample
 // or two at the header by chance would do (lstm_lm at 3.5 samples a step: +10% with one).
 constexpr double kHeaderShare = 0.6;
+// Samples a step from which a single iteration's time is known to an eighth of it.
+constexpr double kDenseSamples = 8;
 constexpr double kWaitSamples = 4;
 
 // Intervals between wraps against a period `t0`, refined three times. Intervals much
@@ -103,6 +105,13 @@ Fit fit_period(const std::vector<Gap>& gaps, double header_ns, double t0, double
         regular += acc.ns;
         regular_steps += k;
         n.regular.push_back(acc.ns / k);
+      } else if (f.period >= kDenseSamples * dt && acc.ns < 1.5 * f.period) {
+        // Sampled densely, a wrap is placed to within an eighth of a step: an interval off
+        // the period by more than the tolerance but under one and a half periods is one
+        // iteration that ran slower or faster (two would each be under 0.75 of a period).
+        n.counted += acc.ns;
+        ++n.steps;
+        n.per_step.push_back(acc.ns);
       } else {
         ++n.other;
       }
