@@ -16,6 +16,7 @@ struct Verdict {
   double confidence = 0;
   std::vector<CategoryCost> costs;  // the verdict's category first
   std::string lead;                 // the summary's first clause, in numbers
+  std::string lead_finding;         // id of the finding the lead names, if it names one
   std::string unknown_reason;
 };
 

@@ -92,6 +92,7 @@ Verdict host_only_verdict(const LiveAnalysis& la, const Finding* host_top) {
                               ? fmt::format("GPU metrics were unavailable ({})",
                                             la.gpu_unavailable.empty() ? "no reason recorded" : la.gpu_unavailable)
                               : std::string("The workload did not use a GPU (none of its processes appeared on one)");
+  if (host_top) d.lead_finding = host_top->id;
   d.lead = fmt::format("{}; {}", why,
                        host_top ? fmt::format("from the host alone: {}", host_top->title)
                                 : fmt::format("nothing on the host stands out over the {:.1f} s run (the tree "
@@ -172,13 +173,15 @@ void gpu_costs(Verdict& d, const GpuActivity& a, Category busy_cat, const Findin
   }
 }
 
-std::string gpu_lead(const GpuActivity& a, size_t n_gpus, const LiveAnalysis& la, Category busy_cat,
-                     const Finding* host_top, const Finding* pcie, bool starved) {
+std::string gpu_lead_text(const GpuActivity& a, size_t n_gpus, const LiveAnalysis& la, Category busy_cat,
+                          const Finding* host_top, const Finding* pcie, bool starved, const Finding*& named) {
   if (a.window_s <= 0 && a.busy <= 0) {
+    named = host_top;
     return fmt::format("{} ran nothing during the {:.1f} s run{}", a.who, la.duration_s,
                        host_top ? fmt::format("; on the host: {}", host_top->title) : std::string());
   }
   if (starved) {
+    named = host_top;
     return host_top ? fmt::format("{}, so it is starved: {}", a.lead, host_top->title)
                     : fmt::format(
                           "{} and nothing on the host explains the idle time (`chokepoint run --trace` "
@@ -186,6 +189,7 @@ std::string gpu_lead(const GpuActivity& a, size_t n_gpus, const LiveAnalysis& la
                           a.lead);
   }
   if (busy_cat == Category::kTransfer) {  // pcie != nullptr
+    named = pcie;
     return fmt::format("{}, limited by host<->device transfers: {}", a.lead, pcie->title);
   }
   if (busy_cat == Category::kMemory) {
@@ -195,6 +199,14 @@ std::string gpu_lead(const GpuActivity& a, size_t n_gpus, const LiveAnalysis& la
                      a.sm ? fmt::format(" (SM activity {:.0f}%{})", *a.sm,
                                         a.tensor ? fmt::format(", tensor cores {:.0f}%", *a.tensor) : std::string())
                           : std::string(" (no GPM metrics: SM, tensor and DRAM activity unknown)"));
+}
+
+// The lead's text, and the finding it names (the summary says which finding its remedy is for).
+void set_gpu_lead(Verdict& d, const GpuActivity& a, size_t n_gpus, const LiveAnalysis& la, Category busy_cat,
+                  const Finding* host_top, const Finding* pcie, bool starved) {
+  const Finding* named = nullptr;
+  d.lead = gpu_lead_text(a, n_gpus, la, busy_cat, host_top, pcie, starved, named);
+  if (named != nullptr) d.lead_finding = named->id;
 }
 }  // namespace
 
@@ -221,7 +233,7 @@ Verdict sample_verdict(const SampleEvidence& ev, std::vector<Finding>& findings)
                                 : Category::kCompute;
   const bool starved = busy < kBusyMajorityPct;
   gpu_costs(d, a, busy_cat, host_top, starved, la);
-  d.lead = gpu_lead(a, gpus.size(), la, busy_cat, host_top, pcie, starved);
+  set_gpu_lead(d, a, gpus.size(), la, busy_cat, host_top, pcie, starved);
   if (!ev.rec.meta.gpu_note.empty() && !gpus.empty()) {
     d.confidence *= kNoPidMatchFactor;
     d.lead += fmt::format(" (which processes used the GPUs is not known, {}: their load may include another job's)",

@@ -110,6 +110,26 @@ TEST(ProgramStacks, PinMemoryThreadIsNoGilContention) {
   EXPECT_EQ(r->remedies.front().id, "dataloader-workers");
 }
 
+// The same run's summary leads with the host work at `output = model(images)` (the top host
+// finding by idle time) while its headline remedy, more workers, removes the input stall
+// below it: the sentence says which finding the remedy is for, so it does not read as if
+// the workers sped up the model's forward. resnet.run (no workers) leads with the loader
+// line itself, whose own remedy is the headline: no such clause there.
+TEST(ProgramStacks, SummarySaysWhichFindingItsHeadlineRemedyIsFor) {
+  auto r = pipeline::analyze_recording_dir(kDir + "resnetw.run/rec");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const std::string& s = r->verdict.summary;
+  EXPECT_NE(s.find("starved: resnet_fake.py:174"), std::string::npos) << s;
+  EXPECT_NE(s.find("; for the input-pipeline-stall finding, load batches in DataLoader workers (dataloader-workers)"),
+            std::string::npos)
+      << s;
+  auto plain = pipeline::analyze_recording_dir(kDir + "resnet.run/rec");
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_NE(plain->verdict.summary.find("; load batches in DataLoader workers (dataloader-workers) should give"),
+            std::string::npos)
+      << plain->verdict.summary;
+}
+
 // The same run's steps: its 4 workers keep up only some of the time, so a third of its
 // iterations wait 40-130 ms at `for ... in enumerate(train_loader)` beside ~24 ms ones
 // (result.json). Those are steps too, one each: the median iteration is the printed one and
