@@ -195,6 +195,7 @@ void add_what_ifs(report::Report& r, const analyses::Analysis& a) {
       w.changes_training = info->changes_training;
     }
     w.estimated_speedup = e.speedup;
+    w.speedup_range_end = e.speedup_at_high_cost;
     w.estimate_from = "trace what-if";
     w.step_ms_before = e.step_ms_before;
     w.step_ms_after = e.step_ms_after;

@@ -152,7 +152,11 @@ std::string ratio_text(const std::optional<double>& x) {
 }
 
 void promise_note(report::PromiseCheck& p, const report::StepChange& s, size_t applied_count) {
-  const std::string predicted = p.predicted ? fmt::format("{:.2f}x", *p.predicted) : "no estimate";
+  const std::string predicted = !p.predicted ? "no estimate"
+                                : p.predicted_range_end
+                                    ? fmt::format("{:.2f}-{:.2f}x", std::min(*p.predicted, *p.predicted_range_end),
+                                                  std::max(*p.predicted, *p.predicted_range_end))
+                                    : fmt::format("{:.2f}x", *p.predicted);
   if (p.applied != "applied" && p.applied != "partly") {
     p.note = p.applied == "not-applied" ? "not applied: its findings are still present (predicted " + predicted + ")"
                                         : "cannot tell: it names no finding of BEFORE (predicted " + predicted + ")";
@@ -183,6 +187,7 @@ std::vector<report::PromiseCheck> promise_checks(const Report& b, const Report& 
     p.remedy = r.id;
     p.title = r.title;
     p.predicted = r.estimated_speedup;
+    p.predicted_range_end = r.speedup_range_end;
     p.applied = applied_state(r, b, a);
     applied += p.applied == "applied" || p.applied == "partly" ? 1 : 0;
     out.push_back(std::move(p));

@@ -62,8 +62,9 @@ struct PromiseCheck {
   // but shrunk to at most half their share of the step), "not-applied" (still present),
   // "unknown" (it names no finding of BEFORE).
   std::string applied;
-  bool shared = false;  // other applied remedies share the measured gain: ambiguous
-  std::string note;     // one sentence for people
+  bool shared = false;                        // other applied remedies share the measured gain: ambiguous
+  std::string note;                           // one sentence for people
+  std::optional<double> predicted_range_end;  // the other end of `predicted`, when it was a range
 };
 
 struct RunDiff {

@@ -1,5 +1,6 @@
 #include "report/diff_render.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -133,7 +134,7 @@ Status write_md(const RunDiff& d, std::ostream& out) {
     out << "\n**Promise check**\n\n| remedy | applied | predicted | measured | |\n|---|---|---:|---:|---|\n";
     for (const PromiseCheck& p : d.promises) {
       out << "| " << md(p.remedy) << " | " << promise_state(p) << " | "
-          << (p.predicted ? format_speedup(*p.predicted) : "-") << " | "
+          << (p.predicted ? format_speedup_range(*p.predicted, p.predicted_range_end) : "-") << " | "
           << (p.measured ? format_speedup(*p.measured) : "-") << " | " << md(p.note) << " |\n";
     }
   }
@@ -220,13 +221,18 @@ Json diff_to_json(const RunDiff& d) {
   j["findings"] = std::move(findings);
   Json promises = Json::array();
   for (const PromiseCheck& p : d.promises) {
-    promises.push_back(Json{{"remedy", p.remedy},
-                            {"title", p.title},
-                            {"applied", p.applied},
-                            {"shared", p.shared},
-                            {"predicted_speedup", num(p.predicted)},
-                            {"measured_speedup", num(p.measured)},
-                            {"note", p.note}});
+    promises.push_back(
+        Json{{"remedy", p.remedy},
+             {"title", p.title},
+             {"applied", p.applied},
+             {"shared", p.shared},
+             {"predicted_speedup", num(p.predicted)},
+             {"predicted_speedup_range", p.predicted && p.predicted_range_end
+                                             ? Json::array({num(std::min(*p.predicted, *p.predicted_range_end)),
+                                                            num(std::max(*p.predicted, *p.predicted_range_end))})
+                                             : Json(nullptr)},
+             {"measured_speedup", num(p.measured)},
+             {"note", p.note}});
   }
   j["promises"] = std::move(promises);
   j["notes"] = d.notes;

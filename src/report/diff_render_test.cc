@@ -27,7 +27,10 @@ RunDiff hostile_diff() {
   d.step.noise_note = "Mann-Whitney U test on 8 vs 8 steps (exact): p = 0.01 < 0.05";
   d.findings.push_back({"host-sync", "title " + kEvil, "resolved", Severity::kWarning, Severity::kInfo});
   d.promises.push_back({"dataloader-workers", "Load batches", 2.7149, 1.25, "applied", false,
-                        "before predicted 2.71x from dataloader-workers; measured 1.25x"});
+                        "before predicted 2.71x from dataloader-workers; measured 1.25x", std::nullopt});
+  // An estimate from a whole-job CUPTI trace is a range (the tracer's cost per call).
+  d.promises.push_back({"cuda-graphs", "Capture the step in CUDA Graphs", 14.69, std::nullopt, "not-applied", false,
+                        "not applied: its findings are still present (predicted 11.61-14.69x)", 11.61});
   d.categories.push_back({"input" + kEvil, 259.7, 100.0, 63.0, 40.0});
   return d;
 }
@@ -52,6 +55,9 @@ TEST(DiffRender, EveryFormatShowsTheChangeAndThePromise) {
   EXPECT_EQ(j.at("step").at("within_noise"), false);
   EXPECT_EQ(j.at("findings").at(0).at("severity_after"), nullptr);  // resolved: nothing after
   EXPECT_EQ(j.at("promises").at(0).at("applied"), "applied");
+  EXPECT_EQ(j.at("promises").at(0).at("predicted_speedup_range"), nullptr);
+  EXPECT_EQ(j.at("promises").at(1).at("predicted_speedup_range"), nlohmann::json::array({11.61, 14.69}));
+  EXPECT_NE(render(d, "md").find("| 11.6-14.7x |"), std::string::npos) << render(d, "md");
   EXPECT_EQ(write_diff(d, "pdf", std::cout, RenderOptions{}).code(), ErrorCode::kUsage);
 }
 

@@ -87,6 +87,13 @@ std::string format_speedup(double x) {
   return x < 2 ? fmt::format("{:.2f}x", x) : fmt::format("{:.1f}x", x);
 }
 
+std::string format_speedup_range(double x, std::optional<double> other_end) {
+  if (!other_end || !std::isfinite(*other_end) || !std::isfinite(x)) return format_speedup(x);
+  const std::string lo = format_speedup(std::min(x, *other_end)), hi = format_speedup(std::max(x, *other_end));
+  if (lo == hi) return hi;
+  return lo.substr(0, lo.size() - 1) + "-" + hi;
+}
+
 std::string format_value(double v, std::string_view unit) {
   if (!std::isfinite(v)) return "n/a";  // no unit after "n/a"
   if (unit == "%") return format_pct(v);

@@ -43,6 +43,9 @@ std::string format_seconds(double s);
 std::string format_bytes(int64_t bytes);
 // A step speedup: "1.05x", "3.1x" (two decimals below 2x, where the difference matters).
 std::string format_speedup(double x);
+// An estimate that may be a range (the other end from the recorder's cost, rules::RemedyAdvice):
+// "11.6-14.7x", "1.89-2.2x", else format_speedup of `x`.
+std::string format_speedup_range(double x, std::optional<double> other_end);
 // A value with its unit, spaced the way people write it: "63.0%", "2.1x", "12.5 GB/s".
 std::string format_value(double v, std::string_view unit);
 // An evidence's threshold with the side that counts: "≥ 20.0%", "≤ 3.0%", or

@@ -54,6 +54,10 @@ TEST(FormatUtil, UnitsReadTheWayPeopleWriteThem) {
   EXPECT_EQ(format_bytes(150'754'820'096), "140.4 GiB");
   EXPECT_EQ(format_speedup(1.049), "1.05x");
   EXPECT_EQ(format_speedup(3.14), "3.1x");
+  EXPECT_EQ(format_speedup_range(14.69, 11.61), "11.6-14.7x");  // low end first
+  EXPECT_EQ(format_speedup_range(1.89, 2.217), "1.89-2.2x");
+  EXPECT_EQ(format_speedup_range(3.14, 3.12), "3.1x");  // the same once rounded
+  EXPECT_EQ(format_speedup_range(3.14, std::nullopt), "3.1x");
   EXPECT_EQ(format_value(12.5, "GB/s"), "12.5 GB/s");
   EXPECT_EQ(format_value(2, ""), "2");
   EXPECT_EQ(format_value(kNaN, "ms"), "n/a");

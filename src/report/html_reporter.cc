@@ -46,7 +46,8 @@ std::string remedies_section(const Report& r) {
   for (size_t i = 0; i < r.remedies.size(); ++i) {
     const rules::RemedyAdvice& a = r.remedies[i];
     s += fmt::format("<div class=\"remedy\"{}>", i == 0 ? " id=\"first-remedy\"" : "");
-    if (a.estimated_speedup) s += "<span class=\"gain\">" + esc(format_speedup(*a.estimated_speedup)) + "</span>";
+    if (a.estimated_speedup)
+      s += "<span class=\"gain\">" + esc(format_speedup_range(*a.estimated_speedup, a.speedup_range_end)) + "</span>";
     s += fmt::format("<b>{}. {}</b><div><code>{}</code></div>", i + 1, esc(a.title), esc(a.change));
     if (!a.what_changes.empty()) s += "<div class=\"muted\">" + esc(a.what_changes) + "</div>";
     s += "</div>";
@@ -57,7 +58,7 @@ std::string remedies_section(const Report& r) {
 std::string finding_html(const rules::Finding& f) {
   std::string s = "<details class=\"finding\" open><summary>" + badge(f.severity) + "<b>" + esc(f.title) + "</b> ";
   s += "<span class=\"muted mono\">" + esc(f.id) + "</span>";
-  if (f.estimated_speedup) s += " <b>" + esc(format_speedup(*f.estimated_speedup)) + "</b>";
+  if (f.estimated_speedup) s += " <b>" + esc(format_speedup_range(*f.estimated_speedup, f.speedup_range_end)) + "</b>";
   s += "</summary>";
   if (!f.detail.empty()) s += "<p>" + esc(f.detail) + "</p>";
   if (!f.evidence.empty()) {

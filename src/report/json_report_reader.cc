@@ -1,5 +1,7 @@
 #include "report/json_report_reader.h"
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 namespace chokepoint::report {
@@ -18,6 +20,16 @@ std::optional<double> maybe(const Json& j, const char* key) {
   if (!j.is_object()) return std::nullopt;
   auto it = j.find(key);
   return it != j.end() && it->is_number() ? std::optional<double>(it->get<double>()) : std::nullopt;
+}
+
+// The end of "estimated_speedup_range" that is not the estimate itself, when there is a range.
+std::optional<double> range_end(const Json& j, const std::optional<double>& estimate) {
+  if (!estimate || !j.is_object()) return std::nullopt;
+  auto it = j.find("estimated_speedup_range");
+  if (it == j.end() || !it->is_array() || it->size() != 2 || !(*it)[0].is_number() || !(*it)[1].is_number())
+    return std::nullopt;
+  const double lo = (*it)[0].get<double>(), hi = (*it)[1].get<double>();
+  return std::abs(lo - *estimate) <= std::abs(hi - *estimate) ? hi : lo;
 }
 
 std::string text(const Json& j, const char* key) {
@@ -101,6 +113,7 @@ void read_findings(const Json& j, Report& r) {
     x.detail = text(f, "detail");
     x.recommendation = text(f, "recommendation");
     x.estimated_speedup = maybe(f, "estimated_speedup");
+    x.speedup_range_end = range_end(f, x.estimated_speedup);
     x.time_share_pct = number(f, "time_share_pct");
     x.remedies = strings(member(f, "remedies"));
     x.sources = strings(member(f, "sources"));
@@ -112,6 +125,7 @@ void read_findings(const Json& j, Report& r) {
     x.title = text(a, "title");
     x.change = text(a, "change");
     x.estimated_speedup = maybe(a, "estimated_speedup");
+    x.speedup_range_end = range_end(a, x.estimated_speedup);
     x.estimate_from = text(a, "estimate_from");
     x.step_ms_before = number(a, "step_ms_before");
     x.step_ms_after = number(a, "step_ms_after");

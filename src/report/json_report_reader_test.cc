@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "report/json_reporter.h"
 #include "report/testing_report.h"
@@ -38,6 +39,7 @@ TEST(JsonReportReader, ReadsBackWhatDiffCompares) {
   EXPECT_EQ(r.remedies[0].id, "dataloader-workers");
   EXPECT_NEAR(*r.remedies[0].estimated_speedup, 2.7149, 1e-3);
   EXPECT_EQ(r.remedies[0].findings, std::vector<std::string>{"input-pipeline-stall"});
+  EXPECT_FALSE(r.remedies[0].speedup_range_end.has_value());
   ASSERT_EQ(r.breakdown.idle_by_cause.size(), 4u);
   EXPECT_EQ(r.breakdown.idle_by_cause[0].name, "input");
   EXPECT_NEAR(r.breakdown.idle_by_cause[0].ms_per_step, 259.7, 1e-9);
@@ -50,6 +52,25 @@ TEST(JsonReportReader, ReadsBackWhatDiffCompares) {
   EXPECT_EQ(r.top_kernels[2].name, "Memcpy HtoD (Pageable -> Device)");
   ASSERT_EQ(r.devices.size(), 1u);
   EXPECT_EQ(r.devices[0].name, "NVIDIA H200");
+}
+
+// An estimate that is a range (a whole-job CUPTI trace's tracer cost) is written as
+// "estimated_speedup_range" [low, high] and comes back with the same two ends.
+TEST(JsonReportReader, ARangeComesBackWithBothEnds) {
+  Report in = testing::input_bound_report();
+  in.remedies[0].speedup_range_end = 2.1;
+  in.findings[0].speedup_range_end = 2.1;
+  const std::string text = render(in);
+  const auto j = nlohmann::json::parse(text);
+  EXPECT_EQ(j["remedies"][0]["estimated_speedup_range"], nlohmann::json::array({2.1, 2.715}));
+  EXPECT_EQ(j["findings"][0]["estimated_speedup_range"], nlohmann::json::array({2.1, 2.715}));
+  EXPECT_TRUE(j["findings"][1]["estimated_speedup_range"].is_null());
+  auto got = report_from_json(text);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_NEAR(*got.value().remedies[0].estimated_speedup, 2.715, 1e-3);
+  ASSERT_TRUE(got.value().remedies[0].speedup_range_end.has_value());
+  EXPECT_NEAR(*got.value().remedies[0].speedup_range_end, 2.1, 1e-9);
+  EXPECT_NEAR(*got.value().findings[0].speedup_range_end, 2.1, 1e-9);
 }
 
 TEST(JsonReportReader, RefusesOtherJson) {

@@ -1,5 +1,6 @@
 #include "report/json_reporter.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "report/distributed_render.h"
@@ -18,6 +19,12 @@ Json num(double v) {
 }
 
 Json num(const std::optional<double>& v) { return v ? num(*v) : Json(nullptr); }
+
+// [low, high] when an estimate is a range (rules::RemedyAdvice::speedup_range_end), else null.
+Json range_json(const std::optional<double>& estimate, const std::optional<double>& other_end) {
+  if (!estimate || !other_end) return nullptr;
+  return Json::array({num(std::min(*estimate, *other_end)), num(std::max(*estimate, *other_end))});
+}
 
 // Strings, integers and flags whose "unknown" is a sentinel in the report structs.
 Json str_or_null(const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); }
@@ -118,6 +125,7 @@ Json finding_json(const rules::Finding& f) {
   j["evidence"] = std::move(evidence);
   j["recommendation"] = str_or_null(f.recommendation);
   j["estimated_speedup"] = num(f.estimated_speedup);
+  j["estimated_speedup_range"] = range_json(f.estimated_speedup, f.speedup_range_end);
   j["time_share_pct"] = num(f.time_share_pct);
   j["remedies"] = f.remedies;
   j["sources"] = f.sources;
@@ -130,6 +138,7 @@ Json remedy_json(const rules::RemedyAdvice& r) {
   j["title"] = r.title;
   j["change"] = r.change;
   j["estimated_speedup"] = num(r.estimated_speedup);
+  j["estimated_speedup_range"] = range_json(r.estimated_speedup, r.speedup_range_end);
   j["estimate_from"] = str_or_null(r.estimate_from);
   j["step_ms_before"] = r.estimate_from == "trace what-if" ? num(r.step_ms_before) : Json(nullptr);
   j["step_ms_after"] = r.estimate_from == "trace what-if" ? num(r.step_ms_after) : Json(nullptr);
@@ -280,6 +289,7 @@ Json report_to_json(const Report& r, bool timings) {
   for (const rules::RemedyAdvice& a : r.what_ifs) {
     what_ifs.push_back(Json{{"id", a.id},
                             {"estimated_speedup", num(a.estimated_speedup)},
+                            {"estimated_speedup_range", range_json(a.estimated_speedup, a.speedup_range_end)},
                             {"step_ms_before", num(a.step_ms_before)},
                             {"step_ms_after", num(a.step_ms_after)},
                             {"what_changes", str_or_null(a.what_changes)}});

@@ -210,7 +210,7 @@ void finding(size_t rank, const rules::Finding& f, std::ostream& out, bool live_
   out << fmt::format("### {}. {} — {}\n\n", rank, code(f.id), escape(f.title));
   out << "**" << severity_badge(f.severity) << "** · " << rules::category_name(f.category) << " · ";
   if (f.estimated_speedup) {
-    out << "est. **" << format_speedup(*f.estimated_speedup) << "**"
+    out << "est. **" << format_speedup_range(*f.estimated_speedup, f.speedup_range_end) << "**"
         << (f.remedies.empty() ? std::string() : " with " + code(f.remedies.front()));
   } else {
     out << "speedup not estimated";
@@ -235,7 +235,8 @@ void remedies(const Report& r, std::ostream& out) {
     const rules::RemedyAdvice& a = r.remedies[i];
     std::string est = "not estimated";
     if (a.estimated_speedup) {
-      est = (a.estimate_from == "upper bound" ? "up to " : "") + format_speedup(*a.estimated_speedup) +
+      est = (a.estimate_from == "upper bound" ? "up to " : "") +
+            format_speedup_range(*a.estimated_speedup, a.speedup_range_end) +
             (a.id == "bigger-batch" ? " samples/s" : "");
       if (a.estimate_from == "trace what-if") {
         est += " (" + format_number(a.step_ms_before) + " → " + format_number(a.step_ms_after) + " ms/step)";

@@ -47,7 +47,8 @@ Tone severity_tone(Severity s) {
 // "est. 1.42x (replayed: 10 -> 7 ms per step)", "up to 2.0x", "not estimated".
 std::string remedy_estimate(const rules::RemedyAdvice& a) {
   if (!a.estimated_speedup) return "not estimated";
-  std::string est = (a.estimate_from == "upper bound" ? "up to " : "est. ") + format_speedup(*a.estimated_speedup) +
+  std::string est = (a.estimate_from == "upper bound" ? "up to " : "est. ") +
+                    format_speedup_range(*a.estimated_speedup, a.speedup_range_end) +
                     (a.id == "bigger-batch" ? " samples/s" : "");
   if (a.estimate_from == "trace what-if") {
     est += fmt::format(" (replayed: {} -> {} ms per step)", format_number(a.step_ms_before),
@@ -134,8 +135,9 @@ void TextWriter::finding(size_t rank, const rules::Finding& f) {
   const std::string indent(kFindingIndent);
   std::string by;
   if (!f.remedies.empty()) by = " with " + f.remedies.front();
-  const std::string gain = (f.estimated_speedup ? "-> est. " + format_speedup(*f.estimated_speedup) + by
-                                                : std::string("-> speedup not estimated")) +
+  const std::string gain = (f.estimated_speedup
+                                ? "-> est. " + format_speedup_range(*f.estimated_speedup, f.speedup_range_end) + by
+                                : std::string("-> speedup not estimated")) +
                            " · " + format_pct(f.time_share_pct) + (r_.live ? " of the run" : " of step time");
   wrapped(indent, indent, gain, indent.size() + 3);
 

@@ -112,6 +112,7 @@ RemedyAdvice advice_of(const RemedyInfo& info, const EvidenceSet& ev) {
     return a;
   }
   a.estimated_speedup = e->speedup;
+  a.speedup_range_end = e->speedup_at_high_cost;
   a.step_ms_before = e->step_ms_before;
   a.step_ms_after = e->step_ms_after;
   a.what_changes = e->change;
@@ -186,9 +187,13 @@ bool apply_data_loss(const EvidenceSet& ev, Diagnosis& d) {
 // estimates go.
 void withhold_estimates(Diagnosis& d) {
   d.estimates_withheld = true;
-  for (auto& f : d.findings) f.estimated_speedup.reset();
+  for (auto& f : d.findings) {
+    f.estimated_speedup.reset();
+    f.speedup_range_end.reset();
+  }
   for (auto& r : d.remedies) {
     r.estimated_speedup.reset();
+    r.speedup_range_end.reset();
     r.estimate_from = "not estimated: too much of the input was lost";
     r.step_ms_before = r.step_ms_after = 0;
     r.what_changes.clear();
@@ -261,13 +266,17 @@ void refine_host_verdict(const EvidenceSet& ev, bool trace, const std::vector<Fi
 // the rank of their first remedy, by time share.
 void estimate_and_rank_findings(Diagnosis& d) {
   for (Finding& f : d.findings) {
-    std::optional<double> best;
+    std::optional<double> best, best_end;
     for (const RemedyAdvice& r : d.remedies) {
       if (std::find(f.remedies.begin(), f.remedies.end(), r.id) == f.remedies.end() || !r.estimated_speedup) continue;
-      if (!best || *r.estimated_speedup > *best) best = r.estimated_speedup;
+      if (!best || *r.estimated_speedup > *best) {
+        best = r.estimated_speedup;
+        best_end = r.speedup_range_end;
+      }
     }
     if (best) {
       f.estimated_speedup = best;
+      f.speedup_range_end = best_end;
       if (f.severity != Severity::kInfo || *best >= kMinHeadlineGain)
         f.severity = severity_for(f.time_share_pct, *best);
     }
@@ -308,6 +317,13 @@ const Finding* other_finding_of_head(const Diagnosis& d, const std::string& lead
   return it == d.findings.end() ? nullptr : &*it;
 }
 
+// "about 2.41x", or "11.61-14.69x" where the estimate is a range (the recorder's cost).
+std::string gain_text(const RemedyAdvice& r) {
+  const double x = r.estimated_speedup.value_or(0);
+  if (!r.speedup_range_end) return fmt::format("about {:.2f}x", x);
+  return fmt::format("{:.2f}-{:.2f}x", std::min(x, *r.speedup_range_end), std::max(x, *r.speedup_range_end));
+}
+
 // One sentence: the verdict's lead, then the headline remedy.
 std::string summary_of(const Diagnosis& d, const Verdict& v, bool untrusted) {
   const std::string& lead = v.lead;
@@ -327,9 +343,9 @@ std::string summary_of(const Diagnosis& d, const Verdict& v, bool untrusted) {
     s += ".";
   } else if (head != nullptr) {
     const Finding* other = other_finding_of_head(d, v.lead_finding, *head);
-    s += fmt::format("; {}{} ({}) should give about {:.2f}x{}.",
+    s += fmt::format("; {}{} ({}) should give {}{}.",
                      other ? fmt::format("for the {} finding, ", other->id) : std::string(), lower_first(head->title),
-                     head->id, *head->estimated_speedup, head->id == "bigger-batch" ? " in samples per second" : "");
+                     head->id, gain_text(*head), head->id == "bigger-batch" ? " in samples per second" : "");
   } else if (!d.remedies.empty() && gain(d.remedies.front()) >= kMinHeadlineGain) {
     const Finding* other = other_finding_of_head(d, v.lead_finding, d.remedies.front());
     s += fmt::format("; {}{} ({}) would give up to {:.2f}x if all of that work left the critical path.",

@@ -40,6 +40,7 @@ struct Finding {
   std::vector<Evidence> evidence;
   std::string recommendation;               // the concrete change (PyTorch setting or code)
   std::optional<double> estimated_speedup;  // whole-step speedup if fixed (>= 1), from a what-if
+  std::optional<double> speedup_range_end;  // the other end, when its remedy's estimate is a range
   double time_share_pct = 0;                // share of step time this finding accounts for
   std::vector<std::string> remedies;        // remedy ids (rules/remedies.h) that remove it, best first
   std::vector<std::string> sources;         // evidence it rests on: "trace", "samples", "machine"

@@ -39,6 +39,7 @@ struct RemedyAdvice {
   std::string title;
   std::string change;
   std::optional<double> estimated_speedup;       // whole step (bigger-batch: samples/s)
+  std::optional<double> speedup_range_end;       // the other end, when the estimate is a range (whatif::Estimate)
   std::string estimate_from;                     // "trace what-if", "samples", "" when not estimated
   double step_ms_before = 0, step_ms_after = 0;  // trace what-ifs: per step, without the recorder
   std::string what_changes;                      // what the replay changed, in numbers

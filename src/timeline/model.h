@@ -280,7 +280,8 @@ struct Source {
   TimeNs base_time_ns = 0;  // Kineto baseTimeNanoseconds
   int32_t rank = -1;        // distributedInfo.rank when present
   int32_t world_size = -1;
-  std::string backend;  // distributedInfo.backend
+  std::string backend;        // distributedInfo.backend
+  bool trace_window = false;  // a CUPTI trace of a window of the job (run --trace-steps, --trace-time)
 };
 
 // Names of processes and threads (Kineto M events).

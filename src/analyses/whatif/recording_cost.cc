@@ -42,12 +42,14 @@ RecordingCost recording_cost_for(const timeline::Timeline& tl) {
   } else if (cupti && !kineto) {
     c.recorder = "chokepoint tracer";
     c.per_call = kTracerPerCallNs;
+    c.window = std::all_of(tl.sources.begin(), tl.sources.end(),
+                           [](const timeline::Source& s) { return s.format != "cupti" || s.trace_window; });
   }
   return c;
 }
 
 RecordingCost with_high_tracer_cost(RecordingCost c) {
-  if (c.recorder == "chokepoint tracer") c.per_call = kTracerPerCallHighNs;
+  if (c.recorder == "chokepoint tracer") c.per_call = c.window ? kTracerWindowPerCallHighNs : kTracerPerCallHighNs;
   return c;
 }
 

@@ -19,6 +19,7 @@ namespace chokepoint::analyses::whatif {
 
 struct RecordingCost {
   std::string recorder;   // "torch.profiler", "chokepoint tracer", "" unknown
+  bool window = false;    // the tracer recorded a window of the job, not all of it
   TimeNs per_op = 0;      // per ATen op event
   TimeNs per_input = 0;   // per recorded input tensor (record_shapes)
   TimeNs per_call = 0;    // per CUDA API call recorded
@@ -31,9 +32,14 @@ RecordingCost recording_cost_for(const timeline::Timeline& tl);
 
 // The chokepoint tracer's cost per call is not one figure: on the H200 the same rounds
 // measured ~4 us a launch on one launch-bound loop and 4.5-13 us on a decode step
-// (docs/BENCHMARKS.md "Whole-job traces"). The model takes kTracerPerCallNs; this is the
-// high end, for the range a what-if from a CUPTI trace states. 0 for other recorders.
+// (docs/BENCHMARKS.md "Whole-job traces"); inside a window 3.0-6.4 us (the window against
+// the steps outside it, in one process: "Inside a window against outside it"). The model
+// takes kTracerPerCallNs; these are the high ends, for the range a what-if from a CUPTI
+// trace states.
 inline constexpr TimeNs kTracerPerCallHighNs = 13'000;
+inline constexpr TimeNs kTracerWindowPerCallHighNs = 6'500;
+// `c` with the tracer's cost per call at its high end (a window's or a whole job's); other
+// recorders' costs unchanged.
 RecordingCost with_high_tracer_cost(RecordingCost c);
 
 // `p` with the recording's cost taken out of every gap and call.

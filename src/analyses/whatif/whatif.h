@@ -80,6 +80,10 @@ struct Estimate {
   double step_ms_after = 0;
   std::string change;  // what the replay changed, in numbers
   std::vector<std::string> assumptions;
+  // From a CUPTI trace, the gain with the tracer's cost at the high end it measured per call,
+  // where that moves it 5% or more: the estimate is then the range between the two, and the
+  // first assumption says why (analysis.cc).
+  std::optional<double> speedup_at_high_cost;
 };
 
 // Every remedy that applies to the trace, with its estimate (largest gain first).

@@ -159,6 +159,20 @@ TEST(RecordingCost, WhatACallCannotHoldComesOutOfTheGapBeforeIt) {
   RecordingCost profiler = c;
   profiler.recorder = "torch.profiler";
   EXPECT_EQ(with_high_tracer_cost(profiler).per_call, us(5));  // only the tracer's varies
+  RecordingCost window = c;
+  window.window = true;  // inside a window it measured 3.0-6.4 us a call
+  EXPECT_EQ(with_high_tracer_cost(window).per_call, us(6.5));
+}
+
+// A CUPTI trace is a window's when every CUPTI file of it is (run --trace-steps, --trace-time).
+TEST(RecordingCost, ATraceWindowIsKnownFromItsSources) {
+  timeline::Timeline tl;
+  tl.sources.emplace_back().format = "cupti";
+  tl.sources.back().trace_window = true;
+  EXPECT_TRUE(recording_cost_for(tl).window);
+  EXPECT_EQ(recording_cost_for(tl).recorder, "chokepoint tracer");
+  tl.sources.emplace_back().format = "cupti";  // the process traced whole beside it
+  EXPECT_FALSE(recording_cost_for(tl).window);
 }
 
 // One graph per run of launches: a sync ends it, and so does a step boundary.

@@ -157,7 +157,10 @@ class Reader {
     } else if (h.status != 0) {
       stat(stats_, StatId::kCuptiNotStarted);
     }
-    if (h.window > 0) stat(stats_, StatId::kCuptiWindow);
+    if (h.window > 0) {
+      stat(stats_, StatId::kCuptiWindow);
+      tl_.sources[source_].trace_window = true;
+    }
   }
 
   // Exactly n bytes, or false at the end of the input (an I/O error is kept for run()).

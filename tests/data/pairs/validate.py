@@ -37,10 +37,22 @@ def analyze(cp, path):
 
 
 def estimate(report, remedy):
+    return estimate_and_range(report, remedy)[0]
+
+
+def estimate_and_range(report, remedy):
+    """The estimate, and its [low, high] where the report gives a range (a CUPTI trace's
+    estimate moved 5% or more by the tracer's cost per call), else None."""
     for w in report.get("what_ifs", []) + report.get("remedies", []):
         if w["id"] == remedy and w.get("estimated_speedup"):
-            return w["estimated_speedup"]
-    return None
+            return w["estimated_speedup"], w.get("estimated_speedup_range")
+    return None, None
+
+
+def range_error(rng, meas):
+    """How far the measured gain lies outside a range, relative to the nearer end (0 inside)."""
+    lo, hi = rng
+    return 0.0 if lo <= meas <= hi else min(abs(lo / meas - 1), abs(hi / meas - 1))
 
 
 def measured(m, exp, source):
@@ -59,6 +71,7 @@ def main():
     out_json = sys.argv[sys.argv.index("--json") + 1] if "--json" in sys.argv else None
     expected = json.load(open(os.path.join(HERE, "expected.json")))
     rows, errors, checks = [], {s: [] for s, _ in SOURCES}, []
+    range_errors = {s: [] for s, _ in SOURCES}
     for name in sorted(k for k in expected if not k.startswith("_")):
         exp = expected[name]
         d = os.path.join(HERE, name)
@@ -77,7 +90,7 @@ def main():
             if not os.path.exists(path):
                 continue
             r = analyze(cp, path)
-            est = estimate(r, remedy) if remedy else None
+            est, rng = estimate_and_range(r, remedy) if remedy else (None, None)
             meas = measured(m, exp, source) if remedy and (source != "rerun" or "rerun" in m) else None
             s = {"verdict": r["verdict"]["bound"], "confidence": r["verdict"]["confidence"],
                  "first_remedy": r["remedies"][0]["id"] if r["remedies"] else None,
@@ -86,6 +99,9 @@ def main():
             if est and meas:
                 s["ratio"] = est / meas
                 errors[source].append(abs(est / meas - 1))
+                range_errors[source].append(range_error(rng, meas) if rng else abs(est / meas - 1))
+            if rng:
+                s["range"] = rng
             row["sources"][source] = s
             want = exp.get("verdict", {}).get(source)
             if want:
@@ -99,6 +115,10 @@ def main():
             s = row["sources"].get(src)
             if not s or not s.get("estimate"):
                 return "-"
+            if s.get("range"):
+                lo, hi = s["range"]
+                ratios = f" ({lo / s['measured']:.2f}-{hi / s['measured']:.2f})" if "ratio" in s else ""
+                return f"{lo:.2f}-{hi:.2f}x{ratios}"
             return f"{s['estimate']:.2f}x ({s['ratio']:.2f})" if "ratio" in s else f"{s['estimate']:.2f}x"
         verdicts = " / ".join(row["sources"].get(s, {}).get("verdict", "-") for s in ("trace", "traced", "run"))
         first = row["sources"].get("trace", row["sources"].get("traced", {})).get("first_remedy") or "-"
@@ -132,6 +152,10 @@ def main():
         if e:
             print(f"- {source}: {len(e)} estimates, median error {100 * statistics.median(e):.0f}%, "
                   f"largest {100 * max(e):.0f}%")
+            re = range_errors[source]
+            if re != e:
+                print(f"  (the estimates that are ranges judged by the measured gain's distance outside them: "
+                      f"median {100 * statistics.median(re):.0f}%, largest {100 * max(re):.0f}%)")
     failed = [c for c, ok in checks if not ok]
     print(f"- verdicts: {len(checks) - len(failed)} of {len(checks)} as expected" +
           (": " + ", ".join(failed) if failed else ""))
