@@ -114,6 +114,20 @@ class TimelineBuilder {
     tl_.cpu_ranges.inputs[row] = op;
   }
 
+  // The synchronization record CUPTI writes for a cudaStreamWaitEvent on `stream` (a CUPTI
+  // trace of `run --trace` has it without the API call).
+  void stream_wait(double start_us, int32_t stream, double dur_us = 1) {
+    auto& s = tl_.sync_events;
+    s.pid.push_back(kPid);
+    s.tid.push_back(-1);
+    s.device.push_back(-1);
+    s.stream.push_back(stream);
+    s.kind.push_back(timeline::SyncKind::kStreamWaitEvent);
+    s.start.push_back(us(start_us));
+    s.end.push_back(us(start_us + dur_us));
+    s.correlation.push_back(next_corr_++);
+  }
+
   void step(int64_t number, double start_us, double dur_us) {
     cpu("ProfilerStep#" + std::to_string(number), start_us, dur_us, timeline::CpuCategory::kUserAnnotation);
     auto& s = tl_.steps;

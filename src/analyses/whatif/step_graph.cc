@@ -287,6 +287,70 @@ void depend_on_latest(const StepGraph& g, const std::vector<int32_t>& waited, Gp
   }
 }
 
+// The launches of the graph's nodes, as marks in host time; the caller adds its own.
+enum MarkKind : uint8_t { kLaunched, kRecord, kWait };
+struct Mark {
+  TimeNs t;
+  MarkKind kind;
+  int32_t node;  // kLaunched: the node; kWait from a synchronization record: its stream
+};
+std::vector<Mark> launch_marks(const StepGraph& g) {
+  std::vector<Mark> marks;
+  for (size_t k = 0; k < g.gpu.size(); ++k) {
+    if (g.gpu[k].launch >= 0) marks.push_back({g.host[g.gpu[k].launch].start, kLaunched, static_cast<int32_t>(k)});
+  }
+  return marks;
+}
+
+// Waits without records: the tracer of `run --trace` does not record cudaEventRecord or
+// cudaStreamWaitEvent calls, but CUPTI writes a synchronization record for each wait that
+// names the waiting stream. The event a wait on stream S took is read as recorded after the
+// op launched last before it on another stream; consecutive waits of S before its next
+// launch (a join: one stream waiting for several) take the last ops of different streams,
+// latest first. A pick the recorded times contradict (it ended after the op that would wait
+// for it started) is dropped by depend_on_latest. On lstm_lm's whole-job CUPTI trace (cuDNN's
+// LSTM over 11 streams; docs/VALIDATION.md) the captured step then keeps its streams in order
+// as the torch.profiler trace's records and waits do.
+void find_wait_record_deps(const Timeline& tl, StepGraph& g) {
+  const auto& se = tl.sync_events;
+  std::vector<Mark> marks = launch_marks(g);
+  const size_t launches = marks.size();
+  for (size_t i = 0; i < se.size(); ++i) {
+    if (se.kind[i] != timeline::SyncKind::kStreamWaitEvent || se.pid[i] != g.pid || se.start[i] < g.host_from ||
+        se.start[i] >= g.span_end)
+      continue;
+    marks.push_back({se.start[i], kWait, se.stream[i]});
+  }
+  if (marks.size() == launches) return;
+  std::stable_sort(marks.begin(), marks.end(), [](const Mark& a, const Mark& b) { return a.t < b.t; });
+  std::vector<int32_t> lane_stream(g.lanes.size(), -1), last_on_lane(g.lanes.size(), -1);
+  for (size_t l = 0; l < g.lanes.size(); ++l) {
+    if (!g.lanes[l].empty()) lane_stream[l] = tl.gpu_ops.stream[g.gpu[g.lanes[l].front()].row];
+  }
+  std::unordered_map<int32_t, std::vector<int32_t>> waited;  // per stream, until its next launch
+  auto launched_at = [&](int32_t k) { return g.host[g.gpu[k].launch].start; };
+  for (const Mark& m : marks) {
+    if (m.kind == kLaunched) {
+      GpuNode& n = g.gpu[m.node];
+      auto it = waited.find(lane_stream[n.lane]);
+      if (it != waited.end()) {
+        depend_on_latest(g, it->second, n);
+        waited.erase(it);
+      }
+      last_on_lane[n.lane] = m.node;
+      continue;
+    }
+    std::vector<int32_t>& w = waited[m.node];
+    int32_t pick = -1;
+    for (size_t l = 0; l < g.lanes.size(); ++l) {
+      const int32_t k = last_on_lane[l];
+      if (k < 0 || lane_stream[l] == m.node || std::find(w.begin(), w.end(), k) != w.end()) continue;
+      if (pick < 0 || launched_at(k) > launched_at(pick)) pick = k;
+    }
+    if (pick >= 0) w.push_back(pick);
+  }
+}
+
 // Event dependencies. PyTorch and cuDNN order work across streams with
 // cudaEventRecord(ev, s1) then cudaStreamWaitEvent(s2, ev); a trace holds neither the
 // stream nor the event of those calls, so they are read from the launch order: a record
@@ -298,16 +362,8 @@ void depend_on_latest(const StepGraph& g, const std::vector<int32_t>& waited, Gp
 // streams would otherwise overlap more than their events let them.
 void find_event_deps(const Timeline& tl, StepGraph& g) {
   const auto& rc = tl.runtime_calls;
-  enum Kind : uint8_t { kLaunched, kRecord, kWait };
-  struct Mark {
-    TimeNs t;
-    Kind kind;
-    int32_t node;
-  };
-  std::vector<Mark> marks;
-  for (size_t k = 0; k < g.gpu.size(); ++k) {
-    if (g.gpu[k].launch >= 0) marks.push_back({g.host[g.gpu[k].launch].start, kLaunched, static_cast<int32_t>(k)});
-  }
+  std::vector<Mark> marks = launch_marks(g);
+  const size_t launches = marks.size();
   for (size_t r = 0; r < rc.size(); ++r) {
     if (rc.pid[r] != g.pid || rc.start[r] < g.host_from || rc.start[r] >= g.span_end) continue;
     const auto name = tl.strings.view(rc.name[r]);
@@ -316,6 +372,10 @@ void find_event_deps(const Timeline& tl, StepGraph& g) {
     } else if (starts_with(name, "cudaStreamWaitEvent") || starts_with(name, "cuStreamWaitEvent")) {
       marks.push_back({rc.start[r], kWait, -1});
     }
+  }
+  if (marks.size() == launches) {  // no event calls recorded: the waits' synchronization records, if any
+    find_wait_record_deps(tl, g);
+    return;
   }
   std::stable_sort(marks.begin(), marks.end(), [](const Mark& a, const Mark& b) { return a.t < b.t; });
   int32_t last = -1;

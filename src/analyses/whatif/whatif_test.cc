@@ -102,6 +102,36 @@ TEST(Replay, EventRecordAndWaitOrderStreamsTheLaunchTimesHid) {
   EXPECT_GE(r.gpu_busy, us(100));  // still one after the other, not side by side
 }
 
+// The same order from a CUPTI trace, which has no event calls but a synchronization record
+// for each wait naming the waiting stream: the wait takes the op launched last before it on
+// another stream. Two waits of stream 9 in a row (a join) take the last ops of two streams;
+// the op of stream 9 after them waits for the later-ending one.
+TEST(Replay, WaitRecordsOrderStreamsWithoutEventCalls) {
+  TimelineBuilder b;
+  b.step(1, 0, 400);
+  b.kernel("producer", 0, 5, 50, 1024, "cudaLaunchKernel", 3, -1, 7);  // stream 7: 5 .. 55
+  b.kernel("side", 55, 60, 80, 1024, "cudaLaunchKernel", 3, -1, 8);    // stream 8: 60 .. 140
+  b.stream_wait(100, 9);
+  b.stream_wait(101, 9);
+  b.kernel("consumer", 160, 165, 50, 1024, "cudaLaunchKernel", 3, -1, 9);  // stream 9: 165 .. 215
+  b.stream_wait(170, 7);  // stream 7 waits for the consumer, but nothing on 7 is launched after
+  Built x(b);
+  ASSERT_EQ(x.g.gpu.size(), 3u);
+  auto node = [&](std::string_view name) {
+    for (size_t k = 0; k < x.g.gpu.size(); ++k) {
+      if (x.tl.strings.view(x.tl.gpu_ops.name[x.g.gpu[k].row]) == name) return static_cast<int32_t>(k);
+    }
+    return -1;
+  };
+  EXPECT_EQ(x.g.gpu[node("consumer")].dep, node("side"));  // the later-ending of the two
+  EXPECT_EQ(x.g.gpu[node("side")].dep, -1);
+  EXPECT_EQ(x.g.gpu[node("producer")].dep, -1);
+  Plan p = Plan::baseline(x.g);
+  for (auto& gap : p.gap) gap = 0;
+  const ReplayResult r = replay(x.g, p);
+  EXPECT_GE(r.gpu_busy, us(130));  // side then consumer, one after the other
+}
+
 // GPU work queued before the trace (no launch in it) is ready from the start: a faster
 // kernel lets everything behind it move up.
 TEST(Replay, WorkQueuedBeforeTheTraceStartsAtTheOrigin) {
