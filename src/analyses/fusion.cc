@@ -52,7 +52,7 @@ FusionStats compute_fusion(const Timeline& tl, const TimelineIndex& ix, const Wi
     ++r.n;
     r.ns += dur;
     r.longest = std::max(r.longest, dur);
-    const double b = op_io_bytes(tl, ix.op_row[i]);
+    const double b = ix.op_bytes[i];
     if (b > 0) {
       fs.bytes_known += b;
       fs.ns_known += dur;

@@ -1,10 +1,13 @@
 #include "analyses/index.h"
 
+#include "analyses/op_shapes.h"
+
 namespace chokepoint::analyses {
 
 using timeline::CpuCategory;
 using timeline::GpuOpKind;
 using timeline::Timeline;
+using timeline::TimeNs;
 
 bool is_dataloader_annotation(std::string_view n) {
   // "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
@@ -97,6 +100,29 @@ void index_gpu_ops(const Timeline& tl, const RowOf& by_corr, const RowOf& op_by_
   }
 }
 
+// Each kernel's share of its op's bytes (TimelineIndex::op_bytes). Counted whole for each
+// kernel, cuDNN's LSTM elementwise kernels read 284% of the H200's HBM rate, and gemv_batch's
+// split-K reductions 3,269% (the GEMV's weights, again).
+void share_op_bytes(const Timeline& tl, TimelineIndex& ix) {
+  const auto& g = tl.gpu_ops;
+  ix.op_bytes.assign(g.size(), 0);
+  std::unordered_map<int32_t, TimeNs> kernel_ns;  // per op row: its kernels' time
+  for (size_t i = 0; i < g.size(); ++i) {
+    if (g.kind[i] == GpuOpKind::kKernel && ix.op_row[i] >= 0) kernel_ns[ix.op_row[i]] += g.end[i] - g.start[i];
+  }
+  std::unordered_map<int32_t, double> bytes_of;  // per op row, computed once
+  for (size_t i = 0; i < g.size(); ++i) {
+    const int32_t op = ix.op_row[i];
+    if (g.kind[i] != GpuOpKind::kKernel || op < 0) continue;
+    if (ix.kclass[i] != KernelClass::kGemm && gemm_shape(tl, op)) continue;
+    auto [it, fresh] = bytes_of.emplace(op, 0.0);
+    if (fresh) it->second = op_io_bytes(tl, op);
+    const TimeNs total = kernel_ns[op];
+    if (it->second <= 0 || total <= 0) continue;
+    ix.op_bytes[i] = it->second * static_cast<double>(g.end[i] - g.start[i]) / static_cast<double>(total);
+  }
+}
+
 // Per-thread activity.
 void index_threads(const Timeline& tl, TimelineIndex& ix) {
   const auto& rc = tl.runtime_calls;
@@ -142,6 +168,7 @@ TimelineIndex build_index(const Timeline& tl) {
   ix.api_op_row.assign(rc.size(), -1);
   for (size_t i = 0; i < rc.size(); ++i) ix.api_op_row[i] = row_of(op_by_ext, rc.external_id[i]);
   index_gpu_ops(tl, by_corr, op_by_ext, ix);
+  share_op_bytes(tl, ix);
   index_threads(tl, ix);
   return ix;
 }

@@ -33,6 +33,11 @@ struct TimelineIndex {
   std::vector<int32_t> launch_row;  // RuntimeCalls row of the launching call, -1 unknown
   std::vector<int32_t> op_row;      // CpuRanges row of the launching ATen op, -1 unknown
   std::vector<KernelClass> kclass;  // kCopy for memcpy/memset
+  // Bytes the kernel moved by its ATen op's recorded shapes (op_shapes.h), 0 unknown: an op
+  // that launched several kernels (cuDNN's LSTM, a GEMM and its split-K reduction) shares its
+  // bytes among them by their durations, and a GEMM's operands are its GEMM kernels' alone
+  // (they are sized by gemm_shape), not its other kernels'.
+  std::vector<double> op_bytes;
   // Per RuntimeCalls row.
   std::vector<timeline::ApiClass> api;
   std::vector<int32_t> api_op_row;  // CpuRanges row of the ATen op that made the call, -1

@@ -295,7 +295,7 @@ std::vector<Work> trace_work(const timeline::Timeline& tl, const Analysis& a,
       w.bytes += sh->bytes(eb);
       w.ns_bytes += dur;
     } else if (!sh && !is_matrix(s.kclass)) {
-      if (const double b = op_io_bytes(tl, op); b > 0) {
+      if (const double b = a.index.op_bytes[i]; b > 0) {
         w.bytes += b;
         w.ns_bytes += dur;
       }

@@ -22,6 +22,20 @@ struct Dims {
   }
 };
 
+// ATen ops whose output is a reduction of their input (a sum over the batch: [8192, 4096]
+// -> [4096]): they read their inputs and write next to nothing. Counted with an output as
+// large as the input, fp32_gemm's bias-gradient sums read 118% of the H200's HBM rate.
+// aten::max and aten::min reduce with one tensor; with two (torch.max(a, b)) they are
+// elementwise, and a trace names both overloads alike.
+bool reduces(std::string_view op, int tensors) {
+  static constexpr std::string_view kOps[] = {
+      "aten::sum", "aten::mean",   "aten::amax",     "aten::amin",          "aten::norm",   "aten::linalg_vector_norm",
+      "aten::var", "aten::std",    "aten::var_mean", "aten::std_mean",      "aten::prod",   "aten::any",
+      "aten::all", "aten::argmax", "aten::argmin",   "aten::count_nonzero", "aten::nansum", "aten::logsumexp"};
+  if (op == "aten::max" || op == "aten::min") return tensors == 1;
+  return std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps);
+}
+
 }  // namespace
 
 double type_bytes(std::string_view t) {
@@ -67,14 +81,16 @@ double op_io_bytes(const timeline::Timeline& tl, int32_t op_row) {
   if (in == timeline::CpuRanges::kNoInputs) return 0;
   const auto& oi = tl.op_inputs;
   double sum = 0, largest = 0;
+  int tensors = 0;
   for (uint32_t j = 0; j < oi.num_inputs(in); ++j) {
     const double eb = type_bytes(tl.strings.view(oi.input_type(in, j)));
     if (eb == 0) continue;
     const double n = op_input_numel(tl, op_row, j);
     sum += n * eb;
     largest = std::max(largest, n * eb);
+    tensors += n > 0 ? 1 : 0;
   }
-  return sum + largest;
+  return reduces(tl.strings.view(tl.cpu_ranges.name[op_row]), tensors) ? sum : sum + largest;
 }
 
 std::optional<GemmShape> gemm_shape(const timeline::Timeline& tl, int32_t op_row) {

@@ -18,8 +18,9 @@ double type_bytes(std::string_view type);
 // Bytes per element of a precision; 0 for unknown.
 double element_bytes(Precision p);
 
-// The fewest bytes an elementwise-like op moves: its tensor inputs read once and an
-// output as large as its largest input written once. 0 when the op recorded no shapes.
+// The fewest bytes an op moves: its tensor inputs read once and an output as large as its
+// largest input written once, or, for an op that reduces (aten::sum, mean, amax, norm ...),
+// an output too small to count. 0 when the op recorded no shapes.
 double op_io_bytes(const timeline::Timeline& tl, int32_t op_row);
 
 // The numel of input j of the op (its dims multiplied), 0 when absent.

@@ -100,7 +100,7 @@ void add_matrix_kernel(const Timeline& tl, const TimelineIndex& ix, size_t i, co
 // it is communication or unclassified.
 void add_other_kernel(const Timeline& tl, const TimelineIndex& ix, size_t i, ClassRoofline& r) {
   const TimeNs dur = tl.gpu_ops.end[i] - tl.gpu_ops.start[i];
-  const double bytes = op_io_bytes(tl, ix.op_row[i]);
+  const double bytes = ix.op_bytes[i];
   if (bytes > 0) {
     r.bytes += bytes;
     r.ns_with_bytes += dur;

@@ -67,7 +67,7 @@ Context make_context(const timeline::Timeline& tl, const TimelineIndex& ix, cons
           n.bytes = sh->bytes(element_bytes(n.precision == Precision::kTf32 ? Precision::kFp32 : n.precision));
         }
       } else {
-        n.bytes = op_io_bytes(tl, op);
+        n.bytes = ix.op_bytes[row];
       }
     } else {
       n.bytes = static_cast<double>(std::max<int64_t>(0, ops.bytes[row]));
