@@ -110,16 +110,19 @@ void share_op_bytes(const Timeline& tl, TimelineIndex& ix) {
   for (size_t i = 0; i < g.size(); ++i) {
     if (g.kind[i] == GpuOpKind::kKernel && ix.op_row[i] >= 0) kernel_ns[ix.op_row[i]] += g.end[i] - g.start[i];
   }
-  std::unordered_map<int32_t, double> bytes_of;  // per op row, computed once
+  struct OpBytes {
+    double bytes = 0;
+    bool gemm = false;
+  };
+  std::unordered_map<int32_t, OpBytes> of_op;  // per op row, computed once
   for (size_t i = 0; i < g.size(); ++i) {
     const int32_t op = ix.op_row[i];
     if (g.kind[i] != GpuOpKind::kKernel || op < 0) continue;
-    if (ix.kclass[i] != KernelClass::kGemm && gemm_shape(tl, op)) continue;
-    auto [it, fresh] = bytes_of.emplace(op, 0.0);
-    if (fresh) it->second = op_io_bytes(tl, op);
+    auto [it, fresh] = of_op.emplace(op, OpBytes{});
+    if (fresh) it->second = {op_io_bytes(tl, op), gemm_shape(tl, op).has_value()};
     const TimeNs total = kernel_ns[op];
-    if (it->second <= 0 || total <= 0) continue;
-    ix.op_bytes[i] = it->second * static_cast<double>(g.end[i] - g.start[i]) / static_cast<double>(total);
+    if (it->second.bytes <= 0 || total <= 0 || (it->second.gemm && ix.kclass[i] != KernelClass::kGemm)) continue;
+    ix.op_bytes[i] = it->second.bytes * static_cast<double>(g.end[i] - g.start[i]) / static_cast<double>(total);
   }
 }
 
