@@ -132,6 +132,25 @@ TEST(Replay, WaitRecordsOrderStreamsWithoutEventCalls) {
   EXPECT_GE(r.gpu_busy, us(130));  // side then consumer, one after the other
 }
 
+// What a remedy's replay changed is said per step, its counts as its times: two steps of
+// two FP32 GEMMs each read "2 FP32 matrix kernels per step", not the 4 of the trace.
+TEST(Replay, ARemedysCountsArePerStepAsItsTimes) {
+  TimelineBuilder b;
+  for (int s = 0; s < 2; ++s) {
+    const double t = 1000.0 * s;
+    b.step(s, t, 1000);
+    for (int i = 0; i < 2; ++i) {
+      b.kernel("sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize256x128x8_stage3_warpsize4x2x1_ffma", t + 10.0 * i,
+               t + 20 + 400.0 * i, 400);
+    }
+  }
+  Built x(b);
+  const Estimate* tf32 = estimate_of(x.a, Remedy::kTf32);
+  ASSERT_NE(tf32, nullptr);
+  EXPECT_EQ(tf32->change.rfind("2 FP32 matrix kernels per step take ", 0), 0u) << tf32->change;
+  EXPECT_NE(tf32->change.find("instead of 0.80 ms"), std::string::npos) << tf32->change;
+}
+
 // GPU work queued before the trace (no launch in it) is ready from the start: a faster
 // kernel lets everything behind it move up.
 TEST(Replay, WorkQueuedBeforeTheTraceStartsAtTheOrigin) {

@@ -74,8 +74,8 @@ std::optional<Estimate> estimate_bigger_batch(const Context& c) {
   }
   return finish(c, Remedy::kBiggerBatch, p,
                 fmt::format("4x the samples per step: the host issues the same calls, kernels do 4x the work "
-                            "({} GEMMs placed on the roofline by their shapes)",
-                            on_roofline),
+                            "({} GEMMs per step placed on the roofline by their shapes)",
+                            per_step_count(c, on_roofline)),
                 {"The larger batch fits in GPU memory (activations grow 4x).",
                  "The gain is in samples per second; convergence per sample may change (scale the learning rate, "
                  "or keep the global batch with fewer accumulation steps).",

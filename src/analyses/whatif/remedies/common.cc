@@ -18,6 +18,10 @@ TimeNs median_launch_cost(const Context& c) {
   return v[v.size() / 2];
 }
 
+std::string per_step_count(const Context& c, int64_t total) {
+  return fmt::format("{:.0f}", static_cast<double>(total) / static_cast<double>(std::max<int64_t>(1, c.g.steps)));
+}
+
 std::string per_step_ms(const Context& c, TimeNs total) {
   return fmt::format("{:.2f} ms",
                      static_cast<double>(total) / 1e6 / static_cast<double>(std::max<int64_t>(1, c.g.steps)));

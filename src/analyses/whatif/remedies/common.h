@@ -46,5 +46,8 @@ PinnedStats apply_pinned_copies(const Context& c, Plan& p);
 
 // "1.23 ms" per step from a total over the graph's steps.
 std::string per_step_ms(const Context& c, TimeNs total);
+// "161" per step from a count over the graph's steps (a count beside per_step_ms figures
+// is per step too: "18719 kernels take 1.39 ms per step" read as if one step ran them all).
+std::string per_step_count(const Context& c, int64_t total);
 
 }  // namespace chokepoint::analyses::whatif::remedy

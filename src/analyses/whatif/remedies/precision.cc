@@ -125,11 +125,13 @@ std::optional<Estimate> estimate_autocast_bf16(const Context& c) {
   Rescaled r = rescale(c, c.ceilings.bf16_gemm_tflops, 2.0, true);
   if (r.matrix == 0) return std::nullopt;
   std::string change = fmt::format(
-      "{} FP32/TF32 matrix kernels take {} per step instead of {}; {} memory-bound kernels {} instead of {}", r.matrix,
-      remedy::per_step_ms(c, r.matrix_after), remedy::per_step_ms(c, r.matrix_before), r.halved,
+      "{} FP32/TF32 matrix kernels per step take {} instead of {}; {} memory-bound kernels {} instead of {}",
+      remedy::per_step_count(c, r.matrix), remedy::per_step_ms(c, r.matrix_after),
+      remedy::per_step_ms(c, r.matrix_before), remedy::per_step_count(c, r.halved),
       remedy::per_step_ms(c, r.memory_after), remedy::per_step_ms(c, r.memory_before));
   if (r.casts > 0) {
-    change += fmt::format("; {} weight casts add {} per step", r.casts, remedy::per_step_ms(c, r.cast_time));
+    change += fmt::format("; {} weight casts per step add {}", remedy::per_step_count(c, r.casts),
+                          remedy::per_step_ms(c, r.cast_time));
   }
   return finish(c, Remedy::kAutocastBf16, r.plan, change,
                 {fmt::format("Matrix kernels do their FLOPs at the rate a large bf16 GEMM reaches on this GPU ({:.0f} "
@@ -147,8 +149,9 @@ std::optional<Estimate> estimate_tf32(const Context& c) {
   // TF32 changes FP32 SIMT kernels only; ones already on TF32 are not counted.
   if (r.matrix == 0 || r.matrix_after >= r.matrix_before) return std::nullopt;
   return finish(c, Remedy::kTf32, r.plan,
-                fmt::format("{} FP32 matrix kernels take {} per step on TF32 tensor cores instead of {}", r.matrix,
-                            remedy::per_step_ms(c, r.matrix_after), remedy::per_step_ms(c, r.matrix_before)),
+                fmt::format("{} FP32 matrix kernels per step take {} on TF32 tensor cores instead of {}",
+                            remedy::per_step_count(c, r.matrix), remedy::per_step_ms(c, r.matrix_after),
+                            remedy::per_step_ms(c, r.matrix_before)),
                 {fmt::format("Matrix kernels do their FLOPs at the rate a large TF32 GEMM reaches on this GPU ({:.0f} "
                              "TFLOP/s, {}), or scale by the FP32-to-TF32 ratio of those rates without recorded shapes.",
                              c.ceilings.tf32_gemm_tflops.value_or(0), c.ceilings.source),
