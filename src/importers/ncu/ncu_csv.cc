@@ -1,6 +1,10 @@
 #include "importers/ncu/ncu_csv.h"
 
 #include <array>
+#include <charconv>
+#include <limits>
+#include <string_view>
+#include <system_error>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -87,6 +91,26 @@ struct RowReader {
   }
 };
 
+// A number read as an integer of type T, or nothing where it is not finite or does not
+// fit (a fuzzed "device__attribute_multiprocessor_count" of 2.8e9 is not an int32).
+template <typename T>
+std::optional<T> as_integer(std::optional<double> v) {
+  if (!v || !std::isfinite(*v)) return std::nullopt;
+  const double t = std::trunc(*v);
+  // 2^(digits) is exact in a double; T's max is not for 64 bits, so compare below it.
+  const double limit = std::ldexp(1.0, std::numeric_limits<T>::digits);
+  if (t >= limit || t < -limit) return std::nullopt;
+  return static_cast<T>(t);
+}
+
+// A whole field of decimal digits that fits an int32 ("9" of "9.0"), else nothing.
+std::optional<int32_t> small_int(std::string_view s) {
+  int32_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || v < 0) return std::nullopt;
+  return v;
+}
+
 std::optional<double> sum_opt(std::optional<double> a, std::optional<double> b) {
   if (!a && !b) return std::nullopt;
   return a.value_or(0) + b.value_or(0);
@@ -115,13 +139,17 @@ KernelMetrics read_row(const RowReader& r) {
   KernelMetrics k;
   k.name = r.text("Kernel Name");
   if (k.name.empty()) k.name = r.text("launch__kernel_name");
-  if (const auto id = r.num("ID")) k.id = static_cast<int64_t>(*id);
+  if (const auto id = as_integer<int64_t>(r.num("ID"))) k.id = *id;
   k.device = r.text("device__attribute_display_name");
-  if (const auto n = r.num("device__attribute_multiprocessor_count")) k.num_sms = static_cast<int32_t>(*n);
+  if (const auto n = as_integer<int32_t>(r.num("device__attribute_multiprocessor_count"))) k.num_sms = *n;
   const std::string cc = r.text("CC");
   if (const size_t dot = cc.find('.'); dot != std::string::npos && dot > 0 && dot + 1 < cc.size()) {
-    k.cc_major = std::atoi(cc.substr(0, dot).c_str());
-    k.cc_minor = std::atoi(cc.substr(dot + 1).c_str());
+    const auto major = small_int(std::string_view(cc).substr(0, dot));
+    const auto minor = small_int(std::string_view(cc).substr(dot + 1));
+    if (major && minor) {  // both, or the compute capability stays unknown (-1)
+      k.cc_major = *major;
+      k.cc_minor = *minor;
+    }
   }
   k.duration_ns = r.num("gpu__time_duration.sum");
   k.dram_read_bytes = r.num("dram__bytes_read.sum");
@@ -152,11 +180,11 @@ KernelMetrics read_row(const RowReader& r) {
   k.tensor_int8_ops = r.num("sm__ops_path_tensor_src_int8.sum");
   k.sm_clock_hz = r.num("smsp__cycles_elapsed.avg.per_second");
   k.tensor_pipe_pct = r.num("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed");
-  if (const auto g = r.num("launch__grid_size")) k.grid_size = static_cast<int64_t>(*g);
-  if (const auto b = r.num("launch__block_size")) k.block_size = static_cast<int64_t>(*b);
+  if (const auto g = as_integer<int64_t>(r.num("launch__grid_size"))) k.grid_size = *g;
+  if (const auto b = as_integer<int64_t>(r.num("launch__block_size"))) k.block_size = *b;
   k.grid = r.text("Grid Size");
   k.block = r.text("Block Size");
-  if (const auto regs = r.num("launch__registers_per_thread")) k.registers_per_thread = static_cast<int32_t>(*regs);
+  if (const auto regs = as_integer<int32_t>(r.num("launch__registers_per_thread"))) k.registers_per_thread = *regs;
   k.shared_mem_per_block = r.num("launch__shared_mem_per_block");
   if (!k.shared_mem_per_block) {
     k.shared_mem_per_block = sum_opt(r.num("launch__shared_mem_per_block_static"),

@@ -112,5 +112,30 @@ TEST(NcuCsv, Hazards) {
   EXPECT_FALSE(looks_like_ncu_csv("{\"traceEvents\": []}"));
 }
 
+TEST(NcuCsv, IntegersOutOfRangeAreLeftUnknown) {
+  // The fuzzer's find (CI, stop 36): a multiprocessor count of 2.8e9 was cast to int32.
+  const std::string text =
+      "\"ID\",\"Kernel Name\",\"CC\",\"device__attribute_multiprocessor_count\",\"launch__grid_size\","
+      "\"launch__registers_per_thread\",\"gpu__time_duration.sum\"\n"
+      "\"1e30\",\"k\",\"99999999999.0\",\"2795850000\",\"1e300\",\"inf\",\"1,000\"\n"
+      "\"2\",\"g\",\"9.0\",\"132\",\"528\",\"168\",\"2,000\"\n";
+  auto r = parse_ncu_csv(text);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r.value().kernels.size(), 2u);
+  const auto& bad = r.value().kernels[0];
+  EXPECT_EQ(bad.num_sms, timeline::KernelMetrics{}.num_sms);
+  EXPECT_EQ(bad.cc_major, -1);
+  EXPECT_EQ(bad.grid_size, timeline::KernelMetrics{}.grid_size);
+  EXPECT_EQ(bad.registers_per_thread, timeline::KernelMetrics{}.registers_per_thread);
+  EXPECT_DOUBLE_EQ(*bad.duration_ns, 1000);  // the row's other figures stand
+  const auto& good = r.value().kernels[1];
+  EXPECT_EQ(good.id, 2);
+  EXPECT_EQ(good.num_sms, 132);
+  EXPECT_EQ(good.cc_major, 9);
+  EXPECT_EQ(good.cc_minor, 0);
+  EXPECT_EQ(good.grid_size, 528);
+  EXPECT_EQ(good.registers_per_thread, 168);
+}
+
 }  // namespace
 }  // namespace chokepoint::importers
