@@ -199,6 +199,12 @@ struct SyncEvents {
   std::vector<TimeNs> start;
   std::vector<TimeNs> end;
   std::vector<int64_t> correlation;  // links to the RuntimeCalls row that blocked
+  // A stream wait whose cudaEventRecord the trace holds (CUPTI's CUDA_EVENT records, tied
+  // by cudaEventSyncId): the stream the event was recorded on and the record call's
+  // correlation, so the op it waited on is the last one launched on that stream before
+  // it. -1 where unknown (Kineto, nsys, CUPTI traces before 2026-12-05).
+  std::vector<int32_t> event_stream;
+  std::vector<int64_t> event_correlation;
 
   size_t size() const { return start.size(); }
   template <typename F>
@@ -211,6 +217,8 @@ struct SyncEvents {
     f(start);
     f(end);
     f(correlation);
+    f(event_stream);
+    f(event_correlation);
   }
 };
 

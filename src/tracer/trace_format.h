@@ -65,6 +65,10 @@ enum class RecordKind : uint8_t {
   kMarker = 11,  // an NVTX marker: `sub` = kMarkerStart/End/Instant, `correlation` = the
                  // range's id (start and end share it), `start` = time, `stream` = thread
                  // id, `name` = the range's name (start records), marker.pid/domain
+  kEvent = 12,   // a cudaEventRecord (CUPTI's CUDA_EVENT activity): `correlation` = the
+                 // record call's, `stream` = the stream recorded on, `device`,
+                 // event.sync_id = the id a stream-wait kSync that waited on it carries
+                 // (since 2026-12-05; a reader that predates it counts it as unknown)
 };
 
 // Record::sub of a kEnd: the window was still open when the process exited (its file
@@ -116,6 +120,14 @@ struct Record {
       uint32_t domain;  // string id of the NVTX domain, 0 the default domain
       uint8_t pad[24];
     } marker;
+    struct {
+      // kSync of an event (wait or synchronize) and kEvent: CUPTI's cudaEventSyncId, which
+      // ties a wait to the record it waited on (an event is recorded many times; this id is
+      // one recording). 0 or 0xFFFFFFFF: none (files written before 2026-12-05 have 0).
+      uint64_t sync_id;
+      uint32_t event_id;  // CUPTI's id of the event object
+      uint8_t pad[20];
+    } event;
     uint8_t raw[32];
   };
 };

@@ -115,8 +115,11 @@ class TimelineBuilder {
   }
 
   // The synchronization record CUPTI writes for a cudaStreamWaitEvent on `stream` (a CUPTI
-  // trace of `run --trace` has it without the API call).
-  void stream_wait(double start_us, int32_t stream, double dur_us = 1) {
+  // trace of `run --trace` has it without the API call); with `event_stream` >= 0, the
+  // event it waited on, recorded on that stream by the call of `event_correlation` (the
+  // CUDA_EVENT record the tracer keeps since 2026-12-05).
+  void stream_wait(double start_us, int32_t stream, double dur_us = 1, int32_t event_stream = -1,
+                   int64_t event_correlation = -1) {
     auto& s = tl_.sync_events;
     s.pid.push_back(kPid);
     s.tid.push_back(-1);
@@ -126,6 +129,8 @@ class TimelineBuilder {
     s.start.push_back(us(start_us));
     s.end.push_back(us(start_us + dur_us));
     s.correlation.push_back(next_corr_++);
+    s.event_stream.push_back(event_stream);
+    s.event_correlation.push_back(event_correlation);
   }
 
   void step(int64_t number, double start_us, double dur_us) {

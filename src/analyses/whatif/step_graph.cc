@@ -292,7 +292,8 @@ enum MarkKind : uint8_t { kLaunched, kRecord, kWait };
 struct Mark {
   TimeNs t;
   MarkKind kind;
-  int32_t node;  // kLaunched: the node; kWait from a synchronization record: its stream
+  int32_t node;     // kLaunched: the node; kWait from a synchronization record: its stream
+  int32_t row = -1;  // kWait from a synchronization record: its SyncEvents row
 };
 std::vector<Mark> launch_marks(const StepGraph& g) {
   std::vector<Mark> marks;
@@ -300,6 +301,25 @@ std::vector<Mark> launch_marks(const StepGraph& g) {
     if (g.gpu[k].launch >= 0) marks.push_back({g.host[g.gpu[k].launch].start, kLaunched, static_cast<int32_t>(k)});
   }
   return marks;
+}
+
+// The node an event recorded on `stream` by the call of `correlation` marks: the last op
+// launched on that stream before the record call (correlations grow with launch order
+// within a process). -1: none in the graph (the event came before the analyzed steps).
+int32_t recorded_before(const Timeline& tl, const StepGraph& g, const std::vector<int32_t>& lane_stream,
+                        int32_t stream, int64_t correlation) {
+  int32_t best = -1;
+  for (size_t l = 0; l < g.lanes.size(); ++l) {
+    if (lane_stream[l] != stream) continue;
+    const auto& lane = g.lanes[l];
+    const auto it = std::partition_point(lane.begin(), lane.end(), [&](int32_t k) {
+      return tl.gpu_ops.correlation[g.gpu[k].row] < correlation;
+    });
+    if (it == lane.begin()) continue;
+    const int32_t k = *std::prev(it);
+    if (best < 0 || tl.gpu_ops.correlation[g.gpu[k].row] > tl.gpu_ops.correlation[g.gpu[best].row]) best = k;
+  }
+  return best;
 }
 
 // Waits without records: the tracer of `run --trace` does not record cudaEventRecord or
@@ -310,7 +330,9 @@ std::vector<Mark> launch_marks(const StepGraph& g) {
 // latest first. A pick the recorded times contradict (it ended after the op that would wait
 // for it started) is dropped by depend_on_latest. On lstm_lm's whole-job CUPTI trace (cuDNN's
 // LSTM over 11 streams; docs/VALIDATION.md) the captured step then keeps its streams in order
-// as the torch.profiler trace's records and waits do.
+// as the torch.profiler trace's records and waits do. Where the tracer kept the event's
+// record (CUPTI's CUDA_EVENT activity, since 2026-12-05), a wait takes the op that record
+// marks instead of reading it from the launch order.
 void find_wait_record_deps(const Timeline& tl, StepGraph& g) {
   const auto& se = tl.sync_events;
   std::vector<Mark> marks = launch_marks(g);
@@ -319,7 +341,7 @@ void find_wait_record_deps(const Timeline& tl, StepGraph& g) {
     if (se.kind[i] != timeline::SyncKind::kStreamWaitEvent || se.pid[i] != g.pid || se.start[i] < g.host_from ||
         se.start[i] >= g.span_end)
       continue;
-    marks.push_back({se.start[i], kWait, se.stream[i]});
+    marks.push_back({se.start[i], kWait, se.stream[i], static_cast<int32_t>(i)});
   }
   if (marks.size() == launches) return;
   std::stable_sort(marks.begin(), marks.end(), [](const Mark& a, const Mark& b) { return a.t < b.t; });
@@ -341,6 +363,11 @@ void find_wait_record_deps(const Timeline& tl, StepGraph& g) {
       continue;
     }
     std::vector<int32_t>& w = waited[m.node];
+    if (se.event_stream[m.row] >= 0) {  // the tracer kept the event's record: no reading needed
+      const int32_t k = recorded_before(tl, g, lane_stream, se.event_stream[m.row], se.event_correlation[m.row]);
+      if (k >= 0 && lane_stream[g.gpu[k].lane] != m.node) w.push_back(k);
+      continue;
+    }
     int32_t pick = -1;
     for (size_t l = 0; l < g.lanes.size(); ++l) {
       const int32_t k = last_on_lane[l];

@@ -132,6 +132,31 @@ TEST(Replay, WaitRecordsOrderStreamsWithoutEventCalls) {
   EXPECT_GE(r.gpu_busy, us(130));  // side then consumer, one after the other
 }
 
+// A wait whose event record the tracer kept (CUPTI's CUDA_EVENT activity) takes the op
+// that record marks, not the one the launch order suggests: stream 9 waited on an event
+// recorded on stream 7 after the producer, though "side" on stream 8 was launched later.
+TEST(Replay, AWaitWithItsEventRecordTakesTheOpTheRecordMarks) {
+  TimelineBuilder b;
+  b.step(1, 0, 400);
+  const int64_t producer = b.kernel("producer", 0, 5, 50, 1024, "cudaLaunchKernel", 3, -1, 7);  // 5 .. 55
+  b.kernel("side", 55, 60, 80, 1024, "cudaLaunchKernel", 3, -1, 8);  // stream 8: 60 .. 140
+  b.stream_wait(100, 9, 1, /*event_stream=*/7, /*event_correlation=*/producer + 1);
+  b.kernel("consumer", 160, 165, 50, 1024, "cudaLaunchKernel", 3, -1, 9);  // stream 9: 165 .. 215
+  Built x(b);
+  ASSERT_EQ(x.g.gpu.size(), 3u);
+  auto node = [&](std::string_view name) {
+    for (size_t k = 0; k < x.g.gpu.size(); ++k) {
+      if (x.tl.strings.view(x.tl.gpu_ops.name[x.g.gpu[k].row]) == name) return static_cast<int32_t>(k);
+    }
+    return -1;
+  };
+  EXPECT_EQ(x.g.gpu[node("consumer")].dep, node("producer"));
+  Plan p = Plan::baseline(x.g);
+  for (auto& gap : p.gap) gap = 0;
+  const ReplayResult r = replay(x.g, p);
+  EXPECT_LT(r.gpu_busy, us(130));  // the consumer runs beside "side", after the producer
+}
+
 // What a remedy's replay changed is said per step, its counts as its times: two steps of
 // two FP32 GEMMs each read "2 FP32 matrix kernels per step", not the 4 of the trace.
 TEST(Replay, ARemedysCountsArePerStepAsItsTimes) {

@@ -142,6 +142,7 @@ class Reader {
     }
     stats_.lost("trace records whose end is before their start or out of range", bad_spans_, spans_);
     link_sync_threads();
+    link_waits_to_events();
     if (!open_ranges_.empty()) {
       stat(stats_, StatId::kCuptiNvtxUnclosed, static_cast<int64_t>(open_ranges_.size()));
     }
@@ -221,8 +222,18 @@ class Reader {
         s.start.push_back(start);
         s.end.push_back(end);
         s.correlation.push_back(id(r.correlation));
+        s.event_stream.push_back(-1);  // filled from the event's record, if the file has it
+        s.event_correlation.push_back(-1);
+        if (s.kind.back() == SyncKind::kStreamWaitEvent && known_sync_id(r.event.sync_id)) {
+          waits_.emplace_back(s.size() - 1, r.event.sync_id);
+        }
         return;
       }
+      case RecordKind::kEvent:
+        if (known_sync_id(r.event.sync_id)) {
+          events_[r.event.sync_id] = {static_cast<int32_t>(r.stream), id(r.correlation)};
+        }
+        return;
       case RecordKind::kRuntimeApi:
       case RecordKind::kDriverApi: {
         int64_t start = 0, end = 0;
@@ -354,6 +365,21 @@ class Reader {
     return 0;
   }
 
+  // CUPTI writes 0xFFFFFFFF where a record has no event; files before 2026-12-05 have 0.
+  static bool known_sync_id(uint64_t v) { return v != 0 && v != 0xFFFFFFFFull && v != ~0ull; }
+
+  // A stream wait takes the stream and record call of the event recording it waited on
+  // (records and waits arrive in buffers of different streams, in no set order).
+  void link_waits_to_events() {
+    auto& s = tl_.sync_events;
+    for (const auto& [row, sync_id] : waits_) {
+      const auto it = events_.find(sync_id);
+      if (it == events_.end()) continue;
+      s.event_stream[row] = it->second.stream;
+      s.event_correlation[row] = it->second.correlation;
+    }
+  }
+
   // A synchronization record names no thread: the runtime call with its correlation does.
   void link_sync_threads() {
     std::unordered_map<int64_t, size_t> call_of;
@@ -386,6 +412,12 @@ class Reader {
   std::unordered_map<uint32_t, std::string> strings_;
   size_t begin_calls_ = tl_.runtime_calls.size();
   size_t begin_syncs_ = tl_.sync_events.size();
+  struct EventRecord {
+    int32_t stream;
+    int64_t correlation;
+  };
+  std::unordered_map<uint64_t, EventRecord> events_;      // by cudaEventSyncId
+  std::vector<std::pair<size_t, uint64_t>> waits_;       // sync_events row, cudaEventSyncId
   size_t begin_ranges_ = tl_.cpu_ranges.size();
   struct OpenRange {
     int64_t start;

@@ -159,6 +159,59 @@ TEST(CuptiImporter, ReadsWhatTheTracerWrites) {
   EXPECT_EQ(stats.count("cupti_truncated"), 0);
 }
 
+// A stream wait's synchronization record and the CUDA_EVENT record of the event it waited
+// on share a cudaEventSyncId; the wait takes the event's stream and record call. The event
+// record comes after the wait in the file (CUPTI hands buffers of different streams over
+// in no set order); a wait whose id has no record, and the ids CUPTI writes for "none",
+// stay unknown.
+TEST(CuptiImporter, AStreamWaitTakesTheStreamAndCallOfItsEventsRecord) {
+  std::string error;
+  const int64_t pid = 5151;
+  std::filesystem::remove(tracer::trace_file_path(dir(), pid));
+  auto w = tracer::TraceWriter::create(dir(), header(pid, 0, 0), &error);
+  ASSERT_TRUE(w) << error;
+  auto wait = [&](uint64_t start, uint32_t stream, uint64_t sync_id) {
+    Record s{};
+    s.kind = static_cast<uint8_t>(RecordKind::kSync);
+    s.sub = 2;  // stream wait event
+    s.start = start;
+    s.end = start + 2;
+    s.correlation = static_cast<uint32_t>(start);
+    s.stream = stream;
+    s.event.sync_id = sync_id;
+    s.event.event_id = 3;
+    w->add(s);
+  };
+  wait(2000, 9, 77);
+  wait(2100, 9, 78);           // its record is not in the file
+  wait(2200, 9, 0xFFFFFFFFu);  // CUPTI's "none"
+  Record e{};
+  e.kind = static_cast<uint8_t>(RecordKind::kEvent);
+  e.correlation = 41;
+  e.stream = 7;
+  e.event.sync_id = 77;
+  e.event.event_id = 3;
+  w->add(e);
+  ASSERT_TRUE(w->finish(0));
+  std::ifstream in(w->path(), std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  timeline::Timeline tl;
+  tl.sources.emplace_back().path = "trace-5151.cptrace";
+  timeline::ImportStats stats;
+  ASSERT_TRUE(import_cupti_buffer(bytes, 0, tl, stats).ok());
+  const auto& se = tl.sync_events;
+  ASSERT_EQ(se.size(), 3u);
+  EXPECT_EQ(se.kind[0], SyncKind::kStreamWaitEvent);
+  EXPECT_EQ(se.stream[0], 9);
+  EXPECT_EQ(se.event_stream[0], 7);
+  // The record call's correlation, offset as every id of this source is.
+  EXPECT_EQ(se.event_correlation[0] - se.correlation[0], 41 - 2000);
+  EXPECT_EQ(se.event_stream[1], -1);
+  EXPECT_EQ(se.event_correlation[1], -1);
+  EXPECT_EQ(se.event_stream[2], -1);
+  EXPECT_EQ(stats.count("cupti_unknown_records"), 0);
+}
+
 TEST(CuptiImporter, ClockPairMovesCuptiTimeOntoTheSamplerClock) {
   // CUPTI on its own clock (1000 ns at realtime 5 s): every time moves by the difference.
   const std::string bytes = write_trace(4243, 5'000'000'000 + 1000, 1000, true);

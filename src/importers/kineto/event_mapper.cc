@@ -201,6 +201,8 @@ void EventMapper::map_complete(const RawEvent& ev) {
       s.start.push_back(start);
       s.end.push_back(end);
       s.correlation.push_back(global_id(ev.correlation));
+      s.event_stream.push_back(-1);
+      s.event_correlation.push_back(-1);
       ++mapped_;
       return;
     }

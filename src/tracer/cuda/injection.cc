@@ -190,6 +190,19 @@ void convert(TraceWriter& w, CUpti_Activity* a) {
       r.end = s->end;
       r.correlation = s->correlationId;
       r.stream = s->streamId;
+      r.event.sync_id = s->cudaEventSyncId;
+      r.event.event_id = s->cudaEventId;
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_CUDA_EVENT: {
+      // Without it a stream wait says only which stream waited; with it, on what.
+      const auto* e = reinterpret_cast<const CUpti_ActivityCudaEvent2*>(a);
+      r.kind = kind_of(RecordKind::kEvent);
+      r.device = static_cast<uint8_t>(e->deviceId);
+      r.correlation = e->correlationId;
+      r.stream = e->streamId;
+      r.event.sync_id = e->cudaEventSyncId;
+      r.event.event_id = e->eventId;
       break;
     }
     case CUPTI_ACTIVITY_KIND_RUNTIME:
@@ -414,7 +427,7 @@ void note(const std::string& text) {
 // Everything but the device records, on at every window.
 constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
                                          CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
-                                         CUPTI_ACTIVITY_KIND_MARKER};
+                                         CUPTI_ACTIVITY_KIND_CUDA_EVENT, CUPTI_ACTIVITY_KIND_MARKER};
 
 void set_collection(bool on) {
   for (CUpti_ActivityKind k : kKinds) {
