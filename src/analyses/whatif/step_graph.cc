@@ -292,7 +292,7 @@ enum MarkKind : uint8_t { kLaunched, kRecord, kWait };
 struct Mark {
   TimeNs t;
   MarkKind kind;
-  int32_t node;     // kLaunched: the node; kWait from a synchronization record: its stream
+  int32_t node;      // kLaunched: the node; kWait from a synchronization record: its stream
   int32_t row = -1;  // kWait from a synchronization record: its SyncEvents row
 };
 std::vector<Mark> launch_marks(const StepGraph& g) {
@@ -306,15 +306,14 @@ std::vector<Mark> launch_marks(const StepGraph& g) {
 // The node an event recorded on `stream` by the call of `correlation` marks: the last op
 // launched on that stream before the record call (correlations grow with launch order
 // within a process). -1: none in the graph (the event came before the analyzed steps).
-int32_t recorded_before(const Timeline& tl, const StepGraph& g, const std::vector<int32_t>& lane_stream,
-                        int32_t stream, int64_t correlation) {
+int32_t recorded_before(const Timeline& tl, const StepGraph& g, const std::vector<int32_t>& lane_stream, int32_t stream,
+                        int64_t correlation) {
   int32_t best = -1;
   for (size_t l = 0; l < g.lanes.size(); ++l) {
     if (lane_stream[l] != stream) continue;
     const auto& lane = g.lanes[l];
-    const auto it = std::partition_point(lane.begin(), lane.end(), [&](int32_t k) {
-      return tl.gpu_ops.correlation[g.gpu[k].row] < correlation;
-    });
+    const auto it = std::partition_point(lane.begin(), lane.end(),
+                                         [&](int32_t k) { return tl.gpu_ops.correlation[g.gpu[k].row] < correlation; });
     if (it == lane.begin()) continue;
     const int32_t k = *std::prev(it);
     if (best < 0 || tl.gpu_ops.correlation[g.gpu[k].row] > tl.gpu_ops.correlation[g.gpu[best].row]) best = k;

@@ -139,7 +139,7 @@ TEST(Replay, AWaitWithItsEventRecordTakesTheOpTheRecordMarks) {
   TimelineBuilder b;
   b.step(1, 0, 400);
   const int64_t producer = b.kernel("producer", 0, 5, 50, 1024, "cudaLaunchKernel", 3, -1, 7);  // 5 .. 55
-  b.kernel("side", 55, 60, 80, 1024, "cudaLaunchKernel", 3, -1, 8);  // stream 8: 60 .. 140
+  b.kernel("side", 55, 60, 80, 1024, "cudaLaunchKernel", 3, -1, 8);                             // stream 8: 60 .. 140
   b.stream_wait(100, 9, 1, /*event_stream=*/7, /*event_correlation=*/producer + 1);
   b.kernel("consumer", 160, 165, 50, 1024, "cudaLaunchKernel", 3, -1, 9);  // stream 9: 165 .. 215
   Built x(b);

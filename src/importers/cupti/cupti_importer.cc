@@ -416,8 +416,8 @@ class Reader {
     int32_t stream;
     int64_t correlation;
   };
-  std::unordered_map<uint64_t, EventRecord> events_;      // by cudaEventSyncId
-  std::vector<std::pair<size_t, uint64_t>> waits_;       // sync_events row, cudaEventSyncId
+  std::unordered_map<uint64_t, EventRecord> events_;  // by cudaEventSyncId
+  std::vector<std::pair<size_t, uint64_t>> waits_;    // sync_events row, cudaEventSyncId
   size_t begin_ranges_ = tl_.cpu_ranges.size();
   struct OpenRange {
     int64_t start;

@@ -1,14 +1,14 @@
 #include "importers/ncu/ncu_csv.h"
 
 #include <array>
-#include <charconv>
-#include <limits>
-#include <string_view>
-#include <system_error>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <memory>
+#include <string_view>
+#include <system_error>
 #include <unordered_map>
 #include <utility>
 #include <vector>

@@ -22,14 +22,15 @@ import re
 import statistics
 import sys
 
-from validate import analyze, estimate as validate_estimate
+from validate import analyze, estimate_and_range
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def estimate(cp, path, remedy):
     report = analyze(cp, path)
-    return validate_estimate(report, remedy), report
+    est, rng = estimate_and_range(report, remedy)
+    return est, rng, report
 
 
 def main():
@@ -64,13 +65,23 @@ def main():
             row = {"round": int(r), "measured": meas, "broken_ms": broken["median_ms"], "broken_mean_ms": broken["mean_ms"]}
             for source, path in (("trace", f[:-5] + ".json.gz"), ("traced", os.path.join(d, f"{name}.traced.r{r}.rec"))):
                 if os.path.exists(path):
-                    est, rep = estimate(cp, path, exp["remedy"])
+                    est, rng, rep = estimate(cp, path, exp["remedy"])
                     row[source] = {"estimate": est, "ratio": est / meas if est else None,
                                    "verdict": rep["verdict"]["bound"],
                                    "first_remedy": rep["remedies"][0]["id"] if rep["remedies"] else None}
+                    if rng:  # the tracer's cost per call leaves a range (validate.py)
+                        row[source]["range"] = rng
+                        row[source]["range_ratios"] = [rng[0] / meas, rng[1] / meas]
             rows.append(row)
-            cells = "; ".join(f"{s} {row[s]['estimate']:.2f}x ({row[s]['ratio']:.2f}), {row[s]['verdict']}, first "
-                              f"{row[s]['first_remedy']}" for s in ("trace", "traced") if s in row and row[s]["estimate"])
+            def cell(s):
+                x = row[s]
+                if x.get("range"):
+                    (lo, hi), (rlo, rhi) = x["range"], x["range_ratios"]
+                    figure = f"{lo:.2f}-{hi:.2f}x ({rlo:.2f}-{rhi:.2f})"
+                else:
+                    figure = f"{x['estimate']:.2f}x ({x['ratio']:.2f})"
+                return f"{s} {figure}, {x['verdict']}, first {x['first_remedy']}"
+            cells = "; ".join(cell(s) for s in ("trace", "traced") if s in row and row[s]["estimate"])
             print(f"{name} r{r}: measured {meas:.2f}x (broken {broken['median_ms']:.2f} ms median, "
                   f"{broken['mean_ms']:.2f} mean); {cells}")
         summary = {}
@@ -80,6 +91,10 @@ def main():
                 summary[s] = {"median_ratio": statistics.median(ratios), "ratios": ratios}
                 print(f"{name} {s}: median ratio {statistics.median(ratios):.2f} over {len(ratios)} rounds "
                       f"({', '.join(f'{x:.2f}' for x in ratios)})")
+                lows = [min(x[s]["range_ratios"]) for x in rows if s in x and x[s].get("range_ratios")]
+                if lows:
+                    summary[s]["low_end_ratios"] = lows
+                    print(f"{name} {s}: the ranges' low ends {', '.join(f'{x:.2f}' for x in lows)} of the measured gain")
         result[name] = {"rounds": rows, "summary": summary}
     if out_json:
         with open(out_json, "w") as f:
