@@ -157,6 +157,14 @@ const std::vector<std::string>& pair_names() {
   return names;
 }
 
+// The report's remedy `id`, nullptr where it has none.
+const rules::RemedyAdvice* remedy(const report::Report& rep, std::string_view id) {
+  for (const auto& m : rep.remedies) {
+    if (m.id == id) return &m;
+  }
+  return nullptr;
+}
+
 // From a whole `run --trace`, the tracer's cost per call is not one figure (4-13 us a call
 // on the H200): decode_graphs' cuda-graphs estimate, at 5 us, says what it reads at 13
 // (docs/VALIDATION.md, round D), a lower gain.
@@ -165,10 +173,7 @@ TEST(PairsTracerCost, AnEstimateFromACuptiTraceStatesItsHighCostReading) {
   ao.ceilings.saved_profiles = false;
   auto r = pipeline::analyze_paths({kPairs + "decode_graphs/traced.rec"}, {}, ao);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  const rules::RemedyAdvice* graphs = nullptr;
-  for (const auto& m : r.value().remedies) {
-    if (m.id == "cuda-graphs") graphs = &m;
-  }
+  const rules::RemedyAdvice* graphs = remedy(r.value(), "cuda-graphs");
   ASSERT_NE(graphs, nullptr);
   std::string note;
   for (const auto& a : graphs->assumptions) {
@@ -237,10 +242,7 @@ TEST(PairsTracerCost, EventRecordsOrderTheStreamsOfATracedLstmOnAnH100) {
   ao.ceilings.saved_profiles = false;
   auto r = pipeline::analyze_paths({dir + "traced.rec"}, {}, ao);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  const rules::RemedyAdvice* graphs = nullptr;
-  for (const auto& m : r.value().remedies) {
-    if (m.id == "cuda-graphs") graphs = &m;
-  }
+  const rules::RemedyAdvice* graphs = remedy(r.value(), "cuda-graphs");
   ASSERT_NE(graphs, nullptr);
   ASSERT_TRUE(graphs->estimated_speedup && graphs->speedup_range_end);
   const double lo = std::min(*graphs->estimated_speedup, *graphs->speedup_range_end);

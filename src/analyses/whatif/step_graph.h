@@ -15,7 +15,8 @@
 //                   waited for an op of another stream: the one that ended just before it;
 //   events          cudaEventRecord / cudaStreamWaitEvent read from the launch order: the op
 //                   launched after waits runs after the op launched before the record it
-//                   waited on (on another stream), even where launch times hid it;
+//                   waited on (on another stream), even where launch times hid it; from a
+//                   CUPTI trace with CUDA_EVENT records, the op that record marks;
 //   blocking calls  a synchronize, a synchronous or pageable copy, cudaFree ... that ended
 //                   right after a GPU op ended waited for that op; replayed, it returns
 //                   when that op's replayed end comes (plus what the call did after it).

@@ -20,6 +20,14 @@ struct Built {
   timeline::Timeline& tl;
   Analysis a;
   StepGraph g;
+
+  // The GpuNode of the op named `name`, -1 none.
+  int32_t node(std::string_view name) const {
+    for (size_t k = 0; k < g.gpu.size(); ++k) {
+      if (tl.strings.view(tl.gpu_ops.name[g.gpu[k].row]) == name) return static_cast<int32_t>(k);
+    }
+    return -1;
+  }
 };
 
 // Host-bound: a launch every 10 us, each kernel 2 us; one step.
@@ -117,15 +125,9 @@ TEST(Replay, WaitRecordsOrderStreamsWithoutEventCalls) {
   b.stream_wait(170, 7);  // stream 7 waits for the consumer, but nothing on 7 is launched after
   Built x(b);
   ASSERT_EQ(x.g.gpu.size(), 3u);
-  auto node = [&](std::string_view name) {
-    for (size_t k = 0; k < x.g.gpu.size(); ++k) {
-      if (x.tl.strings.view(x.tl.gpu_ops.name[x.g.gpu[k].row]) == name) return static_cast<int32_t>(k);
-    }
-    return -1;
-  };
-  EXPECT_EQ(x.g.gpu[node("consumer")].dep, node("side"));  // the later-ending of the two
-  EXPECT_EQ(x.g.gpu[node("side")].dep, -1);
-  EXPECT_EQ(x.g.gpu[node("producer")].dep, -1);
+  EXPECT_EQ(x.g.gpu[x.node("consumer")].dep, x.node("side"));  // the later-ending of the two
+  EXPECT_EQ(x.g.gpu[x.node("side")].dep, -1);
+  EXPECT_EQ(x.g.gpu[x.node("producer")].dep, -1);
   Plan p = Plan::baseline(x.g);
   for (auto& gap : p.gap) gap = 0;
   const ReplayResult r = replay(x.g, p);
@@ -144,13 +146,7 @@ TEST(Replay, AWaitWithItsEventRecordTakesTheOpTheRecordMarks) {
   b.kernel("consumer", 160, 165, 50, 1024, "cudaLaunchKernel", 3, -1, 9);  // stream 9: 165 .. 215
   Built x(b);
   ASSERT_EQ(x.g.gpu.size(), 3u);
-  auto node = [&](std::string_view name) {
-    for (size_t k = 0; k < x.g.gpu.size(); ++k) {
-      if (x.tl.strings.view(x.tl.gpu_ops.name[x.g.gpu[k].row]) == name) return static_cast<int32_t>(k);
-    }
-    return -1;
-  };
-  EXPECT_EQ(x.g.gpu[node("consumer")].dep, node("producer"));
+  EXPECT_EQ(x.g.gpu[x.node("consumer")].dep, x.node("producer"));
   Plan p = Plan::baseline(x.g);
   for (auto& gap : p.gap) gap = 0;
   const ReplayResult r = replay(x.g, p);
