@@ -14,8 +14,8 @@
 #       same values, then, when PyTorch with CUDA is installed, doctor again while a bf16
 #       GEMM loop runs (link at full speed, power cap, a process holding memory).
 #   scripts/gpu_check.sh package BUILD DIR
-#       on the build machine: fills DIR for --prebuilt with the binary, the bench module
-#       and their non-system libraries (the H200 machine has the CUDA toolkit but not the
+#       on the build machine: fills DIR for --prebuilt with the binary, the bench module,
+#       the tracer and their non-system libraries (the H200 machine has the CUDA toolkit but not the
 #       project's C++ dependencies such as libfmt/libsimdjson).
 #
 # BUILD_DIR (default: a fresh temporary directory) is configured Release with tests off
@@ -36,6 +36,8 @@ case "$what" in
     dest=$2
     mkdir -p "$dest"
     cp "$src/chokepoint" "$src/libchokepoint_bench.so" "$dest/" || exit 1
+    # The tracer `run --trace` injects; found beside the binary.
+    if [ -f "$src/libchokepoint_tracer.so" ]; then cp "$src/libchokepoint_tracer.so" "$dest/"; fi
     # Libraries every Linux GPU machine has are left out; the project's own deps travel.
     ldd "$src/chokepoint" | awk '$3 ~ /^\// {print $3}' |
       grep -vE '/(libc|libm|libstdc\+\+|libgcc_s|ld-linux[^/]*|libz|libpthread|libdl|librt)\.so' |

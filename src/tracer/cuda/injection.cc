@@ -57,6 +57,10 @@ size_t g_buffer_bytes = kBufferBytes;
 // CHOKEPOINT_TRACE_CONVERT=0: records walked, not converted nor written (what the
 // conversion costs; the file then holds no records).
 bool g_convert = true;
+// CHOKEPOINT_TRACE_EVENTS=0 leaves CUDA_EVENT records out (a measuring knob: what they cost
+// per cudaEventRecord, docs/BENCHMARKS.md "Event records"); the replay then reads each
+// stream wait's event from the launch order.
+bool g_events = true;
 // CHOKEPOINT_TRACE_STATS=1: at the end, one line on where and how long buffers were
 // processed (the figures of docs/BENCHMARKS.md "Tracer cost per launch").
 struct Stats {
@@ -362,6 +366,7 @@ void tune_buffers() {
     if (v >= 1 && v <= 256) g_buffer_bytes = static_cast<size_t>(v) << 20;
   }
   g_convert = !env_is_zero("CHOKEPOINT_TRACE_CONVERT");
+  g_events = !env_is_zero("CHOKEPOINT_TRACE_EVENTS");
   size_t device_bytes = kBufferBytes;
   size_t size = sizeof device_bytes;
   cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &size, &device_bytes);
@@ -431,6 +436,7 @@ constexpr CUpti_ActivityKind kKinds[] = {
 
 void set_collection(bool on) {
   for (CUpti_ActivityKind k : kKinds) {
+    if (k == CUPTI_ACTIVITY_KIND_CUDA_EVENT && !g_events) continue;
     if (on) cuptiActivityEnable(k);
     if (!on) cuptiActivityDisable(k);
   }

@@ -10,7 +10,8 @@ median over rounds of each variant's throughput and the speedups of the fixes.
 VARIANT: broken (no flag), fixed (--fix), graphs (--graphs), wholegraph (--whole-graph),
 tf32 (--tf32), autocast (--autocast), phasegraphs (--phase-graphs),
 profiled (broken, then 4 profiled steps; `--profile-steps PAIR=N`: N), traced (broken under
-`chokepoint run --trace`, a third of the seconds; needs `--chokepoint BIN`); @S after a
+`chokepoint run --trace`, a third of the seconds; needs `--chokepoint BIN`), tracednoev (the
+same with CHOKEPOINT_TRACE_EVENTS=0: no CUDA_EVENT records); @S after a
 pair's variants sets its timed seconds. Every variant's file is named PAIR.VARIANT.rROUND.*
 so that each round's estimates (from its profiled trace and traced recording) can be set
 against the same round's timed fix (interleaved.py).
@@ -26,7 +27,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 FLAGS = {"broken": [], "fixed": ["--fix"], "graphs": ["--graphs"], "wholegraph": ["--whole-graph"], "tf32": ["--tf32"],
          "autocast": ["--autocast"], "phasegraphs": ["--phase-graphs"], "profiled": [],
-         "traced": []}
+         "traced": [], "tracednoev": []}
 
 
 def main():
@@ -58,13 +59,16 @@ def main():
                     cmd += ["--profile", os.path.join(a.out, f"{name}.profiled.r{r}.json.gz")]
                     if name in psteps:
                         cmd += ["--profile-steps", psteps[name]]
-                if v == "traced":
+                env = None
+                if v == "tracednoev":  # the tracer without CUDA_EVENT records: what they cost
+                    env = dict(os.environ, CHOKEPOINT_TRACE_EVENTS="0")
+                if v in ("traced", "tracednoev"):
                     cmd[cmd.index("--seconds") + 1] = str(max(1.0, secs / 3))
-                    rec = os.path.join(a.out, f"{name}.traced.r{r}.rec")
+                    rec = os.path.join(a.out, f"{name}.{v}.r{r}.rec")
                     cmd = [a.chokepoint, "run", "--trace", "--view", "none", "-o", rec, "--report", rec + ".json",
                            "-f", "json", "--"] + cmd
                 t0 = time.time()
-                p = subprocess.run(cmd, cwd=HERE, capture_output=True, text=True)
+                p = subprocess.run(cmd, cwd=HERE, capture_output=True, text=True, env=env)
                 line = [l for l in p.stdout.splitlines() if "ms/iter" in l and "iterations" in l]
                 print(f"r{r} {name} {v}: exit {p.returncode} {time.time() - t0:.1f}s {line[-1] if line else p.stderr[-300:]}",
                       flush=True)
@@ -84,7 +88,7 @@ def main():
                     "median_ms": [x["median_ms"] for x in runs], "mean_ms": [x["mean_ms"] for x in runs]}
         base = "broken" if "broken" in s else "profiled"  # a profiled run times the broken variant first
         for v in variants:
-            if v in ("broken", "profiled", "traced") or v not in s or base not in s:
+            if v in ("broken", "profiled", "traced", "tracednoev") or v not in s or base not in s:
                 continue
             s[f"speedup_{v}"] = s[v]["samples_per_s_median_of_rounds"] / s[base]["samples_per_s_median_of_rounds"]
             s[f"speedup_{v}_mean"] = s[v]["samples_per_s_mean_of_rounds"] / s[base]["samples_per_s_mean_of_rounds"]
