@@ -356,12 +356,85 @@ double spread(const InferredSteps& r) {
   return mean > 0 ? std::sqrt(std::max(0.0, sq / n - mean * mean)) / mean : 1e9;
 }
 
+constexpr double kMinAnchorCover = 0.5;   // anchored cycles hold at least half the ops
+constexpr double kOtherWorkFactor = 1.5;  // an anchored cycle of over 1.5x (under 1/1.5x) the median op count
+constexpr int64_t kMaxOtherShare = 4;     // at most a quarter of the anchored cycles off the median
+constexpr TimeNs kAnchorPause = 8;        // an anchor's pause: 8x the typical pause (a layer's ops: 1.5-3.6x)
+
+// Steps of a loop whose op sequence changes from one iteration to the next (variable
+// sequence lengths pick other GEMM kernels, another embedding-backward path, split-K
+// reductions): no period repeats, but the iteration still begins with the same op after
+// the same host work (reading the batch, the allocator's sync, the optimizer's host
+// time). The anchor is a name issued after a notable pause in two thirds of its
+// occurrences; among those, the one whose pauses add up to the most (that pause times its
+// count): on empty_cache's transformer, the step's first op waits 3.1 ms (42 times) and a
+// layer's ops 0.09-0.12 ms (252-504 times). Each cycle runs from one occurrence to the next.
+std::optional<InferredSteps> infer_by_anchor(const Timeline& tl, const TimelineIndex& ix, int32_t source,
+                                             const Sequence& s) {
+  const size_t n = s.tok.size();
+  if (n < static_cast<size_t>(kMinPeriod * kMinCycles)) return std::nullopt;
+  const size_t distinct = *std::max_element(s.tok.begin(), s.tok.end()) + 1;
+  const Pauses ps = pause_profile(tl, s);
+  std::vector<std::vector<size_t>> at(distinct);
+  for (size_t j = 0; j < n; ++j) at[s.tok[j]].push_back(j);
+  const size_t max_count = n / static_cast<size_t>(kMinPeriod);
+  uint32_t best = UINT32_MAX;
+  TimeNs best_mass = 0;
+  std::vector<TimeNs> before;
+  for (uint32_t t = 0; t < distinct; ++t) {
+    const auto& pos = at[t];
+    if (pos.size() < static_cast<size_t>(kMinCycles) + 1 || pos.size() > max_count) continue;
+    if (static_cast<double>(pos.back() - pos.front()) < kMinAnchorCover * static_cast<double>(n)) continue;
+    before.clear();
+    for (size_t j : pos) before.push_back(ps.before[j]);
+    const TimeNs pause = lower_tercile(before);
+    if (pause < std::max(ps.notable, kAnchorPause * ps.typical)) continue;
+    const TimeNs mass = pause * static_cast<TimeNs>(pos.size());
+    if (best == UINT32_MAX || mass > best_mass) {
+      best = t;
+      best_mass = mass;
+    }
+  }
+  if (best == UINT32_MAX) return std::nullopt;
+  const auto& pos = at[best];
+  std::vector<int64_t> ops;
+  for (size_t c = 0; c + 1 < pos.size(); ++c) ops.push_back(static_cast<int64_t>(pos[c + 1] - pos[c]));
+  std::vector<int64_t> sorted = ops;
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
+  const int64_t median_ops = sorted[sorted.size() / 2];
+  InferredSteps out;
+  out.source = source;
+  out.period_ops = median_ops;
+  out.anchored = true;
+  // Whole cycles only: the ops after the last occurrence may be a partial iteration.
+  for (size_t c = 0; c + 1 < pos.size(); ++c) {
+    const double ratio = static_cast<double>(ops[c]) / static_cast<double>(median_ops);
+    if (ratio > kOtherWorkFactor || ratio < 1.0 / kOtherWorkFactor) {
+      ++out.other_cycles;  // evaluation, a checkpoint, or an iteration whose anchor was missed
+      continue;
+    }
+    out.cycles.push_back(make_cycle(tl, ix, s, pos[c], pos[c + 1] - 1, pos[c + 1]));
+  }
+  // An op that begins each iteration splits the run into cycles of about one op count; one
+  // that comes two or three times an iteration, or not in every one, leaves many cycles
+  // far off the median (resnet_workers' traced run: 16 of 41): no anchor, no steps.
+  if (static_cast<int64_t>(out.cycles.size()) < kMinCycles ||
+      out.other_cycles * kMaxOtherShare > static_cast<int64_t>(ops.size())) {
+    return std::nullopt;
+  }
+  return out;
+}
+
 // The busiest stream's sequence, unless the issue order over all streams gives clearly
 // steadier cycles (cuDNN's multi-stream RNNs; measured on lstm_lm, docs/VALIDATION.md).
+// Where neither repeats, the busiest stream's cycles between the anchor op of each
+// iteration (infer_by_anchor).
 std::optional<InferredSteps> infer_source(const Timeline& tl, const TimelineIndex& ix, int32_t source,
                                           const std::vector<uint32_t>& rows) {
-  auto by_stream = infer_sequence(tl, ix, source, stream_sequence(tl, ix, rows));
+  const Sequence stream = stream_sequence(tl, ix, rows);
+  auto by_stream = infer_sequence(tl, ix, source, stream);
   auto by_issue = infer_sequence(tl, ix, source, issue_sequence(tl, ix, rows));
+  if (!by_issue && !by_stream) return infer_by_anchor(tl, ix, source, stream);
   if (!by_issue) return by_stream;
   if (!by_stream) return by_issue;
   return spread(*by_issue) < 0.5 * spread(*by_stream) ? by_issue : by_stream;

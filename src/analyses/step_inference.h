@@ -21,8 +21,12 @@
 //     (an evaluation pass, a checkpoint) and is left out. Ops that come every few
 //     iterations (a logging step's .item() copy) shift an iteration by a few ops: the period
 //     also holds when 60% of ops repeat exactly and 85% within p/64 ops (1 to 16).
-// Steps whose op sequence changes from one iteration to the next (dynamic shapes that pick
-// other kernels, data-dependent control flow) are not inferred, and an iteration made of
+//  5. Where no period repeats (dynamic shapes pick other kernels from one iteration to the
+//     next), the iteration is anchored on the op that begins it: the most frequent name
+//     issued after a notable pause in two thirds of its occurrences, its cycles those of
+//     its occurrences; cycles of over 1.5x the median op count are other work.
+// Steps whose sequence changes and that have no pause at their start (data-dependent
+// control flow inside a GPU-bound loop) are not inferred, and an iteration made of
 // identical parts each ending in the same pause (a .item() after every layer) is inferred
 // per part: annotate those (NVTX ranges named "step").
 #pragma once
@@ -47,8 +51,9 @@ struct InferredCycle {
 
 struct InferredSteps {
   int32_t source = 0;
-  int64_t period_ops = 0;  // GPU ops per iteration
-  double match = 0;        // share of ops equal to the op one period later
+  int64_t period_ops = 0;  // GPU ops per iteration (anchored: the median)
+  double match = 0;        // share of ops equal to the op one period later (anchored: 0)
+  bool anchored = false;   // no period repeats: cycles between an op that begins every iteration
   std::vector<InferredCycle> cycles;
   int64_t other_cycles = 0;  // cycles of another length left out (evaluation, checkpoints)
 };

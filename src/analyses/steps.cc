@@ -105,7 +105,8 @@ StepWindows inferred_windows(const Timeline& tl, const TimelineIndex& ix) {
     }
     // Warm-up: the first iterations of a run also autotune (cuDNN, cuBLAS), allocate, or
     // start a profiler; one of 1.1 s among 13 ms steps is 28% of the analyzed time. Cycles
-    // in the first tenth of the run that last over 3x the median are left out.
+    // in the first tenth of the run that last over 3x the median are left out, with the
+    // cycles before them.
     std::vector<TimeNs> d;
     for (const auto& s : mine) d.push_back(s.duration());
     std::nth_element(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2), d.end());
@@ -117,22 +118,28 @@ StepWindows inferred_windows(const Timeline& tl, const TimelineIndex& ix) {
     size_t lead = 0;
     while (lead < mine.size() && mine[lead].duration() > kWarmupFactor * median) ++lead;
     if (2 * lead > mine.size()) lead = 0;  // most cycles slow: that is the run, not its warm-up
-    for (size_t i = 0; i < mine.size(); ++i) {
-      if ((i < early || i < lead) && mine[i].duration() > kWarmupFactor * median) {
-        ++warmup;
-        continue;
-      }
-      w.steps.push_back(mine[i]);
+    // The warm-up is a prefix: a quick cycle between slow ones goes with them, or the steps
+    // kept would have a hole that the replay counts as step time (empty_cache's first 4
+    // cycles: 3 slow ones and one of 27 ms, and a 480 ms hole after it).
+    size_t cut = lead;
+    for (size_t i = 0; i < early && i < mine.size(); ++i) {
+      if (mine[i].duration() > kWarmupFactor * median) cut = std::max(cut, i + 1);
     }
+    warmup += static_cast<int64_t>(cut);
+    for (size_t i = cut; i < mine.size(); ++i) w.steps.push_back(mine[i]);
     cycles += static_cast<int64_t>(src.cycles.size());
     other += src.other_cycles;
   }
   w.inferred = true;
   const InferredSteps& first = inferred.front();
-  w.method = "inferred from the repeating GPU op sequence (" + std::to_string(first.period_ops) + " ops per step, " +
-             std::to_string(cycles) + " whole cycles, " + std::to_string(static_cast<int>(first.match * 100.0 + 0.5)) +
-             "% of ops repeat" +
-             (warmup > 0 ? ", " + std::to_string(warmup) + " slow warm-up cycle" + (warmup > 1 ? "s" : "") + " left out"
+  w.method = (first.anchored ? "inferred from the op that begins each iteration after a pause (the op sequence "
+                               "changes between iterations: dynamic shapes; " +
+                                   std::to_string(first.period_ops) + " ops per step on median, " +
+                                   std::to_string(cycles) + " whole cycles"
+                             : "inferred from the repeating GPU op sequence (" + std::to_string(first.period_ops) +
+                                   " ops per step, " + std::to_string(cycles) + " whole cycles, " +
+                                   std::to_string(static_cast<int>(first.match * 100.0 + 0.5)) + "% of ops repeat") +
+             (warmup > 0 ? ", " + std::to_string(warmup) + " warm-up cycle" + (warmup > 1 ? "s" : "") + " left out"
                          : "") +
              (other > 0 ? ", " + std::to_string(other) + " cycle" + (other > 1 ? "s" : "") +
                               " of other work (evaluation, checkpoints) left out"

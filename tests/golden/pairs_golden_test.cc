@@ -333,6 +333,28 @@ TEST(PairsCudaGraphs, VariableShapesAskForAGraphPerShape) {
   EXPECT_FALSE(says_shapes(*fixed));
 }
 
+// empty_cache under `run --trace`: its five batch lengths pick other kernels from one step
+// to the next, so no period repeats; each step begins with the batch's randint after the
+// allocator's sync. The steps are anchored there: 37 steps whose median is the iteration
+// time the traced program printed (27.07 ms), where the whole trace was one 6.8 s "step"
+// whose headline promised 8.1x from moving host work (docs/VALIDATION.md).
+TEST(PairsSteps, VariableShapesUnderRunTraceFromTheOpThatBeginsEachStep) {
+  pipeline::AnalyzeOptions ao;
+  ao.ceilings.saved_profiles = false;
+  auto r = pipeline::analyze_recording_dir(kPairs + "empty_cache/traced.rec", ao);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const report::Report& rep = r.value();
+  EXPECT_NE(rep.window.step_source.find("the op that begins each iteration"), std::string::npos)
+      << rep.window.step_source;
+  ASSERT_GT(rep.window.steps, 30) << rep.window.step_source;
+  const double printed = load(kPairs + "empty_cache/measured.json")["round_a"]["traced"]["median_ms"].get<double>();
+  EXPECT_NEAR(rep.window.step_time_ms.p50 / printed, 1.0, 0.05)
+      << rep.window.step_time_ms.p50 << " ms against " << printed << " ms printed; " << rep.window.step_source;
+  // The replay covers the steps kept and nothing between them.
+  ASSERT_TRUE(rep.replay.has_value());
+  EXPECT_NEAR(rep.replay->recorded_step_ms / rep.window.step_time_ms.mean, 1.0, 0.01);
+}
+
 INSTANTIATE_TEST_SUITE_P(H200, Pairs, ::testing::ValuesIn(pair_names()), [](const auto& info) { return info.param; });
 
 }  // namespace
