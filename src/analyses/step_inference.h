@@ -22,9 +22,11 @@
 //     iterations (a logging step's .item() copy) shift an iteration by a few ops: the period
 //     also holds when 60% of ops repeat exactly and 85% within p/64 ops (1 to 16).
 //  5. Where no period repeats (dynamic shapes pick other kernels from one iteration to the
-//     next), the iteration is anchored on the op that begins it: the most frequent name
-//     issued after a notable pause in two thirds of its occurrences, its cycles those of
-//     its occurrences; cycles of over 1.5x the median op count are other work.
+//     next), the iteration is anchored on the op that begins it: of the names issued after
+//     a pause of 8x the typical one in two thirds of their occurrences, the one whose
+//     pauses add up to the most; a cycle from one occurrence to the next, those of over
+//     1.5x (under 1/1.5x) the median op count other work, and no steps at all where that
+//     is over a quarter of them (an op that comes twice an iteration, or not in each).
 // Steps whose sequence changes and that have no pause at their start (data-dependent
 // control flow inside a GPU-bound loop) are not inferred, and an iteration made of
 // identical parts each ending in the same pause (a .item() after every layer) is inferred
