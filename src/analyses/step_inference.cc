@@ -359,7 +359,7 @@ double spread(const InferredSteps& r) {
 constexpr double kMinAnchorCover = 0.5;   // anchored cycles hold at least half the ops
 constexpr double kOtherWorkFactor = 1.5;  // an anchored cycle of over 1.5x (under 1/1.5x) the median op count
 constexpr int64_t kMaxOtherShare = 4;     // at most a quarter of the anchored cycles off the median
-constexpr TimeNs kAnchorPause = 8;        // an anchor's pause: 8x the typical pause (a layer's ops: 1.5-3.6x)
+constexpr double kAnchorPause = 8.0;      // an anchor's pause: 8x the typical pause (a layer's ops: 1.5-3.6x)
 
 // Steps of a loop whose op sequence changes from one iteration to the next (variable
 // sequence lengths pick other GEMM kernels, another embedding-backward path, split-K
@@ -380,7 +380,7 @@ std::optional<InferredSteps> infer_by_anchor(const Timeline& tl, const TimelineI
   for (size_t j = 0; j < n; ++j) at[s.tok[j]].push_back(j);
   const size_t max_count = n / static_cast<size_t>(kMinPeriod);
   uint32_t best = UINT32_MAX;
-  TimeNs best_mass = 0;
+  double best_mass = 0;  // in double: a hostile trace's pauses times their count overflow int64
   std::vector<TimeNs> before;
   for (uint32_t t = 0; t < distinct; ++t) {
     const auto& pos = at[t];
@@ -389,8 +389,11 @@ std::optional<InferredSteps> infer_by_anchor(const Timeline& tl, const TimelineI
     before.clear();
     for (size_t j : pos) before.push_back(ps.before[j]);
     const TimeNs pause = lower_tercile(before);
-    if (pause < std::max(ps.notable, kAnchorPause * ps.typical)) continue;
-    const TimeNs mass = pause * static_cast<TimeNs>(pos.size());
+    if (static_cast<double>(pause) <
+        std::max(static_cast<double>(ps.notable), kAnchorPause * static_cast<double>(ps.typical))) {
+      continue;
+    }
+    const double mass = static_cast<double>(pause) * static_cast<double>(pos.size());
     if (best == UINT32_MAX || mass > best_mass) {
       best = t;
       best_mass = mass;
