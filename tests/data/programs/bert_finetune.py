@@ -176,7 +176,7 @@ def main():
         model.train()
         print(f"eval step {step} | eval_loss {np.mean(losses):.4f} | eval_accuracy {correct / total:.4f}", flush=True)
 
-    iter_ms = []
+    iter_ms = common.IterTimes()
     eval_after = []
     completed_steps = 0
     # progress accumulators

@@ -18,6 +18,12 @@ Result JSON written by --result FILE:
               iteration's timer absorbed the pass), and any further iterations
               the program reports as tainted (e.g. an interval-averaged log
               window that contained an evaluation)
+  iter_end_unix  (where the program keeps iter_ms in an IterTimes) the wall clock
+              (time.time(), CLOCK_REALTIME seconds) at which each iteration ended:
+              the moment its log window's time was taken, less the window's later
+              iterations at its mean. chokepoint stamps its recordings with the same
+              clock, so the iterations a recording's stack bursts held can be picked out
+              (same_stretch.py)
   device      torch.cuda.get_device_name() or "cpu"
   small       true when the tiny CPU configuration was used
 """
@@ -29,6 +35,7 @@ import os
 import random
 import statistics
 import tempfile
+import time
 
 import numpy as np
 import torch
@@ -95,6 +102,30 @@ def median_ms(iter_ms, eval_iters, tainted=()):
     return statistics.median(kept) if kept else float("nan")
 
 
+class IterTimes(list):
+    """iter_ms that also notes when each iteration ended (time.time() at the call that
+    added it: programs add a window's times right after taking its end time)."""
+
+    def __init__(self):
+        super().__init__()
+        self.ends = []
+
+    def append(self, ms):
+        super().append(ms)
+        self.ends.append(time.time())
+
+    def extend(self, values):
+        values = list(values)
+        now = time.time()
+        later = 0.0
+        ends = []
+        for ms in reversed(values):
+            ends.append(now - later)
+            later += ms / 1000.0
+        super().extend(values)
+        self.ends.extend(reversed(ends))
+
+
 def write_result(args, program, iter_ms, eval_iters, tainted=()):
     """Print the median and, with --result, write the JSON described above."""
     med = median_ms(iter_ms, eval_iters, tainted)
@@ -109,6 +140,8 @@ def write_result(args, program, iter_ms, eval_iters, tainted=()):
             "iter_ms": [round(float(t), 4) for t in iter_ms],
             "median_ms": round(float(med), 4),
             "eval_iters": sorted(int(i) for i in eval_iters),
+            **({"iter_end_unix": [round(float(t), 6) for t in iter_ms.ends]}
+               if isinstance(iter_ms, IterTimes) else {}),
             "device": device_name(),
             "small": SMALL,
         }

@@ -351,7 +351,7 @@ def main():
         return min_lr + coeff * (learning_rate - min_lr)
 
     # timing bookkeeping for --result (true wall time per iteration)
-    iter_ms = []
+    iter_ms = common.IterTimes()
     eval_after = []        # iterations followed by estimate_loss()/checkpoint
     tainted = set()        # log windows that contain an evaluation
     window_start = 0       # first iteration of the current log window

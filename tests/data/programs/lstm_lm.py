@@ -167,7 +167,7 @@ def main():
                 total_loss += len(data) * criterion(output, targets).item()
         return total_loss / (len(data_source) - 1)
 
-    iter_ms = []
+    iter_ms = common.IterTimes()
     state = {"lr": args.lr}
     optimizer = None
     if args.fix:

@@ -115,7 +115,7 @@ def main():
 
     out_dir = common.scratch_dir(PROGRAM)
     best_acc1 = 0
-    timings = {"iter_ms": [], "eval_after": []}
+    timings = {"iter_ms": common.IterTimes(), "eval_after": []}
     epochs = (args.iters + args.epoch_iters - 1) // args.epoch_iters
     for epoch in range(epochs):
         # train for one epoch

@@ -287,7 +287,7 @@ def main():
     print(f"  Instantaneous batch size per device = {args.train_batch_size}")
     print(f"  Total optimization steps = {max_train_steps}")
 
-    iter_ms = []
+    iter_ms = common.IterTimes()
     eval_after = []
     global_step = 0
     loss_sum = torch.zeros((), device=device)
