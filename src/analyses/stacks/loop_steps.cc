@@ -317,6 +317,12 @@ double LoopSteps::median_ns() const {
   return *mid;
 }
 
+double LoopSteps::drift() const {
+  if (part_step_ns.size() < 2) return 1;
+  const auto [lo, hi] = std::minmax_element(part_step_ns.begin(), part_step_ns.end());
+  return *lo > 0 ? *hi / *lo : 1;
+}
+
 bool LoopSteps::sure() const {
   return found && samples_per_step >= kSureSamplesPerStep && !ambiguous && steps >= kSureSteps &&
          rel_se() <= kSureRelSe;
@@ -393,6 +399,7 @@ LoopSteps combine_loop_steps(const std::vector<LoopSteps>& parts) {
     out.ambiguous |= p.ambiguous;
     out.waited += p.waited;
     out.fitted_ns.insert(out.fitted_ns.end(), p.fitted_ns.begin(), p.fitted_ns.end());
+    if (p.steps >= kMinSteps) out.part_step_ns.push_back(p.step_ns);
   }
   out.step_ns = out.counted_ns / static_cast<double>(out.steps);
   out.samples_per_step = out.step_ns * out.rate_hz / 1e9;
@@ -405,6 +412,13 @@ std::string loop_steps_source(const LoopSteps& l) {
   std::string s = fmt::format("iterations of the loop in {} {}() counted in Python stack samples at {:.0f} Hz", file,
                               l.function, l.rate_hz);
   if (l.other > 0) s += fmt::format("; {} longer stretches left out (evaluation, checkpoints, warm-up)", l.other);
+  if (l.drift() > kDriftRatio) {
+    const auto [lo, hi] = std::minmax_element(l.part_step_ns.begin(), l.part_step_ns.end());
+    s += fmt::format(
+        "; the step drifted during the run: the bursts' own means ran {:.2f} to {:.2f} ms, so the mean is that "
+        "of the stretches sampled",
+        *lo / 1e6, *hi / 1e6);
+  }
   if (l.ambiguous) {
     s += fmt::format(
         "; at {:.1f} samples a step the count is not sure (the step may be {:.2f} ms or a fraction of "

@@ -37,6 +37,10 @@ struct LoopSteps {
   int64_t waited = 0;             // iterations that waited at the loop's header for their batch
   std::vector<double> fitted_ns;  // the iterations that fit the period (rel_se)
   std::string why_not;            // when !found
+  // Each burst's own mean step, in the bursts' order (combine_loop_steps), for those that
+  // counted enough iterations to have one: a job whose step drifts within its run shows it
+  // here, and the pooled mean is then the mean of the stretches sampled.
+  std::vector<double> part_step_ns;
 
   // Enough samples a step and iterations counted, their mean known to kSureRelSe, and no
   // other period explains them as well.
@@ -47,6 +51,8 @@ struct LoopSteps {
   double rel_se() const;
   // The median counted iteration (what training scripts print).
   double median_ns() const;
+  // The slowest burst's mean step over the fastest's; 1 with fewer than two.
+  double drift() const;
 };
 
 // Fewer samples a step than this and a step-long line can hide a whole iteration.
@@ -66,6 +72,11 @@ LoopSteps find_loop_steps(const samples::PyStacks& s);
 // Several sample sets of the same job (bursts): the loop most of them found, its
 // intervals pooled. Not found when none found one.
 LoopSteps combine_loop_steps(const std::vector<LoopSteps>& parts);
+
+// Bursts whose mean steps differ by more than this ratio are reported as a drifting step
+// (bert_finetune on the H200: 24 ms early in a 3.5 s training, 29-37 ms after its
+// evaluation; the bursts' pooled mean read +20% against the run's median).
+inline constexpr double kDriftRatio = 1.15;
 
 // "gpt_char.py main()" and the sampling behind it, for a report's step source.
 std::string loop_steps_source(const LoopSteps& l);

@@ -165,6 +165,21 @@ TEST(LoopSteps, BurstsPoolTheirIntervals) {
   EXPECT_FALSE(combine_loop_steps({LoopSteps{}}).found);
 }
 
+TEST(LoopSteps, BurstsThatDisagreeSayTheStepDrifted) {
+  // Two bursts of the same loop, 20 ms a step in the first and 28 ms in the second (a job
+  // slower after its evaluation): the pooled mean holds both, and the source says so.
+  const auto a = find_loop_steps(loop({{10, 4 * kMs}, {12, 16 * kMs}}, 60, 2 * kMs));
+  const auto b = find_loop_steps(loop({{10, 4 * kMs}, {12, 24 * kMs}}, 60, 2 * kMs));
+  const LoopSteps c = combine_loop_steps({a, b});
+  ASSERT_EQ(c.part_step_ns.size(), 2u);
+  EXPECT_NEAR(c.drift(), 1.4, 0.03);
+  EXPECT_NE(loop_steps_source(c).find("the bursts' own means ran 20.0"), std::string::npos) << loop_steps_source(c);
+  // Bursts that agree say nothing of it.
+  const LoopSteps same = combine_loop_steps({a, find_loop_steps(loop({{10, 4 * kMs}, {12, 16 * kMs}}, 40, 2 * kMs))});
+  EXPECT_LT(same.drift(), 1.02);
+  EXPECT_EQ(loop_steps_source(same).find("drifted"), std::string::npos);
+}
+
 TEST(LoopSteps, TheMainThreadsLoopOverAMetricsThreads) {
   // A 20 ms training loop on the main thread, idle (unsampled) in backward half of each
   // step, beside a metrics thread that loops every 50 ms and is sampled throughout: it holds
