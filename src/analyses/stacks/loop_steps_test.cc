@@ -178,6 +178,10 @@ TEST(LoopSteps, BurstsThatDisagreeSayTheStepDrifted) {
   const LoopSteps same = combine_loop_steps({a, find_loop_steps(loop({{10, 4 * kMs}, {12, 16 * kMs}}, 40, 2 * kMs))});
   EXPECT_LT(same.drift(), 1.02);
   EXPECT_EQ(loop_steps_source(same).find("drifted"), std::string::npos);
+  // Nor does an ambiguous count: its bursts' means may be different fractions of the period.
+  LoopSteps unsure = c;
+  unsure.ambiguous = true;
+  EXPECT_EQ(loop_steps_source(unsure).find("drifted"), std::string::npos) << loop_steps_source(unsure);
 }
 
 TEST(LoopSteps, TheMainThreadsLoopOverAMetricsThreads) {
