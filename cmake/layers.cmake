@@ -41,6 +41,7 @@ function(chokepoint_layer name dir)
     target_link_libraries(${name}_tests PRIVATE chokepoint_${name} GTest::gtest_main GTest::gmock)
     target_compile_definitions(${name}_tests PRIVATE
       CHOKEPOINT_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data")
+    chokepoint_test_program(${name}_tests)
     gtest_discover_tests(${name}_tests DISCOVERY_TIMEOUT 60)
   endif()
 endfunction()

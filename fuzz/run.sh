@@ -7,7 +7,8 @@
 #
 # Seeds: fuzz/corpus/<target> (small pieces of the recorded traces and recordings, and
 # the hazard files). New inputs go to $BUILD/corpus/<target> so the checked-in seeds stay
-# small; crashes to $BUILD/artifacts/. Environment: FUZZ_BUILD_DIR (default build-fuzz),
+# small; crashes to $BUILD/artifacts/. Environment: FUZZ_BUILD_DIR (default build-fuzz; a
+# tree configured with -DCHOKEPOINT_FUZZ=ON is reused as it is),
 # FUZZ_JOBS (parallel fuzzing jobs, default 1).
 set -euo pipefail
 
@@ -23,8 +24,12 @@ jobs="${FUZZ_JOBS:-1}"
 # Undefined behaviour stops the run like a crash (UBSan would report and go on).
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 
-CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCHOKEPOINT_FUZZ=ON -DCHOKEPOINT_TESTS=OFF >/dev/null
+# A build directory configured with CHOKEPOINT_FUZZ=ON already (scripts/test.sh builds the
+# tests and the fuzzers in one tree) is used as it is; otherwise a fuzzers-only one is made.
+if ! grep -qs '^CHOKEPOINT_FUZZ:BOOL=ON' "$build/CMakeCache.txt"; then
+  CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCHOKEPOINT_FUZZ=ON -DCHOKEPOINT_TESTS=OFF >/dev/null
+fi
 cmake --build "$build" --target "${targets[@]/%/_fuzzer}" -j2
 
 for target in "${targets[@]}"; do

@@ -4,6 +4,7 @@
 // already names its file), never by the words of the message.
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -60,11 +61,27 @@ class [[nodiscard]] Result {
 
   bool ok() const { return value_.has_value(); }
   const Status& status() const { return status_; }
-  T& value() & { return *value_; }
-  const T& value() const& { return *value_; }
-  T&& value() && { return std::move(*value_); }
-  T* operator->() { return &*value_; }
-  const T* operator->() const { return &*value_; }
+  // The value of a Result that is ok(); asking an error for its value is a bug (asserted).
+  T& value() & {
+    assert(value_.has_value());
+    return *value_;
+  }
+  const T& value() const& {
+    assert(value_.has_value());
+    return *value_;
+  }
+  T&& value() && {
+    assert(value_.has_value());
+    return std::move(*value_);
+  }
+  T* operator->() {
+    assert(value_.has_value());
+    return &*value_;
+  }
+  const T* operator->() const {
+    assert(value_.has_value());
+    return &*value_;
+  }
 
  private:
   std::optional<T> value_;
