@@ -19,6 +19,14 @@ constexpr StatDef kStats[] = {
      "A trace present both plain and gzipped (X.json and X.json.gz) is one run, not two ranks: it was "
      "read once, from the plain file ({}).",
      "read F, not F.gz"},
+    {StatId::kImportSameContent, "import_same_content", "import", Severity::kWarning,
+     "inputs holding the same bytes as another input (a copy under another name, a second path to one file) are "
+     "one input: each was read once ({})",
+     "F (same as G)"},
+    {StatId::kImportBrokenEntries, "import_broken_entries", "import", Severity::kWarning,
+     "entries of an input directory named like traces that could not be followed (a symbolic link loop or a "
+     "dangling link), skipped: {}",
+     "name: why"},
     {StatId::kImportFailedFiles, "import_failed_files", "import", Severity::kWarning,
      "Files in an input directory that are traces but could not be read were left out, the others "
      "analyzed ({}).",
@@ -110,6 +118,10 @@ constexpr StatDef kStats[] = {
      "of them the command used is unknown)"},
     {StatId::kMetaUnreadable, "meta_unreadable", "recording", Severity::kWarning,
      "meta.json is not valid recording metadata; run facts are missing"},
+    {StatId::kMetaNewerFormat, "meta_newer_format", "recording", Severity::kWarning,
+     "the recording's format version is {}, newer than this chokepoint reads (1): read as version 1, what the "
+     "newer version added is ignored; a newer chokepoint reads it whole",
+     "version"},
     {StatId::kMetaFieldsUnreadable, "meta_fields_unreadable", "recording", Severity::kWarning,
      "fields of meta.json with a value of the wrong type, left out (the samples are read as usual): {}", "field names"},
     {StatId::kMetaMissing, "meta_missing", "recording", Severity::kWarning, "no meta.json; run facts are missing"},
@@ -125,6 +137,8 @@ constexpr StatDef kStats[] = {
      "ticks not later than the tick before them; skipped"},
     {StatId::kUnknownSeries, "unknown_series", "recording", Severity::kCritical,
      "tick values naming an undeclared series; skipped"},
+    {StatId::kImplausibleValues, "implausible_values", "recording", Severity::kWarning,
+     "sampled values no machine can read (negative, not finite, a share above 100%); read as not sampled"},
     {StatId::kUnknownMetrics, "unknown_metrics", "recording", Severity::kInfo,
      "series of metrics this chokepoint version does not know; ignored"},
     {StatId::kUnknownRecords, "unknown_records", "recording", Severity::kInfo,
@@ -135,6 +149,9 @@ constexpr StatDef kStats[] = {
     {StatId::kRecordingIncomplete, "recording_incomplete", "recording", Severity::kWarning,
      "no end-of-run meta.json: chokepoint stopped without finishing (crash or kill -9); processes rebuilt from "
      "samples.jsonl"},
+    {StatId::kRecordingInProgress, "recording_in_progress", "recording", Severity::kInfo,
+     "the recording is still being written (its chokepoint runs on this host): this report covers the run so "
+     "far, and the run has not ended"},
     {StatId::kTraceUnreadable, "trace_unreadable", "analysis", Severity::kWarning, "{}",
      "why the recording's trace files could not be read"},
 };

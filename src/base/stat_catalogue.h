@@ -23,6 +23,8 @@ enum class StatId : uint16_t {
   kImportOwnOutputs,
   kImportSkippedFiles,
   kImportDuplicateFiles,
+  kImportSameContent,
+  kImportBrokenEntries,
   kImportFailedFiles,
   // importers/kineto: PyTorch profiler JSON.
   kKinetoEventsIgnored,
@@ -64,6 +66,7 @@ enum class StatId : uint16_t {
   kMetaIntervalRebuilt,
   kMetaGpusRebuilt,
   kMetaUnreadable,
+  kMetaNewerFormat,
   kMetaFieldsUnreadable,
   kMetaMissing,
   kSamplesUnreadable,
@@ -72,10 +75,12 @@ enum class StatId : uint16_t {
   kMalformedLines,
   kTicksOutOfOrder,
   kUnknownSeries,
+  kImplausibleValues,
   kUnknownMetrics,
   kUnknownRecords,
   kGpuReadsFailed,
   kRecordingIncomplete,
+  kRecordingInProgress,
   // pipeline: analysis of a recording.
   kTraceUnreadable,
   kCount

@@ -105,6 +105,13 @@ int run_analyze(const AnalyzeOptions& o) {
                  report::reporter_formats().c_str(), exporters::trace_format_list().c_str());
     return kExitUsage;
   }
+  // --fail-on judges findings, and the trace export makes none: a CI gate that silently
+  // passes would be worse than the refusal (issue 47).
+  if (trace && !o.fail_on.empty()) {
+    say("analyze", "--fail-on judges the report's findings, and --format " + o.format +
+                       " writes the trace without a diagnosis; run the two separately");
+    return kExitUsage;
+  }
   // The report must not replace what it reports on: said now, before a long import.
   const bool to_file = !o.output.empty() && o.output != "-";
   const std::vector<std::string> keep = to_file ? input_files(o.inputs) : std::vector<std::string>{};

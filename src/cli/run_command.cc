@@ -17,6 +17,7 @@
 #include "cli/commands.h"
 #include "cli/exit_status.h"
 #include "cli/output.h"
+#include "cli/pid_option.h"
 #include "live/monitor.h"
 #include "pipeline/burst_steps.h"
 #include "pipeline/live_report.h"
@@ -87,6 +88,13 @@ bool check_destinations(const char* cmd, const std::string& dir, const std::stri
   // ran (the recording's directory itself is created when the run starts).
   if (name.empty() || name == "." || name == ".." || fs::is_directory(report, ec3)) {
     say(cmd, "--report " + report + " is a directory; give a file name");
+    return false;
+  }
+  // The report is never written through a link (base/safe_write.h); say so now, not after
+  // the job ran and its report is lost (issue 47).
+  if (fs::is_symlink(fs::symlink_status(report, ec3))) {
+    say(cmd, "refusing to write the report to " + report +
+                 ": it is a symbolic link, which is never followed for writing; give the file's own path");
     return false;
   }
   if (!ec1 && !ec2 && report_dir == rec_dir) return true;
@@ -347,23 +355,6 @@ int run_live(const char* cmd, const LiveOptions& o) {
     }
   }
   return o.command.empty() ? 0 : exit_code;
-}
-
-// A process id: a positive decimal integer that fits pid_t (whether such a process
-// exists is said later, in words). CLI::PositiveNumber would answer "abc" with the range
-// of a double, 300 digits long.
-CLI::Validator pid_validator() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        int32_t pid = 0;
-        const char* end = text.data() + text.size();
-        const auto [p, ec] = std::from_chars(text.data(), end, pid);
-        if (text.empty() || ec != std::errc() || p != end || pid <= 0) {
-          return "'" + escape_controls(text) + "' is not a valid process id (a positive integer)";
-        }
-        return "";
-      },
-      "PID");
 }
 
 void add_common(CLI::App* c, LiveOptions* o) {

@@ -16,6 +16,7 @@
 #include "base/terminal_text.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/pid_option.h"
 #include "tracer/control.h"
 #include "tracer/trace_format.h"
 #include "tracer/window.h"
@@ -168,7 +169,7 @@ RunFn add_trace_command(CLI::App& app) {
   c->add_option("--pid", o->pid,
                 "The job's process (or the one that started it: every traced process below it is asked)")
       ->required()
-      ->check(CLI::PositiveNumber);
+      ->check(pid_validator());
   auto* steps = c->add_option("--steps", o->steps, "Trace this many steps from the next step start")
                     ->check(CLI::Range(int64_t{1}, int64_t{1'000'000}));
   auto* duration = c->add_option("--duration", o->duration, "Trace for this long from now (e.g. 10s)");

@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
-#include <regex>
 
 #include "base/terminal_text.h"
 #include "cli/commands.h"
@@ -34,15 +33,15 @@ struct TuneOptions {
 volatile sig_atomic_t g_interrupted = 0;
 void on_interrupt(int) { g_interrupted = 1; }
 
-std::optional<std::regex> compile(const char* flag, const std::string& text, bool* ok) {
+std::optional<tune::Pattern> compile(const char* flag, const std::string& text, bool* ok) {
   if (text.empty()) return std::nullopt;
-  try {
-    return std::regex(text, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    say("tune", std::string(flag) + " '" + text + "' is not a regular expression: " + e.what());
+  Result<tune::Pattern> p = tune::Pattern::compile(text);
+  if (!p.ok()) {
+    say("tune", std::string(flag) + " " + p.status().message());
     *ok = false;
     return std::nullopt;
   }
+  return std::move(p).value();
 }
 
 std::string default_unit(const TuneOptions& o, bool has_batch) {

@@ -16,6 +16,7 @@
 #include "importers/cupti/cupti_importer.h"
 #include "importers/importer.h"
 #include "importers/input/byte_source.h"
+#include "importers/input/same_content.h"
 #include "importers/kineto/kineto_importer.h"
 #include "tracer/trace_format.h"
 
@@ -42,15 +43,20 @@ struct InputFile {
   bool from_directory = false;  // found by listing a directory, not named by the user
 };
 
-// The trace files directly inside directory `path`, sorted by name.
+// The trace files directly inside directory `path`, sorted by name. Entries named like a
+// trace that cannot be followed (a symbolic link loop, a dangling link) go to `broken`.
 Status expand_directory(const std::string& path, const std::vector<std::unique_ptr<Importer>>& importers,
-                        std::vector<InputFile>* files) {
+                        std::vector<InputFile>* files, std::vector<std::string>* broken) {
   std::vector<std::string> found;
   std::error_code ec;
   for (std::filesystem::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code type_ec;
-    if (it->is_regular_file(type_ec) && is_trace_file_name(importers, it->path().filename().string())) {
+    const bool regular = it->is_regular_file(type_ec);
+    if (!is_trace_file_name(importers, it->path().filename().string())) continue;
+    if (regular) {
       found.push_back(it->path().string());
+    } else if (type_ec) {
+      broken->push_back(it->path().filename().string() + ": " + type_ec.message());
     }
   }
   if (ec) return cannot_read(path, ec.message());
@@ -65,12 +71,12 @@ Status expand_directory(const std::string& path, const std::vector<std::unique_p
 
 // Each path named by the user: a file as it is, a directory as the trace files in it.
 Status expand_paths(const std::vector<std::string>& paths, const std::vector<std::unique_ptr<Importer>>& importers,
-                    std::vector<InputFile>* files) {
+                    std::vector<InputFile>* files, std::vector<std::string>* broken) {
   for (const std::string& path : paths) {
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) return cannot_read(path, std::strerror(errno));
     if (S_ISDIR(st.st_mode)) {
-      if (Status s = expand_directory(path, importers, files); !s.ok()) return s;
+      if (Status s = expand_directory(path, importers, files, broken); !s.ok()) return s;
       continue;
     }
     // A FIFO would block the read until a writer comes (forever, for a stray one), a
@@ -123,6 +129,24 @@ int64_t drop_compressed_twins(std::vector<InputFile>* files, std::string* droppe
   }
   *files = std::move(kept);
   return n;
+}
+
+// The same bytes under two names (a copy, a second path to one file) are one input: the
+// first name is read, the others dropped and named in the stat.
+void drop_same_content(std::vector<InputFile>* files, timeline::ImportStats& stats) {
+  std::vector<std::string> paths;
+  for (const InputFile& f : *files) paths.push_back(f.path);
+  std::vector<std::pair<std::string, std::string>> dropped;
+  const std::vector<std::string> kept = distinct_contents(paths, &dropped);
+  if (dropped.empty()) return;
+  std::vector<InputFile> out;
+  for (const InputFile& f : *files) {
+    if (std::find(kept.begin(), kept.end(), f.path) != kept.end()) out.push_back(f);
+  }
+  *files = std::move(out);
+  std::string names;
+  for (const auto& [twin, first] : dropped) names += (names.empty() ? "" : "; ") + twin + " (same as " + first + ")";
+  stats.add(StatId::kImportSameContent, names, static_cast<int64_t>(dropped.size()));
 }
 
 uint64_t file_size_or_zero(const std::string& path) {
@@ -253,6 +277,26 @@ bool is_own_output(const std::string& path, const std::string& head) {
   return tail.find("\"otherData\":{\"generator\":\"chokepoint ") != std::string::npos;
 }
 
+// A JSON object whose trace keys come after more than kDeepSniffBytes of other members (a
+// 20 MiB "otherData" before "traceEvents"): the whole file is scanned in windows, each
+// shown to the importers as the object's head ("{" + window), without holding the file.
+template <typename Pick>
+Importer* pick_by_scan(const std::string& file, const Pick& pick) {
+  constexpr size_t kWindow = 4 << 20, kOverlap = 4096;
+  Result<std::unique_ptr<ByteSource>> src = open_file(file);
+  if (!src.ok()) return nullptr;
+  std::string window = "{";
+  std::vector<char> buf(kWindow);
+  for (;;) {
+    Result<size_t> r = src.value()->read(buf.data(), buf.size());
+    if (!r.ok() || r.value() == 0) return nullptr;
+    window.append(buf.data(), r.value());
+    if (Importer* chosen = pick(window)) return chosen;
+    // Keep the tail, in case a key is cut between two reads.
+    window = "{" + window.substr(window.size() - std::min(window.size() - 1, kOverlap));
+  }
+}
+
 // The importer that recognizes `head`, the first bytes of `file`; a JSON object whose
 // first 64 KiB name no trace key is looked at again further in. Null when none does.
 Importer* choose_importer(const std::string& file, const std::string& head,
@@ -268,6 +312,7 @@ Importer* choose_importer(const std::string& file, const std::string& head,
   if (!chosen && head.size() == kSniffBytes && first != std::string::npos && head[first] == '{') {
     Result<std::string> deeper = read_head(file, kDeepSniffBytes);
     if (deeper.ok()) chosen = pick(deeper.value());
+    if (!chosen && deeper.ok() && deeper.value().size() == kDeepSniffBytes) chosen = pick_by_scan(file, pick);
   }
   return chosen;
 }
@@ -382,12 +427,19 @@ Status import_paths(const std::vector<std::string>& paths, timeline::Timeline& t
   if (paths.empty()) return Status::Error(ErrorCode::kInput, "no input trace given");
   const std::vector<std::unique_ptr<Importer>> importers = all_importers();
   std::vector<InputFile> files;
-  Status st = expand_paths(paths, importers, &files);
+  std::vector<std::string> broken;
+  Status st = expand_paths(paths, importers, &files, &broken);
   if (!st.ok()) return st;
+  if (!broken.empty()) {
+    std::string names;
+    for (const std::string& b : broken) names += (names.empty() ? "" : "; ") + b;
+    stats.add(StatId::kImportBrokenEntries, names, static_cast<int64_t>(broken.size()));
+  }
   std::string dropped;
   if (const int64_t twins = drop_compressed_twins(&files, &dropped); twins > 0) {
     stats.add(StatId::kImportDuplicateFiles, dropped, twins);
   }
+  drop_same_content(&files, stats);
 
   MultiFileProgress progress{opts};
   for (const InputFile& f : files) progress.total += file_size_or_zero(f.path);

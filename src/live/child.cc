@@ -171,6 +171,10 @@ void Child::signal(int sig) const {
   if (pid_ > 0) kill(-pid_, sig);
 }
 
+void Child::signal_first(int sig) const {
+  if (pid_ > 0 && !exit_code_) kill(pid_, sig);
+}
+
 bool Child::group_alive() const { return pid_ > 0 && kill(-pid_, 0) == 0; }
 
 void Child::restore_terminal() {

@@ -43,6 +43,9 @@ class Child {
   // `sig` to every process of the command's group (its children too), also after the
   // first process exited while others of the group live on.
   void signal(int sig) const;
+  // `sig` to the command's first process alone, while it runs (the signals a user sends a
+  // job's main process, SIGUSR1 say, which would kill its DataLoader workers).
+  void signal_first(int sig) const;
   // True while a process of the command's group is alive.
   bool group_alive() const;
   // Gives the terminal back to chokepoint's group when the child took it (idempotent;

@@ -11,6 +11,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
+#include <utility>
+#include <vector>
 
 #include "base/terminal_text.h"
 #include "live/child.h"
@@ -21,9 +24,21 @@ namespace chokepoint::live {
 namespace {
 
 // Signal state: handlers only set these.
-volatile sig_atomic_t g_interrupts = 0;  // SIGINT, SIGTERM, SIGHUP received
+volatile sig_atomic_t g_interrupts = 0;  // stop signals received (kStopSignals)
 volatile sig_atomic_t g_forward = 0;     // the last of them to forward (0: none)
 volatile sig_atomic_t g_resized = 0;
+// Other signals the command gets as they come (kPassedSignals): a job may act on SIGUSR1
+// (a checkpoint) or use SIGALRM itself. Left at their default action, each of them would
+// kill chokepoint and leave the recording unfinished (issue 47).
+volatile sig_atomic_t g_passed[NSIG] = {};
+volatile sig_atomic_t g_any_passed = 0;
+
+// Stop signals: forwarded to the command, counted toward the third that kills it (run),
+// or the end of watching (watch). SIGQUIT and SIGXCPU end the monitoring as SIGTERM does.
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXCPU};
+// Forwarded and otherwise ignored. Real-time signals are added at run time (SIGRTMIN is
+// not a constant).
+constexpr int kPassedSignals[] = {SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGXFSZ};
 
 void on_stop_signal(int sig, siginfo_t*, void*) {
   g_interrupts = g_interrupts + 1;
@@ -31,45 +46,61 @@ void on_stop_signal(int sig, siginfo_t*, void*) {
   // kill or from a terminal that the command's group does not hold, is forwarded to it.
   g_forward = sig;
 }
+void on_passed_signal(int sig) {
+  if (sig > 0 && sig < NSIG) g_passed[sig] = 1;
+  g_any_passed = 1;
+}
 void on_winch(int) { g_resized = 1; }
 void on_chld(int) {}  // only to interrupt the sleep
 
+std::vector<int> passed_signals() {
+  std::vector<int> v(std::begin(kPassedSignals), std::end(kPassedSignals));
+  for (int sig = SIGRTMIN; sig <= SIGRTMAX; ++sig) v.push_back(sig);
+  return v;
+}
+
 struct SignalScope {
-  struct sigaction old_int {
-  }, old_term{}, old_hup{}, old_winch{}, old_chld{}, old_pipe{};
+  // Handlers, not SIG_IGN: exec resets a handled signal to its default in the command,
+  // but keeps an ignored one ignored.
+  std::vector<std::pair<int, struct sigaction>> old;
+  void install(int sig, const struct sigaction& sa) {
+    struct sigaction prev {};
+    if (sigaction(sig, &sa, &prev) == 0) old.emplace_back(sig, prev);
+  }
   SignalScope() {
     g_interrupts = 0;
     g_forward = 0;
     g_resized = 0;
+    g_any_passed = 0;
+    for (auto& p : g_passed) p = 0;
     struct sigaction sa {};
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_SIGINFO;  // no SA_RESTART: the sleep returns EINTR
     sa.sa_sigaction = on_stop_signal;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    sigaction(SIGHUP, &sa, &old_hup);
+    for (int sig : kStopSignals) install(sig, sa);
+    struct sigaction f {};
+    sigemptyset(&f.sa_mask);
+    f.sa_handler = on_passed_signal;
+    for (int sig : passed_signals()) install(sig, f);
     struct sigaction w {};
     sigemptyset(&w.sa_mask);
     w.sa_handler = on_winch;
-    sigaction(SIGWINCH, &w, &old_winch);
+    install(SIGWINCH, w);
     struct sigaction c {};
     sigemptyset(&c.sa_mask);
     c.sa_handler = on_chld;
     c.sa_flags = SA_NOCLDSTOP;
-    sigaction(SIGCHLD, &c, &old_chld);
+    install(SIGCHLD, c);
     struct sigaction p {};
     sigemptyset(&p.sa_mask);
     p.sa_handler = SIG_IGN;  // a closed stderr must not kill us before the child ends
-    sigaction(SIGPIPE, &p, &old_pipe);
+    install(SIGPIPE, p);
   }
   ~SignalScope() {
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGTERM, &old_term, nullptr);
-    sigaction(SIGHUP, &old_hup, nullptr);
-    sigaction(SIGWINCH, &old_winch, nullptr);
-    sigaction(SIGCHLD, &old_chld, nullptr);
-    sigaction(SIGPIPE, &old_pipe, nullptr);
+    for (auto it = old.rbegin(); it != old.rend(); ++it) sigaction(it->first, &it->second, nullptr);
   }
+  SignalScope(const SignalScope&) = delete;
+  SignalScope& operator=(const SignalScope&) = delete;
 };
 
 void sleep_until(int64_t mono_ns) {
@@ -237,6 +268,7 @@ class MonitorLoop {
       note(o_.quiet, "process " + std::to_string(*o_.watch_pid) + " has exited");
       return true;
     }
+    if (g_any_passed) pass_signals();
     if (g_interrupts > handled_interrupts_ && handle_interrupts(now)) return true;
     if (o_.duration_ns && now.monotonic_ns - t0_.monotonic_ns >= *o_.duration_ns) {
       if (!child_) return true;
@@ -259,6 +291,17 @@ class MonitorLoop {
     child_->signal(SIGTERM);
     kill_at_ = now.monotonic_ns + o_.kill_grace_ns;
     res_.stopped = why;
+  }
+
+  // Signals that are the command's business (SIGUSR1, SIGALRM ...): forwarded under run,
+  // dropped under watch (the process watched is not ours to signal).
+  void pass_signals() {
+    g_any_passed = 0;
+    for (int sig = 1; sig < NSIG; ++sig) {
+      if (!g_passed[sig]) continue;
+      g_passed[sig] = 0;
+      if (child_) child_->signal_first(sig);
+    }
   }
 
   // New interrupts: watch stops (true); run forwards them to the command and kills it at

@@ -72,6 +72,7 @@ Result<std::unique_ptr<Session>> Session::start(const SessionOptions& options) {
   m.chokepoint_version = CHOKEPOINT_VERSION;
   m.command = options.command;
   m.pid = options.roots.empty() ? 0 : options.roots.front();
+  m.recorder_pid = getpid();
   m.start_ns = t0.realtime_ns;
   m.interval_ns = options.interval_ns;
   m.host = host_facts();
@@ -189,7 +190,12 @@ void Session::match_gpus() {
     for (auto& g : meta_.gpus) g.used = true;
     return;
   }
-  const sampler::gpu::GpuUse use = sampler::gpu::match_gpu_processes(pids, tree);
+  // Read until seen once (a few hundred readlinks a match at most).
+  if (!tree_held_gpu_.value_or(false)) {
+    if (const std::optional<bool> held = sampler::gpu::holds_nvidia_device(tree)) tree_held_gpu_ = held;
+  }
+  const sampler::gpu::GpuUse use = sampler::gpu::match_gpu_processes(pids, tree, sampler::gpu::pid_exists_here,
+                                                                     [this] { return tree_held_gpu_; });
   const std::set<int64_t> in_tree(tree.begin(), tree.end());
   for (size_t i = 0; i < meta_.gpus.size() && i < pids.size(); ++i) {
     samples::GpuMeta& g = meta_.gpus[i];

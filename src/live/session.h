@@ -89,6 +89,10 @@ class Session {
  private:
   Session() = default;
   void match_gpus();
+  // Whether the command's tree held an NVIDIA device open at some match: true once seen,
+  // false while only seen without, nullopt while never read (match_gpus keeps it, so the
+  // last match, after the tree exited, still knows).
+  std::optional<bool> tree_held_gpu_;
 
   SessionOptions opt_;
   samples::RunMeta meta_;

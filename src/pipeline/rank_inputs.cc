@@ -6,6 +6,7 @@
 
 #include "importers/importer.h"
 #include "importers/input/byte_source.h"
+#include "importers/input/same_content.h"
 #include "pipeline/inputs.h"
 #include "samples/recording_reader.h"
 
@@ -72,7 +73,7 @@ bool add_recording(const std::string& dir, int32_t domain, ByRank& by_rank) {
   auto rec = samples::read_recording(dir);
   if (!rec.ok()) return false;
   bool all = true;
-  for (const std::string& f : recording_trace_files(dir)) {
+  for (const std::string& f : importers::distinct_contents(recording_trace_files(dir))) {
     const int64_t pid = pid_of_trace_file(f);
     int32_t rank = -1;
     for (const auto& p : rec.value().meta.processes) {
@@ -94,11 +95,15 @@ std::vector<std::string> trace_files(const std::string& path) {
   std::error_code ec;
   if (!fs::is_directory(path, ec)) return {path};
   for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_regular_file() && importers::is_trace_file_name(importers, it->path().filename().string()))
+    // The error_code form: a symbolic link loop in the directory is skipped here (the
+    // import names it), not thrown as an internal error (issue 47).
+    std::error_code type_ec;
+    if (it->is_regular_file(type_ec) && importers::is_trace_file_name(importers, it->path().filename().string()))
       files.push_back(it->path().string());
   }
   std::sort(files.begin(), files.end());
-  return files;
+  // A copy of a trace under another name is not another rank (the import says which).
+  return importers::distinct_contents(files);
 }
 
 // Trace files by the rank their head names; false when one names none.

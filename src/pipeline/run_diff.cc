@@ -214,6 +214,54 @@ std::vector<std::string> caveats(const Report& b, const Report& a) {
   return notes;
 }
 
+// Import stats that mean evidence was lost or is not to be believed: a cut or corrupt
+// file, lines that were not records, values no machine reads, fields of the wrong type.
+bool damaging(const timeline::ImportStat& st) {
+  if (st.count <= 0) return false;
+  if (st.severity == Severity::kCritical) return true;
+  for (std::string_view word : {"truncated", "corrupt", "malformed", "unreadable", "oversized", "implausible",
+                                "failed_files", "mistyped", "cut"}) {
+    if (st.name.find(word) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// Why the two sides' findings cannot be set against each other, "" when they can. A
+// finding missing from a damaged side may be missing with the evidence, not resolved; a
+// trace and a recording see different things (kernels, host samples), so one's findings
+// are not the other's. Issue 47: each of these was reported as "resolved" and "applied".
+std::string not_comparable(const report::DiffSide& b, const report::DiffSide& a) {
+  for (const report::DiffSide* side : {&b, &a}) {
+    for (const timeline::ImportStat& st : side->report.import_stats) {
+      if (damaging(st)) {
+        return std::string(side == &b ? "BEFORE" : "AFTER") + " (" + side->path + ") is damaged (" + st.name + ": " +
+               st.description + ")";
+      }
+    }
+  }
+  const bool rec_b = b.kind == "recording", rec_a = a.kind == "recording";
+  if (rec_b != rec_a) {
+    return "BEFORE is a " + b.kind + " and AFTER a " + a.kind +
+           ": one sees kernels, the other live samples, so their findings differ by source, not by the change";
+  }
+  return "";
+}
+
+// With sides that cannot be compared, no finding is "resolved" and no remedy "applied":
+// what went missing is said to be unclear, and why.
+void mark_not_comparable(report::RunDiff& d, const std::string& why) {
+  for (report::FindingChange& f : d.findings) {
+    if (f.status == "resolved") f.status = "unclear";
+  }
+  for (report::PromiseCheck& p : d.promises) {
+    p.applied = "unknown";
+    p.shared = false;
+    p.measured.reset();
+    p.note = "cannot tell: " + why;
+  }
+  d.notes.insert(d.notes.begin(), "findings and promises not compared: " + why);
+}
+
 }  // namespace
 
 Result<report::DiffSide> load_diff_side(const std::string& path, const importers::ImportOptions& io,
@@ -247,6 +295,7 @@ report::RunDiff compare_reports(report::DiffSide before, report::DiffSide after)
   d.findings = finding_changes(b, a);
   d.promises = promise_checks(b, a, d.step);
   d.notes = caveats(b, a);
+  if (const std::string why = not_comparable(before, after); !why.empty()) mark_not_comparable(d, why);
   d.before = std::move(before);
   d.after = std::move(after);
   return d;

@@ -46,8 +46,10 @@ struct ShareChange {
 
 struct FindingChange {
   std::string id;
-  std::string title;   // AFTER's wording when still present, else BEFORE's
-  std::string status;  // "resolved", "new", "still"
+  std::string title;  // AFTER's wording when still present, else BEFORE's
+  // "resolved", "new", "still"; "unclear": absent from AFTER, but the two sides cannot be
+  // compared (a damaged side, a trace against a recording), so not known to be resolved.
+  std::string status;
   Severity severity_before = Severity::kInfo, severity_after = Severity::kInfo;
 };
 

@@ -41,7 +41,8 @@ std::string findings_html(const RunDiff& d) {
   if (d.findings.empty()) return "";
   std::string s = "<section id=\"findings\"><h2>Findings</h2><table><tbody>";
   for (const FindingChange& f : d.findings) {
-    const std::string sev(severity_name(f.status == "resolved" ? f.severity_before : f.severity_after));
+    const std::string sev(
+        severity_name(f.status == "resolved" || f.status == "unclear" ? f.severity_before : f.severity_after));
     s += fmt::format(
         "<tr><td>{}</td><td><span class=\"badge {}\">{}</span></td><td class=\"mono\">{}</td><td>{}</td></tr>",
         esc(f.status), sev, sev, esc(f.id), esc(f.title));

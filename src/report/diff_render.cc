@@ -81,7 +81,7 @@ Status write_text(const RunDiff& d, std::ostream& out, const RenderOptions& opts
   if (!d.findings.empty()) {
     out << "\n" << st(Tone::kBold, "Findings") << "\n";
     for (const FindingChange& f : d.findings) {
-      const Severity sev = f.status == "resolved" ? f.severity_before : f.severity_after;
+      const Severity sev = f.status == "resolved" || f.status == "unclear" ? f.severity_before : f.severity_after;
       out << fmt::format("  {:<9} {:<28} {:<9} {}\n", f.status, escape_controls(f.id), severity_name(sev),
                          escape_controls(f.title));
     }
@@ -141,7 +141,7 @@ Status write_md(const RunDiff& d, std::ostream& out) {
   if (!d.findings.empty()) {
     out << "\n**Findings**\n\n| | finding | severity | |\n|---|---|---|---|\n";
     for (const FindingChange& f : d.findings) {
-      const Severity sev = f.status == "resolved" ? f.severity_before : f.severity_after;
+      const Severity sev = f.status == "resolved" || f.status == "unclear" ? f.severity_before : f.severity_after;
       out << "| " << f.status << " | " << md(f.id) << " | " << severity_name(sev) << " | " << md(f.title) << " |\n";
     }
   }
@@ -211,12 +211,13 @@ Json diff_to_json(const RunDiff& d) {
   j["idle_causes"] = shares_json(d.idle_causes);
   Json findings = Json::array();
   for (const FindingChange& f : d.findings) {
-    findings.push_back(
-        Json{{"id", f.id},
-             {"title", f.title},
-             {"status", f.status},
-             {"severity_before", f.status == "new" ? Json(nullptr) : Json(severity_name(f.severity_before))},
-             {"severity_after", f.status == "resolved" ? Json(nullptr) : Json(severity_name(f.severity_after))}});
+    findings.push_back(Json{
+        {"id", f.id},
+        {"title", f.title},
+        {"status", f.status},
+        {"severity_before", f.status == "new" ? Json(nullptr) : Json(severity_name(f.severity_before))},
+        {"severity_after",
+         f.status == "resolved" || f.status == "unclear" ? Json(nullptr) : Json(severity_name(f.severity_after))}});
   }
   j["findings"] = std::move(findings);
   Json promises = Json::array();

@@ -1,7 +1,7 @@
 // The ranks of a distributed job side by side (Report::distributed) in each format: the
 // per-rank table, the straggler, the collectives by kind and size, the clock alignment.
-// The reporters call these (one section each); the JSON keys are DESIGN.md's contract's
-// "distributed" object (added keys only).
+// The reporters call these (one section each); the JSON keys are the report contract's
+// "distributed" object (docs/ARCHITECTURE.md "Report contract"; added keys only).
 #pragma once
 
 #include <ostream>

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "base/terminal_text.h"
+#include "report/csp_hash.h"
 #include "report/format_util.h"
 
 namespace chokepoint::report::html {
@@ -116,9 +117,15 @@ std::string esc(std::string_view s) {
 std::string page_start(std::string_view title) {
   std::string s = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   s += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  // Nothing may leave the file: no fetch, no image, no font from anywhere else.
-  s += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
-       "script-src 'unsafe-inline'; img-src data:\">\n";
+  // Nothing may leave the file (no fetch, no image, no font from anywhere else, no form
+  // sent, no base URL), and only the page's own script and style block run: allowed by
+  // their hashes, so a script or form that a hostile name might smuggle in is refused.
+  // Style attributes (the charts' colours) cannot run code and stay allowed.
+  static const std::string policy = "default-src 'none'; script-src " + csp_hash_source(kScript) + "; style-src " +
+                                    csp_hash_source(kStyle) + "; style-src-elem " + csp_hash_source(kStyle) +
+                                    "; style-src-attr 'unsafe-inline'; img-src data:; form-action 'none'; "
+                                    "base-uri 'none'";
+  s += "<meta http-equiv=\"Content-Security-Policy\" content=\"" + policy + "\">\n";
   s += "<meta name=\"color-scheme\" content=\"light dark\">\n<title>";
   s += esc(title);
   s += "</title>\n<style>";

@@ -180,6 +180,43 @@ void read_device(const Json& d, Report& r) {
   r.devices.push_back(std::move(di));
 }
 
+// The import stats the report carried (a truncated trace's warning must survive into a
+// diff of the report), and a critical one for fields whose values have the wrong type:
+// such a report was edited or damaged, and its zeros are not measurements (issue 47).
+void read_import_stats(const Json& j, Report& r) {
+  for (const Json& s : member(j, "import_stats")) {
+    if (!s.is_object()) continue;
+    r.import_stats.push_back({text(s, "name"), severity_from(text(s, "severity")), text(s, "description"),
+                              static_cast<int64_t>(number(s, "count"))});
+  }
+  std::vector<std::string> wrong;
+  auto expect = [&](const Json& parent, const char* key, bool (Json::*is)() const noexcept, const std::string& path) {
+    if (!parent.is_object()) return;
+    const auto it = parent.find(key);
+    if (it != parent.end() && !it->is_null() && !((*it).*is)()) wrong.push_back(path);
+  };
+  const Json& w = member(j, "window");
+  expect(j, "window", &Json::is_object, "window");
+  expect(w, "steps", &Json::is_number, "window.steps");
+  expect(w, "step_time_ms", &Json::is_object, "window.step_time_ms");
+  for (const char* k : {"mean", "p50", "p95", "min", "max"}) {
+    expect(member(w, "step_time_ms"), k, &Json::is_number, std::string("window.step_time_ms.") + k);
+  }
+  expect(j, "findings", &Json::is_array, "findings");
+  expect(j, "remedies", &Json::is_array, "remedies");
+  expect(j, "breakdown", &Json::is_object, "breakdown");
+  for (const Json& f : member(j, "findings")) {
+    expect(f, "id", &Json::is_string, "findings[].id");
+    expect(f, "time_share_pct", &Json::is_number, "findings[].time_share_pct");
+  }
+  if (wrong.empty()) return;
+  std::string names;
+  for (const std::string& n : wrong) names += (names.empty() ? "" : ", ") + n;
+  r.import_stats.push_back({"report_fields_mistyped", Severity::kCritical,
+                            "fields of the JSON report with a value of the wrong type, read as unknown: " + names,
+                            static_cast<int64_t>(wrong.size())});
+}
+
 }  // namespace
 
 bool looks_like_json_report(std::string_view head) {
@@ -218,6 +255,7 @@ Result<Report> report_from_json(std::string_view body) {
   }
   r.mfu_pct = maybe(j, "mfu_pct");
   r.mfu_precision = text(j, "mfu_precision");
+  read_import_stats(j, r);
   return r;
 }
 

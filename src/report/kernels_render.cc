@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "base/terminal_text.h"
 #include "report/format_util.h"
 #include "report/kernel_name.h"
 #include "report/text_layout.h"
@@ -109,6 +110,21 @@ Tone bound_tone(Bound b) {
   return Tone::kDim;
 }
 
+// `v` with every string that came from the input (kernel and device names, ncu's notes, the
+// paths) made safe for a terminal and Markdown: a kernel named "\x1b]0;...\x07" must not
+// retitle the user's terminal.
+KernelsView terminal_safe(const KernelsView& v) {
+  KernelsView s = v;
+  for (auto& i : s.inputs) i = escape_controls(i);
+  for (auto& n : s.notes) n = escape_controls(n);
+  for (std::string* f : {&s.ceilings.gpu, &s.ceilings.device, &s.ceilings.note, &s.ceilings.source})
+    *f = escape_controls(*f);
+  for (auto& k : s.kernels) {
+    for (std::string* f : {&k.name, &k.bench_figure, &k.limiter, &k.why, &k.advice}) *f = escape_controls(*f);
+  }
+  return s;
+}
+
 void put_wrapped(std::ostringstream& out, const std::string& label, const std::string& text, int width) {
   const std::string indent(5, ' ');
   const size_t w = static_cast<size_t>(std::max(40, width)) - indent.size();
@@ -118,7 +134,8 @@ void put_wrapped(std::ostringstream& out, const std::string& label, const std::s
 
 }  // namespace
 
-std::string render_kernels_text(const KernelsView& v, const RenderOptions& o) {
+std::string render_kernels_text(const KernelsView& view, const RenderOptions& o) {
+  const KernelsView v = terminal_safe(view);
   const Style st(o);
   std::ostringstream out;
   out << st(Tone::kBold, v.measured ? "Kernels measured by Nsight Compute" : "Kernels of the trace (estimated)")
@@ -158,7 +175,8 @@ std::string render_kernels_text(const KernelsView& v, const RenderOptions& o) {
   return out.str();
 }
 
-std::string render_kernels_markdown(const KernelsView& v) {
+std::string render_kernels_markdown(const KernelsView& view) {
+  const KernelsView v = terminal_safe(view);
   std::ostringstream out;
   out << (v.measured ? "# Kernels measured by Nsight Compute\n\n" : "# Kernels of the trace (estimated)\n\n");
   out << "Ceilings: " << ceilings_line(v) << "\n\n";

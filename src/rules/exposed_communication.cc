@@ -7,7 +7,7 @@
 namespace chokepoint::rules {
 namespace {
 // The TensorBoard plugin's distributed view advises on communication above a tenth of the
-// step; XProf flags device collectives from 3% (REFERENCE.md section 12): 5% between them.
+// step; XProf flags device collectives from 3% (docs/DISTRIBUTED.md "Thresholds"): 5% between them.
 constexpr double kMinExposedPct = 5.0;
 }  // namespace
 

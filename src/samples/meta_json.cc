@@ -162,6 +162,7 @@ json run_meta_to_json(const RunMeta& meta) {
             {"interval_ns", meta.interval_ns},
             {"host", meta.host},
             {"gpu_note", meta.gpu_note}};
+  if (meta.recorder_pid > 0) j["recorder_pid"] = meta.recorder_pid;
   if (!meta.gpu_unavailable.empty()) j["gpu_unavailable"] = meta.gpu_unavailable;
   if (!meta.sampler_cpu_ms.empty()) j["sampler_cpu_ms"] = meta.sampler_cpu_ms;
   put_opt(j, "end_ns", meta.end_ns);
@@ -198,6 +199,7 @@ bool run_meta_from_json(const json& j, RunMeta* out, std::vector<std::string>* u
   get_if(j, "chokepoint_version", &m.chokepoint_version, bad);
   get_if(j, "command", &m.command, bad);
   get_if(j, "pid", &m.pid, bad);
+  get_if(j, "recorder_pid", &m.recorder_pid, bad);
   get_if(j, "start_ns", &m.start_ns, bad);
   get_opt(j, "end_ns", &m.end_ns, bad);
   get_if(j, "interval_ns", &m.interval_ns, bad);

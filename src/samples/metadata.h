@@ -82,8 +82,11 @@ struct RunMeta {
   std::string chokepoint_version;
   std::vector<std::string> command;  // empty for `watch`
   int64_t pid = 0;                   // launched or attached process
-  int64_t start_ns = 0;              // CLOCK_REALTIME
-  std::optional<int64_t> end_ns;     // absent until the run ends
+  // chokepoint's own process while it records (with host["hostname"]): a reader on the
+  // same host tells a recording still being written from one cut by a crash. 0: unknown.
+  int64_t recorder_pid = 0;
+  int64_t start_ns = 0;           // CLOCK_REALTIME
+  std::optional<int64_t> end_ns;  // absent until the run ends
   int64_t interval_ns = 0;
   std::optional<int> exit_code;
   std::map<std::string, std::string> host;  // host facts: hostname, kernel, cpus, memory ...

@@ -1,6 +1,7 @@
 #include "samples/metric.h"
 
 #include <array>
+#include <cmath>
 
 namespace chokepoint::samples {
 namespace {
@@ -94,6 +95,21 @@ std::optional<MetricId> find_metric(std::string_view name) {
     if (m.name == name) return m.id;
   }
   return std::nullopt;
+}
+
+bool plausible_value(MetricId id, double v) {
+  if (!std::isfinite(v)) return false;
+  const MetricInfo& m = metric_info(id);
+  if (id == MetricId::kGpuTemperatureC) return v > -100 && v < 1000;
+  if (v < 0) return false;
+  // Per-process and per-thread CPU: 100 a core, of at most 100,000 cores.
+  if (id == MetricId::kProcCpuPct || id == MetricId::kThreadCpuPct) return v <= 1e7;
+  // Shares of a whole (GPU engines, all CPUs, PSI): 110 leaves room for rounding of
+  // counters read a few microseconds apart.
+  if (m.unit == "%") return v <= 110;
+  if (m.unit == "W") return v <= 1e6;
+  if (m.unit == "MHz") return v <= 1e6;
+  return v <= 1e18;  // bytes, rates, counts: an exabyte, 10^18 a second
 }
 
 std::string_view entity_kind_name(EntityKind kind) {

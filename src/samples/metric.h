@@ -97,4 +97,11 @@ std::optional<MetricId> find_metric(std::string_view name);
 
 std::string_view entity_kind_name(EntityKind kind);
 
+// Whether `v` can be a value of metric `id` at all: finite, not negative (a temperature
+// may be), a share of the machine at most 100% (with rounding room; a process's CPU is
+// 100 a core), and below limits no real machine reaches. A recording is written by
+// chokepoint, but read from wherever the user has it: a CRITICAL finding built from
+// -8,388,608 TiB of GPU memory is what believing a damaged one looks like (issue 47).
+bool plausible_value(MetricId id, double v);
+
 }  // namespace chokepoint::samples

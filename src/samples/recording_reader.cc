@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -47,6 +48,7 @@ class StatCounter {
 struct SeriesRef {
   bool known = false;  // false: a metric this version does not know; its values are dropped
   SeriesIndex index = 0;
+  MetricId metric = MetricId::kCount;
   // GPU utilization: read failures after the first good read mean the GPU was lost (a
   // metric never read is one the GPU does not support, not data lost).
   bool gpu_util = false;
@@ -87,35 +89,58 @@ class LineReader {
   LineReader& operator=(const LineReader&) = delete;
 
   // A line longer than kMaxRecordingLineBytes is read to its end but not kept: `line`
-  // is left empty and *oversized set.
+  // is left empty and *oversized set. NUL bytes are kept in the line (gzgets would end
+  // the line's text at them: a file of NULs read as nothing, without a warning).
   bool next(std::string& line, bool* whole, bool* oversized) {
     line.clear();
     *oversized = false;
+    *whole = false;
     if (gz_ == nullptr) return false;
-    char buf[8192];
     bool any = false;
-    while (gzgets(gz_, buf, sizeof buf) != nullptr) {
+    for (;;) {
+      if (pos_ == len_) {
+        const int n = gzread(gz_, buf_.data(), static_cast<unsigned>(buf_.size()));
+        if (n <= 0) return any;
+        pos_ = 0;
+        len_ = static_cast<size_t>(n);
+      }
       any = true;
-      const size_t n = std::strlen(buf);
-      const bool ends = n > 0 && buf[n - 1] == '\n';
-      if (!*oversized && line.size() + n > kMaxRecordingLineBytes) {
+      const char* start = buf_.data() + pos_;
+      const auto* nl = static_cast<const char*>(std::memchr(start, '\n', len_ - pos_));
+      const size_t take = nl != nullptr ? static_cast<size_t>(nl - start) : len_ - pos_;
+      if (!*oversized && line.size() + take > kMaxRecordingLineBytes) {
         *oversized = true;
         std::string().swap(line);
       }
-      if (!*oversized) line.append(buf, ends ? n - 1 : n);
-      if (ends) {
+      if (!*oversized) line.append(start, take);
+      pos_ += take;
+      if (nl != nullptr) {
+        ++pos_;
         *whole = true;
         return true;
       }
     }
-    *whole = false;
-    return any;
   }
 
  private:
   gzFile gz_ = nullptr;
   std::string error_;
+  std::vector<char> buf_ = std::vector<char>(1 << 16);
+  size_t pos_ = 0, len_ = 0;
 };
+
+// A recording without its end whose recorder (`run` or `watch`, meta.json's recorder_pid)
+// still runs on this host is being written (`analyze rec/` while the job runs), not cut
+// by a crash. A pid reused by another program is told apart by its name.
+bool being_written(const RunMeta& meta) {
+  if (meta.recorder_pid <= 0 || meta.recorder_pid > (int64_t{1} << 22)) return false;
+  char name[256] = {};
+  const auto it = meta.host.find("hostname");
+  if (it == meta.host.end() || gethostname(name, sizeof name - 1) != 0 || it->second != name) return false;
+  std::ifstream comm("/proc/" + std::to_string(meta.recorder_pid) + "/comm");
+  std::string c;
+  return std::getline(comm, c) && c == "chokepoint";
+}
 
 // The facts meta.json should have given, rebuilt from the samples when it did not (missing,
 // unreadable, or one field of the wrong type): the sampling interval from the ticks, and
@@ -180,7 +205,12 @@ void read_meta(const fs::path& meta_path, bool have_meta, Recording& rec, StatCo
   std::vector<std::string> unreadable;
   if (!run_meta_from_json(j, &rec.meta, &unreadable)) {
     stats.add(StatId::kMetaUnreadable);
-  } else if (!unreadable.empty()) {
+    return;
+  }
+  if (rec.meta.format_version > kRecordingFormatVersion) {
+    stats.add(StatId::kMetaNewerFormat, std::to_string(rec.meta.format_version));
+  }
+  if (!unreadable.empty()) {
     std::string names;
     for (const std::string& n : unreadable) names += (names.empty() ? "" : ", ") + n;
     stats.add(StatId::kMetaFieldsUnreadable, names, unreadable.size());
@@ -196,7 +226,12 @@ void read_tick_value(const json& pair, Recording& rec, SamplesState& st, StatCou
   }
   SeriesRef& ref = st.series[pair[0].get<size_t>()];
   if (!ref.known) return;
-  const bool valid = pair[1].is_number();
+  bool valid = pair[1].is_number();
+  if (valid && !plausible_value(ref.metric, pair[1].get<double>())) {
+    // Read as not sampled: "not supported" never prints as 0, nor damage as a value.
+    valid = false;
+    stats.add(StatId::kImplausibleValues);
+  }
   if (ref.gpu_util && ref.answered) {
     ++ref.reads_after;
     ref.failed_after += !valid;
@@ -239,7 +274,7 @@ void read_series(const json& j, Recording& rec, SamplesState& st, StatCounter& s
     st.series.push_back({});
     return;
   }
-  SeriesRef ref{true, rec.samples.series_index(*metric, entity)};
+  SeriesRef ref{true, rec.samples.series_index(*metric, entity), *metric};
   ref.gpu_util = *metric == MetricId::kGpuUtilization;
   st.series.push_back(ref);
 }
@@ -284,7 +319,14 @@ void read_samples(LineReader& in, Recording& rec, SamplesState& st, StatCounter&
   while (in.next(line, &whole, &oversized)) {
     if (!whole) {
       // No newline after it: the writer was cut mid-line. A line counts only once whole.
-      if (!line.empty() || oversized) stats.add(StatId::kTruncatedLastLine);
+      // NUL bytes are no cut record: a file zero-filled by a crash of the machine, or
+      // overwritten; they are counted as what they are, lines that are not records.
+      if (line.find('\0') != std::string::npos) {
+        ++st.lines;
+        count_malformed(st, stats);
+      } else if (!line.empty() || oversized) {
+        stats.add(StatId::kTruncatedLastLine);
+      }
       break;
     }
     if (oversized) {
@@ -365,7 +407,7 @@ Result<Recording> read_recording(const std::string& dir) {
   rebuild_run_facts(rec, stats);
 
   if (!rec.complete) {
-    stats.add(StatId::kRecordingIncomplete);
+    stats.add(being_written(rec.meta) ? StatId::kRecordingInProgress : StatId::kRecordingIncomplete);
     rebuild_processes(rec, st);
   }
   rec.stats = stats.take();

@@ -379,6 +379,68 @@ TEST(Recording, DefaultDirectoryNameCarriesTheStartTime) {
   EXPECT_EQ(d.size(), std::string("chokepoint-20231114-221320").size());
 }
 
+// Issue 47: what a damaged or foreign recording held was believed. A samples.jsonl of NUL
+// bytes read as 0 ticks without a word; a format version from the future was read
+// silently; values no machine reads (-8,388,608 TiB of GPU memory) became findings.
+TEST(Recording, NulBytesAreCountedNotSkipped) {
+  const std::string dir = fresh_dir("nul");
+  {
+    auto w = RecordingWriter::create(dir, start_meta());
+    ASSERT_TRUE(w.ok());
+  }
+  std::ofstream(fs::path(dir) / kSamplesFile, std::ios::binary) << std::string(4096, '\0');
+  auto r = read_recording(dir);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->ticks, 0u);
+  ASSERT_NE(r->stat("malformed_lines"), nullptr);
+  EXPECT_EQ(r->stat("truncated_last_line"), nullptr);
+  // The same with newlines among them: every line of NULs is one malformed line.
+  std::ofstream(fs::path(dir) / kSamplesFile, std::ios::binary) << std::string(10, '\0') << "\n"
+                                                                << std::string(5, '\0') << "\n";
+  r = read_recording(dir);
+  ASSERT_TRUE(r.ok());
+  ASSERT_NE(r->stat("malformed_lines"), nullptr);
+  EXPECT_EQ(r->stat("malformed_lines")->count, 2u);
+}
+
+TEST(Recording, ANewerFormatVersionIsSaid) {
+  const std::string dir = fresh_dir("future");
+  RunMeta m = start_meta();
+  m.format_version = 999;
+  {
+    auto w = RecordingWriter::create(dir, m);
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE(w.value()->append(tick(1'700'000'000'100'000'000, 1)).ok());
+  }
+  auto r = read_recording(dir);
+  ASSERT_TRUE(r.ok());
+  ASSERT_NE(r->stat("meta_newer_format"), nullptr);
+  EXPECT_NE(r->stat("meta_newer_format")->description.find("999"), std::string::npos);
+  EXPECT_EQ(r->ticks, 1u);  // read as version 1 all the same
+}
+
+TEST(Recording, ImplausibleValuesAreReadAsNotSampled) {
+  const std::string dir = fresh_dir("implausible");
+  {
+    auto w = RecordingWriter::create(dir, start_meta());
+    ASSERT_TRUE(w.ok());
+    Tick k{1'700'000'000'100'000'000, {}};
+    k.add(MetricId::kGpuMemoryUsedBytes, Entity::gpu(0), -9.223372036854776e18);
+    k.add(MetricId::kGpuSmActive, Entity::gpu(0), 250);
+    k.add(MetricId::kProcCpuPct, Entity::process(4242), 350);  // three and a half cores: fine
+    k.add(MetricId::kGpuTemperatureC, Entity::gpu(0), -5);     // a cold room: fine
+    ASSERT_TRUE(w.value()->append(k).ok());
+  }
+  auto r = read_recording(dir);
+  ASSERT_TRUE(r.ok());
+  ASSERT_NE(r->stat("implausible_values"), nullptr);
+  EXPECT_EQ(r->stat("implausible_values")->count, 2u);
+  EXPECT_EQ(r->samples.find(MetricId::kGpuMemoryUsedBytes, Entity::gpu(0))->valid, (std::vector<uint8_t>{0}));
+  EXPECT_EQ(r->samples.find(MetricId::kGpuSmActive, Entity::gpu(0))->valid, (std::vector<uint8_t>{0}));
+  EXPECT_EQ(r->samples.find(MetricId::kProcCpuPct, Entity::process(4242))->valid, (std::vector<uint8_t>{1}));
+  EXPECT_EQ(r->samples.find(MetricId::kGpuTemperatureC, Entity::gpu(0))->valid, (std::vector<uint8_t>{1}));
+}
+
 }  // namespace
 }  // namespace chokepoint::samples
 

@@ -45,10 +45,10 @@ class Tail {
   std::string partial_;
 };
 
-std::optional<double> number_in(const std::string& line, const std::regex& re) {
-  std::smatch m;
-  if (!std::regex_search(line, m, re)) return std::nullopt;
-  const std::string text = m.size() > 1 && m[1].matched ? m[1].str() : m[0].str();
+std::optional<double> number_in(const std::string& line, const Pattern& re) {
+  const std::optional<std::string> hit = re.find(line);
+  if (!hit) return std::nullopt;
+  const std::string& text = *hit;
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
   if (end == text.c_str()) return std::nullopt;
@@ -221,7 +221,7 @@ void classify(const RunnerOptions& o, const live::MonitorResult& m, bool interru
 
 }  // namespace
 
-std::vector<double> scan_values(const std::string& text, const std::regex& re) {
+std::vector<double> scan_values(const std::string& text, const Pattern& re) {
   std::vector<double> values;
   std::istringstream in(text);
   std::string line;

@@ -12,32 +12,32 @@
 #pragma once
 
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
+#include "tune/pattern.h"
 #include "tune/trial.h"
 
 namespace chokepoint::tune {
 
 struct RunnerOptions {
-  std::string dir;                   // where the trials' folders go (trial-<id>/)
-  std::optional<std::regex> metric;  // group 1 (else the match) is a throughput
-  std::optional<std::regex> memory;  // group 1: the program's peak GPU memory, MiB
-  int steps = 20;                    // values (or steps) to measure after the warm-up
-  int warmup = 2;                    // first values (steps) left out
-  double timeout_s = 300;            // a trial still running then is killed
-  double early_stop = 0.5;           // stop a trial below this share of the best (0: never)
-  int early_stop_after = 3;          // ... once it measured this many values
-  std::string tracer_library;        // without --metric: the CUPTI tracer for the steps
-  bool gpu = true;                   // NVML sampling
+  std::string dir;                // where the trials' folders go (trial-<id>/)
+  std::optional<Pattern> metric;  // group 1 (else the match) is a throughput
+  std::optional<Pattern> memory;  // group 1: the program's peak GPU memory, MiB
+  int steps = 20;                 // values (or steps) to measure after the warm-up
+  int warmup = 2;                 // first values (steps) left out
+  double timeout_s = 300;         // a trial still running then is killed
+  double early_stop = 0.5;        // stop a trial below this share of the best (0: never)
+  int early_stop_after = 3;       // ... once it measured this many values
+  std::string tracer_library;     // without --metric: the CUPTI tracer for the steps
+  bool gpu = true;                // NVML sampling
 };
 
 Trial run_trial(const RunnerOptions& o, const std::vector<std::string>& argv, int id, std::optional<double> best,
                 std::optional<double> batch);
 
 // The numbers `re` finds in the lines of `text` (group 1, else the whole match), in order.
-std::vector<double> scan_values(const std::string& text, const std::regex& re);
+std::vector<double> scan_values(const std::string& text, const Pattern& re);
 // A program's output that says it ran out of GPU memory (PyTorch, CUDA, JAX).
 bool says_out_of_memory(const std::string& text);
 // The median of `values` after the first `warmup` (of all when there are no more).

@@ -9,7 +9,6 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <thread>
 
 #include "tune/runner.h"
@@ -28,8 +27,8 @@ struct RunnerTest : ::testing::Test {
     std::filesystem::create_directories(dir);
     setenv("CHOKEPOINT_NVML_LIB", "/nonexistent/libnvidia-ml.so.1", 1);  // no GPU in tests
     o.dir = dir;
-    o.metric = std::regex("samples/s: ([0-9.]+)");
-    o.memory = std::regex("peak_mem_mb: ([0-9.]+)");
+    o.metric = Pattern::compile("samples/s: ([0-9.]+)").value();
+    o.memory = Pattern::compile("peak_mem_mb: ([0-9.]+)").value();
     o.steps = 4;
     o.warmup = 1;
     o.gpu = false;
@@ -43,7 +42,7 @@ struct RunnerTest : ::testing::Test {
 };
 
 TEST(TuneRunnerUnits, ScansValuesMediansAndOutOfMemory) {
-  const std::regex re("samples/s: ([0-9.]+)");
+  const Pattern re = Pattern::compile("samples/s: ([0-9.]+)").value();
   EXPECT_EQ(scan_values("a samples/s: 10\nx\nsamples/s: 12.5\n", re), (std::vector<double>{10, 12.5}));
   int n = 0;
   EXPECT_EQ(*measured_median({1, 10, 30, 20}, 1, &n), 20);

@@ -14,7 +14,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_checks.h"
+
 namespace {
+
+using chokepoint::cli_test::expect_no_controls;
 
 const std::string kExe = CHOKEPOINT_BINARY;
 const std::string kData = std::string(CHOKEPOINT_TEST_DATA) + "/kineto/";
@@ -214,30 +218,6 @@ TEST(AnalyzeCli, CeilingsFromANamedProfile) {
 // Issue 13, hostile input: names in a trace (and the trace's own file name) that carry
 // terminal escapes reach the output with every control character shown as an escape.
 const std::string kHostile = std::string(CHOKEPOINT_TEST_DATA) + "/hostile/hostile_names.json";
-
-// Fails on a control character in `out` other than the reporter's own newlines: C0
-// (ESC, BEL ...), DEL, C1 (U+0080..U+009F) and bytes that are not valid UTF-8 (a raw
-// 0x9b is a CSI to a terminal in 8-bit mode). Decoded here, independently of the code
-// under test.
-void expect_no_controls(const std::string& out) {
-  size_t i = 0;
-  while (i < out.size()) {
-    const auto c = static_cast<unsigned char>(out[i]);
-    size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-    ASSERT_NE(n, 0u) << "invalid UTF-8 lead byte " << static_cast<int>(c) << " at " << i;
-    ASSERT_LE(i + n, out.size()) << "truncated UTF-8 at " << i;
-    uint32_t cp = n == 1 ? c : c & (0x7F >> n);
-    for (size_t k = 1; k < n; ++k) {
-      const auto d = static_cast<unsigned char>(out[i + k]);
-      ASSERT_EQ(d & 0xC0, 0x80) << "invalid UTF-8 at " << i;
-      cp = (cp << 6) | (d & 0x3F);
-    }
-    EXPECT_FALSE((cp < 0x20 && cp != '\n') || (cp >= 0x7F && cp <= 0x9F))
-        << "control U+" << std::hex << cp << " at byte " << std::dec << i << " in:\n"
-        << out.substr(i > 80 ? i - 80 : 0, 160);
-    i += n;
-  }
-}
 
 TEST(AnalyzeCli, HostileNamesNeverReachTheTerminalRaw) {
   for (const char* format : {"text", "md"}) {

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -174,6 +175,87 @@ TEST(RunCli, SigintIsForwardedToo) {
   EXPECT_NE(slurp(d + "/err").find("interrupted: waiting for the command to exit"), std::string::npos);
   const auto meta = nlohmann::json::parse(slurp(d + "/rec/meta.json"));
   EXPECT_EQ(meta["exit_code"], 128 + SIGINT);
+}
+
+// Issue 47: the signals a job may use (SIGUSR1 for a checkpoint, SIGALRM) used to kill
+// chokepoint at their default action, and the job with it, leaving the recording
+// unfinished. They reach the job's first process; the run goes on and ends as the job does.
+TEST(RunCli, UserSignalsAreForwardedToTheJobAndTheRecordingIsFinished) {
+  for (const int sig : {SIGUSR1, SIGALRM, SIGUSR2}) {
+    const std::string d = temp_dir("usr" + std::to_string(sig));
+    const int rc = run_and_signal(d,
+                                  "import signal, sys, time\n"
+                                  "signal.signal(" +
+                                      std::to_string(sig) +
+                                      ", lambda *a: sys.exit(5))\n"
+                                      "print('ready', flush=True)\n"
+                                      "time.sleep(30)\n",
+                                  sig);
+    SCOPED_TRACE(sig);
+    EXPECT_EQ(rc, 5) << slurp(d + "/err");
+    const auto meta = nlohmann::json::parse(slurp(d + "/rec/meta.json"));
+    EXPECT_EQ(meta["exit_code"], 5);
+    EXPECT_TRUE(meta.contains("end_ns"));
+  }
+}
+
+// SIGQUIT (Ctrl-backslash on a terminal) stops the monitoring as SIGTERM does: forwarded, the job's code returned,
+// the recording finished.
+TEST(RunCli, SigquitIsForwardedAndTheRecordingFinished) {
+  const std::string d = temp_dir("quit");
+  const int rc = run_and_signal(d,
+                                "import signal, sys, time\n"
+                                "signal.signal(signal.SIGQUIT, lambda *a: sys.exit(9))\n"
+                                "print('ready', flush=True)\n"
+                                "time.sleep(30)\n",
+                                SIGQUIT);
+  EXPECT_EQ(rc, 9) << slurp(d + "/err");
+  EXPECT_EQ(nlohmann::json::parse(slurp(d + "/rec/meta.json"))["exit_code"], 9);
+}
+
+// --report onto a symbolic link is refused before the job runs, not after (the report
+// was lost, rc 0).
+TEST(RunCli, ReportOntoASymlinkIsRefusedBeforeTheCommandRuns) {
+  const std::string d = temp_dir("replink");
+  fs::create_symlink(d + "/elsewhere.json", d + "/report.json");
+  const Output o = run(d, "run --view none -q -o " + d + "/rec --report " + d + "/report.json -- touch " + d + "/ran");
+  EXPECT_EQ(o.rc, 2) << o.err;
+  EXPECT_NE(o.err.find("symbolic link"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(d + "/ran"));
+  EXPECT_FALSE(fs::exists(d + "/elsewhere.json"));
+}
+
+// Issue 47: a recording still being written (analyze while the job runs) was called a
+// crash. Its chokepoint runs on this host: the report says the run has not ended.
+TEST(RunCli, ARecordingStillBeingWrittenIsNotACrash) {
+  const std::string d = temp_dir("inprogress");
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const std::string rec = d + "/rec", err = d + "/err";
+    freopen(err.c_str(), "w", stderr);
+    setenv("CHOKEPOINT_NVML_LIB", "/nonexistent", 1);
+    execl(kExe.c_str(), kExe.c_str(), "run", "--view", "none", "-q", "--no-stacks", "--interval", "100ms", "-o",
+          rec.c_str(), "--", "sleep", "6", static_cast<char*>(nullptr));
+    _exit(99);
+  }
+  auto ticks = [&] {
+    std::ifstream in(d + "/rec/samples.jsonl");
+    int n = 0;
+    for (std::string line; std::getline(in, line);) n += line.rfind("{\"k\":\"tick\"", 0) == 0;
+    return n;
+  };
+  for (int i = 0; i < 100 && ticks() < 3; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const Output o = run(d, "analyze " + d + "/rec -f json -o " + d + "/r.json");
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_EQ(o.rc, 0) << o.err;
+  std::set<std::string> names;
+  const auto report = report_json(d + "/r.json");
+  for (const auto& st : report["import_stats"]) names.insert(st["name"].get<std::string>());
+  EXPECT_EQ(names.count("recording_in_progress"), 1u);
+  EXPECT_EQ(names.count("recording_incomplete"), 0u);
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0) << slurp(d + "/err");
 }
 
 TEST(RunCli, KillNineLeavesARecordingThatAnalyzes) {

@@ -4,8 +4,10 @@
 // finding resolved, count the pair's remedy as applied, and measure a step-time gain that
 // agrees with the gain timed without the profiler (measured.json, round A).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -14,6 +16,7 @@
 
 #include "pipeline/run_diff.h"
 #include "report/diff_render.h"
+#include "report/reporter.h"
 
 namespace chokepoint {
 namespace {
@@ -182,6 +185,75 @@ TEST(DiffCaveats, StepsFoundTheSameWayWithOtherCounts) {
   d = pipeline::compare_reports(side(loop), side("ProfilerStep#N annotations"));
   ASSERT_EQ(d.notes.size(), 1u);
   EXPECT_NE(d.notes[0].find("steps were found differently"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace chokepoint
+
+namespace chokepoint {
+namespace {
+
+// Issue 47: `diff` believed broken input. A truncated AFTER, a trace against a recording
+// and a JSON report with mistyped step fields each made findings "resolved" and remedies
+// "applied". Now what is missing is "unclear" and no promise is judged, with the reason.
+report::DiffSide side_of(const std::string& path) {
+  pipeline::AnalyzeOptions ao;
+  ao.ceilings.saved_profiles = false;
+  auto s = pipeline::load_diff_side(path, {}, ao);
+  EXPECT_TRUE(s.ok()) << path << ": " << s.status().message();
+  return s.ok() ? std::move(s).value() : report::DiffSide{};
+}
+
+void expect_nothing_judged(const report::RunDiff& d, const std::string& why) {
+  for (const auto& f : d.findings) EXPECT_NE(f.status, "resolved") << f.id;
+  for (const auto& p : d.promises) {
+    EXPECT_EQ(p.applied, "unknown") << p.remedy;
+    EXPECT_FALSE(p.measured.has_value()) << p.remedy;
+    EXPECT_NE(p.note.find("cannot tell"), std::string::npos) << p.note;
+  }
+  ASSERT_FALSE(d.notes.empty());
+  EXPECT_NE(d.notes.front().find(why), std::string::npos) << d.notes.front();
+}
+
+std::string temp_copy_truncated(const std::string& src, double keep) {
+  std::ifstream in(src, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  const std::string path = ::testing::TempDir() + "/truncated_" + std::to_string(::getpid()) + ".json.gz";
+  std::ofstream(path, std::ios::binary) << bytes.substr(0, static_cast<size_t>(bytes.size() * keep));
+  return path;
+}
+
+TEST(DiffDamaged, ATruncatedAfterResolvesNothing) {
+  const std::string cut = temp_copy_truncated(kPairs + "mlp_tf32/trace.json.gz", 0.5);
+  const report::RunDiff d = pipeline::compare_reports(side_of(kPairs + "mlp_tf32/trace.json.gz"), side_of(cut));
+  ASSERT_FALSE(d.promises.empty());
+  expect_nothing_judged(d, "AFTER (" + cut + ") is damaged");
+  std::remove(cut.c_str());
+}
+
+TEST(DiffDamaged, ATraceAgainstARecordingIsNotAFix) {
+  const report::RunDiff d = pipeline::compare_reports(side_of(kPairs + "mlp_tf32/trace.json.gz"),
+                                                      side_of(kPairs + "mlp_tf32/run.rec"));
+  ASSERT_FALSE(d.promises.empty());
+  expect_nothing_judged(d, "BEFORE is a trace and AFTER a recording");
+}
+
+TEST(DiffDamaged, AReportWithMistypedStepFieldsIsDamaged) {
+  const report::DiffSide before = side_of(kPairs + "mlp_tf32/trace.json.gz");
+  std::ostringstream json;
+  ASSERT_TRUE(report::make_reporter("json")->write(before.report, json, {}).ok());
+  // Ordered: the schema key stays in the head, where a JSON report is recognised.
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(json.str());
+  j["window"]["steps"] = "many";
+  j["window"]["step_time_ms"]["p50"] = "fast";
+  j["findings"] = nlohmann::ordered_json::array();
+  const std::string path = ::testing::TempDir() + "/mistyped_" + std::to_string(::getpid()) + ".json";
+  std::ofstream(path) << j.dump();
+  const report::RunDiff d = pipeline::compare_reports(before, side_of(path));
+  ASSERT_FALSE(d.promises.empty());
+  expect_nothing_judged(d, "report_fields_mistyped");
+  EXPECT_NE(d.notes.front().find("window.steps, window.step_time_ms.p50"), std::string::npos) << d.notes.front();
+  std::remove(path.c_str());
 }
 
 }  // namespace

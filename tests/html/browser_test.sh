@@ -71,6 +71,26 @@ check_page "$work/live.html" "Bound by:" "Live samples" "Host (" "Over time" "<p
 "$exe" analyze -q --format html -o "$work/hostile.html" "$data/hostile/hostile_names.json"
 check_page "$work/hostile.html" "Bound by:" 'pwned'
 if grep -q $'\x1b' "$work/hostile.html"; then bad "hostile.html holds a raw escape character"; fi
+# Issue 47: the policy allows the page's own script and style by hash only. A script, a
+# form and a base URL injected into a page (as a hostile name would try) are refused: the
+# script does not run (no data-pwned), the browser logs the refusals, and the page's own
+# script still runs.
+python3 - "$work/input.html" "$work/injected.html" <<'PY'
+import sys
+page = open(sys.argv[1]).read()
+evil = ('<base href="http://127.0.0.1:9/"><form id="f" action="http://127.0.0.1:9/steal" method="post">'
+        '<input name="a" value="1"></form>'
+        '<script>document.body.setAttribute("data-pwned", "1"); document.getElementById("f").submit();</script>')
+open(sys.argv[2], "w").write(page.replace("<body>", "<body>" + evil, 1))
+PY
+open_page "$work/injected.html"
+if grep -q 'data-pwned="1"' "$work/injected.html.dom"; then bad "injected.html: an injected inline script ran"; fi
+grep -q 'data-ready="1"' "$work/injected.html.dom" || bad "injected.html: the page's own script did not run"
+grep -q "form-action 'none'" "$work/input.html" || bad "input.html: its policy lets forms be sent"
+grep -q "Executing inline script violates the following Content Security Policy" "$work/injected.html.log" ||
+  bad "injected.html: no refusal of the injected script logged"
+grep -q "base URI to 'http://127.0.0.1:9/' violates the following Content Security Policy directive: \"base-uri 'none'\"" \
+  "$work/injected.html.log" || bad "injected.html: the injected base URL was not refused"
 # diff: the mlp_tf32 pair (FP32 before, TF32 after).
 if "$exe" diff --help >/dev/null 2>&1 && "$exe" diff --help | grep -q html; then
   "$exe" diff -q --format html -o "$work/diff.html" "$data/pairs/mlp_tf32/trace.json.gz" "$data/pairs/mlp_tf32/fixed.json.gz"

@@ -24,8 +24,7 @@ namespace chokepoint::analyses::distributed {
 // or more (a chance ordering among n ranks would make it last at 1/n of them) ...
 inline constexpr double kStragglerLastShare = 0.5;
 // ... and the others wait for it at least this share of their step (below it the ranks
-// are balanced within the run-to-run noise of a step, ~2-5% on the H200 machine,
-// REFERENCE.md section 11).
+// are balanced within the run-to-run noise of a step, docs/DISTRIBUTED.md "Thresholds").
 inline constexpr double kStragglerMinWaitShare = 0.05;
 
 // One rank's row of the side-by-side table.

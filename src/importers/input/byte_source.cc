@@ -198,6 +198,11 @@ Result<std::string> read_head(const std::string& path, size_t max_bytes) {
     got += r.value();
   }
   head.resize(got);
+  // A .gz cut before its first inflated byte is not an empty file (issue 47: "empty").
+  if (got == 0 && src.value()->truncated()) {
+    return Status::Error(ErrorCode::kInput,
+                         "cannot read '" + path + "': the gzip data is cut off or damaged before its first byte");
+  }
   return head;
 }
 

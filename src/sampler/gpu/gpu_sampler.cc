@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <filesystem>
 #include <set>
 
 #include "sampler/nvml/ranges.h"
@@ -52,8 +53,24 @@ bool pid_exists_here(int64_t pid) {
   return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
 }
 
+std::optional<bool> holds_nvidia_device(const std::vector<int64_t>& pids) {
+  bool any_read = false;
+  for (int64_t pid : pids) {
+    std::error_code ec;
+    const std::string dir = "/proc/" + std::to_string(pid) + "/fd";
+    for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      any_read = true;
+      std::error_code lec;
+      const std::string target = std::filesystem::read_symlink(it->path(), lec).string();
+      if (!lec && target.rfind("/dev/nvidia", 0) == 0) return true;
+    }
+  }
+  return any_read ? std::optional<bool>(false) : std::nullopt;
+}
+
 GpuUse match_gpu_processes(const std::vector<std::vector<int64_t>>& pids_per_gpu, const std::vector<int64_t>& tree_pids,
-                           const std::function<bool(int64_t)>& exists_here) {
+                           const std::function<bool(int64_t)>& exists_here,
+                           const std::function<std::optional<bool>()>& tree_holds_gpu) {
   const std::set<int64_t> tree(tree_pids.begin(), tree_pids.end());
   GpuUse use;
   std::set<int64_t> others;
@@ -67,6 +84,10 @@ GpuUse match_gpu_processes(const std::vector<std::vector<int64_t>>& pids_per_gpu
   // Most of the GPUs' PIDs are processes of this namespace, none of the tree: the GPUs
   // are someone else's (a CPU-only command beside another job), not a PID mismatch.
   if (use.gpus.empty() && !others.empty() && 2 * here >= others.size()) return use;
+  // Not our namespace's PIDs, and the command holds no GPU open: someone else's GPUs.
+  if (use.gpus.empty() && !others.empty() && tree_holds_gpu && tree_holds_gpu() == std::optional<bool>(false)) {
+    return use;
+  }
   if (use.gpus.empty() && !others.empty()) {
     use.pid_match_failed = true;
     use.note = "all GPUs, PID match failed";

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,9 +50,18 @@ bool pid_exists_here(int64_t pid);
 // (most of their PIDs exist here: another user's job; the command does not use those GPUs
 // and nothing is judged used) or the driver's PID namespace is not ours (a container: no
 // such PIDs here), and then all GPUs are judged and the note says so. When no GPU runs
-// anything yet, nothing is used and the note is empty.
+// anything yet, nothing is used and the note is empty. In the container case
+// `tree_holds_gpu` (when given) settles it: a tree none of whose processes holds an NVIDIA
+// device file open runs no CUDA, so the GPUs are someone else's (`run -- sleep 2` beside
+// other users' jobs was "used by the workload, bound by compute": issue 47); nullopt when
+// that cannot be read.
 GpuUse match_gpu_processes(const std::vector<std::vector<int64_t>>& pids_per_gpu, const std::vector<int64_t>& tree_pids,
-                           const std::function<bool(int64_t)>& exists_here = pid_exists_here);
+                           const std::function<bool(int64_t)>& exists_here = pid_exists_here,
+                           const std::function<std::optional<bool>()>& tree_holds_gpu = {});
+
+// Whether any of `pids` has an NVIDIA device file (/dev/nvidia*) open, from /proc/PID/fd;
+// nullopt when none of their fd tables could be read (another user's processes).
+std::optional<bool> holds_nvidia_device(const std::vector<int64_t>& pids);
 
 class GpuSampler {
  public:

@@ -188,6 +188,26 @@ TEST(MatchGpuProcesses, MatchedNoneYetAndContainerMismatch) {
   EXPECT_EQ(container.note, "all GPUs, PID match failed");
 }
 
+// Issue 47: PIDs of another namespace on the GPUs, and a command that holds no NVIDIA
+// device open (`run -- sleep 2`): it runs no CUDA, the GPUs are someone else's. Unreadable
+// fd tables (nullopt) or a device held open keep the container fallback.
+TEST(MatchGpuProcesses, ACommandWithoutAGpuOpenUsesNoneInAContainer) {
+  auto nowhere = [](int64_t) { return false; };
+  const GpuUse none = match_gpu_processes({{91234}, {91235}}, {42}, nowhere, [] { return std::optional<bool>(false); });
+  EXPECT_TRUE(none.gpus.empty());
+  EXPECT_FALSE(none.pid_match_failed);
+  EXPECT_TRUE(none.note.empty());
+  const GpuUse held = match_gpu_processes({{91234}, {}}, {42}, nowhere, [] { return std::optional<bool>(true); });
+  EXPECT_EQ(held.gpus, (std::vector<unsigned>{0, 1}));
+  EXPECT_TRUE(held.pid_match_failed);
+  const GpuUse unknown = match_gpu_processes({{91234}, {}}, {42}, nowhere, [] { return std::optional<bool>(); });
+  EXPECT_TRUE(unknown.pid_match_failed);
+  // The real reader: this test holds no NVIDIA device (there is none in CI, and no CUDA
+  // here); a PID past pid_max has no fd table to read.
+  EXPECT_EQ(holds_nvidia_device({getpid()}), std::optional<bool>(false));
+  EXPECT_EQ(holds_nvidia_device({int64_t{1} << 40}), std::nullopt);
+}
+
 // Issue 13: a CPU-only command run beside another user's GPU job. That job's PIDs exist in
 // this namespace, so the match did not fail: the command uses no GPU, and the other job's
 // load must not become its verdict.

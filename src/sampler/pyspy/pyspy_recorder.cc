@@ -27,13 +27,19 @@ bool executable(const std::string& p) {
   return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
 }
 
+// At most the first `max_bytes` of `path`; the buffer grows with what is read, so a cap
+// far above the file's size costs nothing (a 542-byte result once took a 2 GiB buffer).
 std::string read_text(const std::string& path, size_t max_bytes) {
   std::ifstream in(path, std::ios::binary);
   std::string s;
   if (!in) return s;
-  s.resize(max_bytes);
-  in.read(s.data(), static_cast<std::streamsize>(max_bytes));
-  s.resize(static_cast<size_t>(in.gcount()));
+  char buf[1 << 16];
+  while (s.size() < max_bytes) {
+    in.read(buf, static_cast<std::streamsize>(std::min(sizeof buf, max_bytes - s.size())));
+    const auto n = static_cast<size_t>(in.gcount());
+    s.append(buf, n);
+    if (!in || n == 0) break;
+  }
   return s;
 }
 
@@ -274,7 +280,8 @@ bool add_source_lines(const std::string& file, const std::vector<int>& lines, co
 std::map<std::string, std::string> source_lines_of(const std::string& chrometrace_file, const std::string& cwd,
                                                    size_t max_lines) {
   std::map<std::string, std::string> out;
-  const std::string text = read_text(chrometrace_file, 1ull << 31);
+  // The first GiB holds the job's lines many times over; a longer recording's tail adds none.
+  const std::string text = read_text(chrometrace_file, size_t{1} << 30);
   for (auto& [file, lines] : wanted_lines(text, max_lines)) {
     std::sort(lines.begin(), lines.end());
     lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
