@@ -289,6 +289,7 @@ void HttpServer::Loop::read_input(Connection& c, Clock::time_point now) {
 // the socket is full or no complete request is left; then decides what the connection
 // waits for.
 void HttpServer::Loop::pump(Connection& c, Clock::time_point now) {
+  if (c.lingering) return;  // its answer is sent; only its deadline or the client's close ends it
   produce(c, now);
   if (!flush(c, now)) return;
   // Once the output is empty nothing holds production back: an empty produce() means no
