@@ -353,7 +353,7 @@ try:
            " (sanitizer build)" if asan else ""))
     if not asan:
         check(0 < peak < RSS_LIMIT_KB, "RSS stayed under %d MB (peak %.1f MB)" % (RSS_LIMIT_KB // 1024, peak / 1024))
-    check(0 < peak - rss_start < RSS_GROWTH_LIMIT_KB, "RSS grew less than %d MB under the attack (%.1f MB)"
+    check(peak > 0 and peak - rss_start < RSS_GROWTH_LIMIT_KB, "RSS grew less than %d MB under the attack (%.1f MB)"
           % (RSS_GROWTH_LIMIT_KB // 1024, (peak - rss_start) / 1024))
 
     check(serve.poll() is None, "serve still running")
