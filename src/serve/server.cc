@@ -1,24 +1,15 @@
 #include "serve/server.h"
 
-#include <arpa/inet.h>
 #include <malloc.h>
-#include <netdb.h>
-#include <netinet/in.h>
 #include <pthread.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
-#include <cstring>
 #include <memory>
 #include <mutex>
 #include <thread>
-
-#include <httplib.h>
 
 #include "serve/exposition.h"
 
@@ -26,34 +17,6 @@ namespace chokepoint::serve {
 namespace {
 
 constexpr const char* kContentType = "text/plain; version=0.0.4; charset=utf-8";
-constexpr size_t kChunkBytes = 16 * 1024;
-
-// Binds a socket like the server will, to say why it cannot (httplib only says false).
-Status probe_bind(const ListenAddress& a) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-  addrinfo* res = nullptr;
-  const std::string port = std::to_string(a.port);
-  if (const int rc = getaddrinfo(a.host.empty() ? nullptr : a.host.c_str(), port.c_str(), &hints, &res); rc != 0) {
-    return Status::Error(ErrorCode::kUsage, "cannot listen on " + a.host + ": " + gai_strerror(rc));
-  }
-  const int fd = socket(res->ai_family, res->ai_socktype | SOCK_CLOEXEC, res->ai_protocol);
-  int err = fd < 0 ? errno : 0;
-  if (fd >= 0) {
-    const int yes = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-    if (bind(fd, res->ai_addr, res->ai_addrlen) != 0) err = errno;
-    close(fd);
-  }
-  freeaddrinfo(res);
-  if (err == 0) return Status::Ok();
-  std::string msg = "cannot listen on " + a.host + ":" + port + ": " + std::strerror(err);
-  if (err == EADDRINUSE)
-    msg += " (another program, perhaps another chokepoint serve, holds the port; pick one with --listen)";
-  return Status::Error(ErrorCode::kFailed, msg);
-}
 
 const char* kIndexPage =
     "<!doctype html><html><head><meta charset=\"utf-8\"><title>chokepoint serve</title></head><body>"
@@ -105,16 +68,48 @@ Result<ListenAddress> parse_listen(const std::string& text) {
   return a;
 }
 
+HttpHandler exporter_handler(std::function<std::shared_ptr<const NodeSnapshot>()> latest, ScrapeCounters* counters) {
+  return [latest = std::move(latest), counters](const HttpRequest& req) {
+    HttpResponse res;
+    if (req.method != "GET" && req.method != "HEAD") {
+      res.status = 405;
+      res.headers.emplace_back("Allow", "GET, HEAD");
+      res.content_type = "text/plain";
+      res.body = "chokepoint serve is read-only: GET /metrics\n";
+    } else if (req.path == "/metrics") {
+      const std::shared_ptr<const NodeSnapshot> snap = latest();
+      const ServerCounters c{counters->scrapes.fetch_add(1) + 1, counters->errors.load()};
+      res.content_type = kContentType;
+      res.body = render_exposition(*snap, c);
+      res.on_cut_off = [counters] { counters->errors.fetch_add(1); };
+    } else if (req.path == "/") {
+      res.content_type = "text/html";
+      res.body = kIndexPage;
+    } else {
+      res.status = 404;
+      res.content_type = "text/plain";
+      res.body = "not found: chokepoint serve answers /metrics\n";
+    }
+    return res;
+  };
+}
+
 Status serve(const ServeOptions& options) {
   auto addr = parse_listen(options.listen);
   if (!addr.ok()) return addr.status();
   const ListenAddress a = addr.value();
-  if (a.port != 0) {
-    if (Status st = probe_bind(a); !st.ok()) return st;
-  }
+
+  // Bound before anything starts, so that a port in use fails at once with the reason.
+  Published published;
+  ScrapeCounters counters;
+  auto bound = HttpServer::listen(a.host, a.port, options.http,
+                                  exporter_handler([&published] { return published.get(); }, &counters));
+  if (!bound.ok()) return bound.status();
+  HttpServer& http = *bound.value();
 
   // SIGINT/SIGTERM are taken by sigwait below, so they are blocked before any thread
-  // starts (threads inherit the mask); SIGPIPE from a closed client socket is ignored.
+  // starts (threads inherit the mask); SIGPIPE is ignored (the server sends with
+  // MSG_NOSIGNAL; this covers any other write to a closed pipe).
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
@@ -124,13 +119,12 @@ Status serve(const ServeOptions& options) {
   std::signal(SIGPIPE, SIG_IGN);
 
   // One malloc arena for the whole process. With glibc's default (an arena per thread that
-  // allocates: the sampler and each HTTP worker) RSS grew ~2 KB/s with 8 jobs and two GPUs
+  // allocates: the sampler and the HTTP threads) RSS grew ~2 KB/s with 8 jobs and two GPUs
   // at a 100 ms interval while heaptrack's peak heap stayed 0.79 MB over 15 s and 60 s runs:
   // fragmentation, not a leak. One arena: flat with 4 jobs, ~0.7 KB/s with 8 over 50 s
   // (docs/BENCHMARKS.md "chokepoint serve"). The threads rarely allocate at once.
   mallopt(M_ARENA_MAX, 1);
   std::unique_ptr<NodeSampler> node = NodeSampler::start(options.node);
-  Published published;
   node->tick(samples::now());
   published.set(std::make_shared<const NodeSnapshot>(node->snapshot()));
 
@@ -152,72 +146,29 @@ Status serve(const ServeOptions& options) {
     }
   });
 
-  std::atomic<uint64_t> scrapes{0}, scrape_errors{0};
-  httplib::Server http;
-  http.set_payload_max_length(1024);
-  http.set_read_timeout(5, 0);
-  http.set_write_timeout(5, 0);
-  http.set_keep_alive_max_count(100);
-  http.Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
-    const std::shared_ptr<const NodeSnapshot> snap = published.get();
-    ServerCounters c{scrapes.fetch_add(1) + 1, scrape_errors.load()};
-    auto page = std::make_shared<const std::string>(render_exposition(*snap, c));
-    res.set_content_provider(page->size(), kContentType,
-                             [page, &scrape_errors](size_t offset, size_t length, httplib::DataSink& sink) {
-                               const size_t n = std::min(length, kChunkBytes);
-                               if (!sink.write(page->data() + offset, n)) {
-                                 scrape_errors.fetch_add(1);
-                                 return false;
-                               }
-                               return true;
-                             });
-  });
-  http.Get("/", [](const httplib::Request&, httplib::Response& res) { res.set_content(kIndexPage, "text/html"); });
-  auto not_allowed = [](const httplib::Request&, httplib::Response& res) {
-    res.status = 405;
-    res.set_header("Allow", "GET, HEAD");
-    res.set_content("chokepoint serve is read-only: GET /metrics\n", "text/plain");
-  };
-  http.Post(".*", not_allowed);
-  http.Put(".*", not_allowed);
-  http.Patch(".*", not_allowed);
-  http.Delete(".*", not_allowed);
-  http.Options(".*", not_allowed);
-
-  int port = a.port;
-  bool bound = false;
-  if (port == 0) {
-    port = http.bind_to_any_port(a.host);
-    bound = port > 0;
-  } else {
-    bound = http.bind_to_port(a.host, port);
-  }
-  Status result = Status::Ok();
-  std::thread server;
+  const bool v6 = a.host.find(':') != std::string::npos;
+  const std::string url = "http://" + (v6 ? "[" + a.host + "]" : a.host) + ":" + std::to_string(http.port()) +
+                          "/metrics";
+  if (options.on_listening) options.on_listening(url);
+  Status loop_status = Status::Ok();
   std::atomic<bool> server_done{false};
-  if (!bound) {
-    result = Status::Error("cannot listen on " + options.listen);
-  } else {
-    const bool v6 = a.host.find(':') != std::string::npos;
-    const std::string url = "http://" + (v6 ? "[" + a.host + "]" : a.host) + ":" + std::to_string(port) + "/metrics";
-    if (options.on_listening) options.on_listening(url);
-    server = std::thread([&] {
-      http.listen_after_bind();
-      server_done = true;
-    });
-    // Until a stop signal; sigtimedwait so that a server that ended by itself is noticed.
-    const timespec poll{0, 200'000'000};
-    while (true) {
-      const int sig = sigtimedwait(&stop_signals, nullptr, &poll);
-      if (sig == SIGINT || sig == SIGTERM) break;
-      if (server_done) {
-        result = Status::Error("the HTTP server on " + url + " stopped");
-        break;
-      }
+  std::thread server([&] {
+    loop_status = http.run();
+    server_done = true;
+  });
+  // Until a stop signal; sigtimedwait so that a server that ended by itself is noticed.
+  Status result = Status::Ok();
+  const timespec poll{0, 200'000'000};
+  while (true) {
+    const int sig = sigtimedwait(&stop_signals, nullptr, &poll);
+    if (sig == SIGINT || sig == SIGTERM) break;
+    if (server_done) {
+      result = Status::Error("the HTTP server on " + url + " stopped: " + loop_status.message());
+      break;
     }
   }
   http.stop();
-  if (server.joinable()) server.join();
+  server.join();
   {
     std::lock_guard<std::mutex> l(stop_mu);
     stopping = true;
