@@ -244,7 +244,10 @@ void read_tick(const json& j, Recording& rec, SamplesState& st, StatCounter& sta
   ++st.tick_lines;
   const auto t = j.find("t");
   const auto v = j.find("v");
-  if (t == j.end() || !t->is_number_integer() || v == j.end() || !v->is_array()) {
+  // A tick's time is CLOCK_REALTIME: none is before 1970. Negative times (a damaged or
+  // forged file) made the GPU's active window 0 ms and the verdict "io" (issue 47); such
+  // ticks are lines that are not records.
+  if (t == j.end() || !t->is_number_integer() || t->get<int64_t>() <= 0 || v == j.end() || !v->is_array()) {
     count_malformed(st, stats);
     return;
   }

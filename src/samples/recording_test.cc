@@ -419,6 +419,22 @@ TEST(Recording, ANewerFormatVersionIsSaid) {
   EXPECT_EQ(r->ticks, 1u);  // read as version 1 all the same
 }
 
+TEST(Recording, TicksBefore1970AreNotRecords) {
+  const std::string dir = fresh_dir("negative");
+  {
+    auto w = RecordingWriter::create(dir, start_meta());
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE(w.value()->append(tick(-1'700'000'000'200'000'000, 1)).ok());
+    ASSERT_TRUE(w.value()->append(tick(-1'700'000'000'100'000'000, 2)).ok());
+    ASSERT_TRUE(w.value()->append(tick(1'700'000'000'100'000'000, 3)).ok());
+  }
+  auto r = read_recording(dir);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->ticks, 1u);
+  ASSERT_NE(r->stat("malformed_lines"), nullptr);
+  EXPECT_EQ(r->stat("malformed_lines")->count, 2u);
+}
+
 TEST(Recording, ImplausibleValuesAreReadAsNotSampled) {
   const std::string dir = fresh_dir("implausible");
   {
