@@ -216,11 +216,12 @@ std::vector<std::string> caveats(const Report& b, const Report& a) {
 
 // Import stats that mean evidence was lost or is not to be believed: a cut or corrupt
 // file, lines that were not records, values no machine reads, fields of the wrong type.
+// (A trace window cut by the process's exit, cupti_window_cut, is whole up to the exit.)
 bool damaging(const timeline::ImportStat& st) {
   if (st.count <= 0) return false;
   if (st.severity == Severity::kCritical) return true;
-  for (std::string_view word : {"truncated", "corrupt", "malformed", "unreadable", "oversized", "implausible",
-                                "failed_files", "mistyped", "cut"}) {
+  for (std::string_view word :
+       {"truncated", "corrupt", "malformed", "unreadable", "oversized", "implausible", "failed_files", "mistyped"}) {
     if (st.name.find(word) != std::string::npos) return true;
   }
   return false;
