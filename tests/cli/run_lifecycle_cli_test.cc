@@ -225,6 +225,14 @@ TEST(RunCli, ReportOntoASymlinkIsRefusedBeforeTheCommandRuns) {
   EXPECT_FALSE(fs::exists(d + "/elsewhere.json"));
 }
 
+// The ticks a running recorder has written to REC's samples.jsonl so far.
+int ticks_on_disk(const std::string& rec) {
+  std::ifstream in(rec + "/samples.jsonl");
+  int n = 0;
+  for (std::string line; std::getline(in, line);) n += line.rfind("{\"k\":\"tick\"", 0) == 0;
+  return n;
+}
+
 // Issue 47: a recording still being written (analyze while the job runs) was called a
 // crash. Its chokepoint runs on this host: the report says the run has not ended.
 TEST(RunCli, ARecordingStillBeingWrittenIsNotACrash) {
@@ -239,13 +247,8 @@ TEST(RunCli, ARecordingStillBeingWrittenIsNotACrash) {
           rec.c_str(), "--", "sleep", "6", static_cast<char*>(nullptr));
     _exit(99);
   }
-  auto ticks = [&] {
-    std::ifstream in(d + "/rec/samples.jsonl");
-    int n = 0;
-    for (std::string line; std::getline(in, line);) n += line.rfind("{\"k\":\"tick\"", 0) == 0;
-    return n;
-  };
-  for (int i = 0; i < 100 && ticks() < 3; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  for (int i = 0; i < 100 && ticks_on_disk(d + "/rec") < 3; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   const Output o = run(d, "analyze " + d + "/rec -f json -o " + d + "/r.json");
   int status = 0;
   waitpid(pid, &status, 0);
@@ -271,13 +274,8 @@ TEST(RunCli, KillNineLeavesARecordingThatAnalyzes) {
     _exit(99);
   }
   // Kill it once 15 ticks are on disk (polling: sanitizer builds start slowly).
-  auto ticks_on_disk = [&] {
-    std::ifstream in(d + "/rec/samples.jsonl");
-    int n = 0;
-    for (std::string line; std::getline(in, line);) n += line.rfind("{\"k\":\"tick\"", 0) == 0;
-    return n;
-  };
-  for (int i = 0; i < 200 && ticks_on_disk() < 15; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  for (int i = 0; i < 200 && ticks_on_disk(d + "/rec") < 15; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   kill(pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
