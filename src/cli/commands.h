@@ -19,6 +19,9 @@ RunFn add_bench_command(CLI::App& app);
 RunFn add_explain_command(CLI::App& app);
 RunFn add_trace_command(CLI::App& app);
 RunFn add_diff_command(CLI::App& app);
+// `diff B1 B2 -- A1 A2`: CLI11 ends a subcommand's positionals at "--", so main() puts this
+// word in its place and the diff command splits its runs there.
+inline constexpr const char* kDiffSeparator = "\x01--after";
 RunFn add_tune_command(CLI::App& app);
 RunFn add_kernels_command(CLI::App& app);
 RunFn add_serve_command(CLI::App& app);

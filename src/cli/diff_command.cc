@@ -1,4 +1,6 @@
-// chokepoint diff BEFORE AFTER [--format text|md|json] [-o FILE] [--fail-if-slower PCT]
+// chokepoint diff BEFORE AFTER | BEFORE... -- AFTER... | --aa RUN... [--format text|md|json|html] [-o FILE]
+//   [--fail-if-slower PCT]
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -6,17 +8,20 @@
 #include <string>
 
 #include "base/safe_write.h"
+#include "base/terminal_text.h"
 #include "cli/commands.h"
 #include "cli/exit_status.h"
 #include "cli/output.h"
 #include "pipeline/run_diff.h"
 #include "report/diff_render.h"
+#include "report/format_util.h"
 
 namespace chokepoint::cli {
 namespace {
 
 struct DiffOptions {
-  std::string before, after;
+  std::vector<std::string> runs;  // BEFORE AFTER, or BEFORE... kDiffSeparator AFTER...
+  bool aa = false;
   std::string format = "text";
   std::string output;
   std::string color = "auto";
@@ -40,7 +45,7 @@ std::optional<double> parse_pct(std::string text) {
   }
 }
 
-// The gate: 0 to pass, kExitGate when AFTER's median step is slower by more than `pct`,
+// The gate: 0 to pass, kExitGate when AFTER's step (the headline figure) is slower by more than `pct`,
 // kExitFailed when either side has no step time to compare.
 int gate(const report::RunDiff& d, double pct) {
   if (!d.step.change_pct) {
@@ -49,10 +54,72 @@ int gate(const report::RunDiff& d, double pct) {
   }
   if (*d.step.change_pct <= pct) return kExitOk;
   char msg[200];
-  std::snprintf(msg, sizeof msg, "the median step is %.1f%% slower (more than %g%%, --fail-if-slower%s): exit status 3",
+  std::snprintf(msg, sizeof msg, "the step is %.1f%% slower (more than %g%%, --fail-if-slower%s): exit status 3",
                 *d.step.change_pct, pct, d.step.within_noise ? "; within noise" : "");
   say("diff", msg);
   return kExitGate;
+}
+
+// BEFORE and AFTER from the positionals: split at "--", else exactly two.
+bool split_runs(const std::vector<std::string>& runs, std::vector<std::string>& before,
+                std::vector<std::string>& after) {
+  const auto sep = std::find(runs.begin(), runs.end(), std::string(kDiffSeparator));
+  if (sep != runs.end()) {
+    before.assign(runs.begin(), sep);
+    after.assign(sep + 1, runs.end());
+  } else if (runs.size() == 2) {
+    before = {runs[0]};
+    after = {runs[1]};
+  } else {
+    say("diff", runs.size() < 2
+                    ? "give BEFORE and AFTER (or BEFORE... -- AFTER...)"
+                    : "more than two runs: put -- between BEFORE's runs and AFTER's (BEFORE... -- AFTER...)");
+    return false;
+  }
+  if (before.empty() || after.empty()) {
+    say("diff", std::string(before.empty() ? "BEFORE" : "AFTER") + " has no runs (BEFORE... -- AFTER...)");
+    return false;
+  }
+  return true;
+}
+
+// `diff --aa RUN...`: this machine's run-to-run spread, saved beside the machine profiles.
+int record_aa(const DiffOptions& o, const pipeline::AnalyzeOptions& ao) {
+  if (std::find(o.runs.begin(), o.runs.end(), std::string(kDiffSeparator)) != o.runs.end()) {
+    say("diff", "--aa takes runs of one unchanged program, without --");
+    return kExitUsage;
+  }
+  auto runs = pipeline::load_diff_runs(o.runs, {}, ao);
+  if (!runs.ok()) {
+    say("diff", runs.status().message());
+    return exit_status(runs.status());
+  }
+  auto rec = pipeline::aa_record(runs.value());
+  if (!rec.ok()) {
+    say("diff", rec.status().message());
+    return exit_status(rec.status());
+  }
+  const auto path = pipeline::aa_path(rec.value().device);
+  if (!path) {
+    say("diff",
+        "--aa: nowhere to keep the record (set HOME or XDG_CONFIG_HOME; CHOKEPOINT_PROFILE=none turns "
+        "saved records off)");
+    return kExitFailed;
+  }
+  if (Status s = pipeline::save_aa_record(rec.value(), *path); !s.ok()) {
+    say("diff", s.message());
+    return exit_status(s);
+  }
+  const pipeline::NoiseFloor floor = pipeline::load_noise_floor(*path);
+  std::string values;
+  for (double v : rec.value().values_ms) values += (values.empty() ? "" : ", ") + report::format_ms(v);
+  std::printf(
+      "A/A: %zu runs of one program on %s: %s; spread %s. Saved to %s; diff now calls a change of one run "
+      "a side significant beyond %s.\n",
+      rec.value().runs.size(), rec.value().device.empty() ? "an unknown GPU" : rec.value().device.c_str(),
+      escape_controls(values).c_str(), report::format_speedup(rec.value().spread).c_str(),
+      escape_controls(*path).c_str(), report::format_speedup(floor.ratio).c_str());
+  return kExitOk;
 }
 
 int run_diff(const DiffOptions& o) {
@@ -61,26 +128,38 @@ int run_diff(const DiffOptions& o) {
     say("diff", "--fail-if-slower takes a percentage, such as 5% (got '" + o.fail_if_slower + "')");
     return kExitUsage;
   }
+  pipeline::AnalyzeOptions ao;
+  ao.ceilings.file = o.ceilings;
+  ao.ceilings.saved_profiles = !o.no_saved_profile;
+  if (o.aa) return record_aa(o, ao);
+  std::vector<std::string> before_paths, after_paths;
+  if (!split_runs(o.runs, before_paths, after_paths)) return kExitUsage;
   const bool to_file = !o.output.empty() && o.output != "-";
-  const std::vector<std::string> keep = to_file ? input_files({o.before, o.after}) : std::vector<std::string>{};
+  std::vector<std::string> all = before_paths;
+  all.insert(all.end(), after_paths.begin(), after_paths.end());
+  const std::vector<std::string> keep = to_file ? input_files(all) : std::vector<std::string>{};
   if (Status s = check_not_same_file(o.output, keep); !s.ok()) {
     say("diff", s.message());
     return exit_status(s);
   }
-  pipeline::AnalyzeOptions ao;
-  ao.ceilings.file = o.ceilings;
-  ao.ceilings.saved_profiles = !o.no_saved_profile;
-  auto before = pipeline::load_diff_side(o.before, {}, ao);
+  auto before = pipeline::load_diff_runs(before_paths, {}, ao);
   if (!before.ok()) {
     say("diff", "BEFORE: " + before.status().message());
     return exit_status(before.status());
   }
-  auto after = pipeline::load_diff_side(o.after, {}, ao);
+  auto after = pipeline::load_diff_runs(after_paths, {}, ao);
   if (!after.ok()) {
     say("diff", "AFTER: " + after.status().message());
     return exit_status(after.status());
   }
-  const report::RunDiff d = pipeline::compare_reports(std::move(before).value(), std::move(after).value());
+  pipeline::NoiseFloor floor;
+  if (!o.no_saved_profile) {
+    const auto& devices = before.value().front().report.devices;
+    if (auto path = pipeline::aa_path(devices.empty() ? "" : devices.front().name)) {
+      floor = pipeline::load_noise_floor(*path);
+    }
+  }
+  const report::RunDiff d = pipeline::compare_runs(std::move(before).value(), std::move(after).value(), floor);
   report::RenderOptions ro;
   ro.color = want_color(o.color, to_file);
   ro.width = text_width(ro.width);
@@ -99,13 +178,21 @@ RunFn add_diff_command(CLI::App& app) {
   auto opts = std::make_shared<DiffOptions>();
   auto* cmd = app.add_subcommand(
       "diff",
-      "Compare two runs: BEFORE and AFTER are each a trace, a directory of traces, a recording of `chokepoint run`, "
-      "or a JSON report of `analyze --format json`, in any mix. Prints the step-time change and whether it is "
-      "within noise, where the step time moved (categories, kernel classes, idle causes), the findings resolved, "
-      "new and still present, and the promise check: each remedy BEFORE's report estimated, against the measured "
-      "gain when its findings are gone.");
-  cmd->add_option("before", opts->before, "The run before the change")->required();
-  cmd->add_option("after", opts->after, "The run after the change")->required();
+      "Compare runs before and after a change: each run is a trace, a directory of traces, a recording of "
+      "`chokepoint run`, or a JSON report of `analyze --format json`, in any mix; a directory of runs "
+      "(recordings, reports or directories of traces) gives each of them. Prints the step-time change as the best "
+      "figure the evidence supports (untraced step times, else the recorders' own cost taken out, with the range "
+      "that leaves) and whether it stands out of the run-to-run noise (several runs a side: Welch's t-test on the "
+      "runs; one run a side: this machine's A/A spread, see --aa), where the step time moved, the findings "
+      "resolved, new and still present, and the promise check: each remedy BEFORE's report estimated, against the "
+      "measured gain when its findings are gone. Sides that look like different programs (other scripts, kernels "
+      "and shapes that barely overlap) are marked and no promise is judged between them.");
+  cmd->add_option("runs", opts->runs, "BEFORE AFTER, or BEFORE... -- AFTER... (several runs a side)")
+      ->required()
+      ->expected(1, -1);
+  cmd->add_flag("--aa", opts->aa,
+                "Record this machine's run-to-run spread from RUN... (two or more runs of one unchanged program) "
+                "beside the saved machine profiles; later diffs with one run a side use it as their noise floor");
   cmd->add_option("-f,--format", opts->format, "Format: " + report::diff_formats() + " (md: for a pull request)")
       ->capture_default_str();
   cmd->add_option("-o,--output", opts->output, "Write the diff to FILE instead of stdout");
@@ -119,9 +206,12 @@ RunFn add_diff_command(CLI::App& app) {
                   "more than PCT, e.g. 5%");
   cmd->footer(
       "Examples:\n  chokepoint diff before/trace.json.gz after/trace.json.gz\n"
+      "  chokepoint diff b1.rec b2.rec b3.rec -- a1.rec a2.rec a3.rec   # runs, not steps, are the unit\n"
+      "  chokepoint diff --aa r1.rec r2.rec r3.rec   # record this machine's A/A spread\n"
       "  chokepoint analyze run/ --format json -o before.json   # keep a baseline report\n"
       "  chokepoint diff before.json after/ --format md -o diff.md --fail-if-slower 5%\n"
-      "Exit status: 0 diff written, 1 an input could not be read (or --fail-if-slower without step times),\n"
+      "Exit status: 0 diff written (or A/A recorded), 1 an input could not be read (or --fail-if-slower without step "
+      "times),\n"
       "2 usage error, 3 diff written and AFTER's median step slower by more than --fail-if-slower.");
   return [opts] { return run_diff(*opts); };
 }

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -74,8 +75,18 @@ int main(int argc, char** argv) {
       return kExitUsage;
     }
   }
+  std::vector<char*> args(argv, argv + argc);
+  std::string separator = chokepoint::cli::kDiffSeparator;
+  if (argc > 2 && std::string_view(argv[1]) == "diff") {
+    for (int i = 2; i < argc; ++i) {
+      if (std::string_view(argv[i]) == "--") {
+        args[i] = separator.data();
+        break;
+      }
+    }
+  }
   try {
-    app.parse(argc, argv);
+    app.parse(argc, args.data());
   } catch (const CLI::ParseError& e) {
     // --help and --version exit 0; every usage error 2, as each command's help says
     // (CLI11's own codes, 105-115, would read as the wrapped command's exit status).

@@ -1,5 +1,7 @@
 #include "pipeline/analyze_pipeline.h"
 
+#include "analyses/fingerprint.h"
+
 #include "analyses/stacks/loop_steps.h"
 #include "analyses/stacks/trace_stacks.h"
 #include "pipeline/host_attribution.h"
@@ -154,9 +156,7 @@ report::Report untraced_live_report(report::Report live, const Inputs& in) {
   return live;
 }
 
-}  // namespace
-
-Result<report::Report> analyze_inputs(const Inputs& in, const AnalyzeOptions& ao) {
+Result<report::Report> analyze_unmarked(const Inputs& in, const AnalyzeOptions& ao) {
   auto ctx = resolve_machine_context(analyses::device_specs(in.tl), ao.ceilings);
   if (!ctx.ok()) return ctx.status();
   std::optional<analyses::live::LiveAnalysis> la;
@@ -187,6 +187,17 @@ Result<report::Report> analyze_inputs(const Inputs& in, const AnalyzeOptions& ao
   r.inputs.insert(r.inputs.begin(), live.inputs.front());
   for (auto& stat : live.import_stats) r.import_stats.push_back(std::move(stat));
   r.live = std::move(live.live);
+  return r;
+}
+
+}  // namespace
+
+Result<report::Report> analyze_inputs(const Inputs& in, const AnalyzeOptions& ao) {
+  auto r = analyze_unmarked(in, ao);
+  if (!r.ok()) return r;
+  // What the job is (diff's same-job check): its kernels and shapes, and its script.
+  r.value().fingerprint = analyses::job_fingerprint(in.tl);
+  if (r.value().live) r.value().fingerprint.program = analyses::program_of(r.value().live->command);
   return r;
 }
 

@@ -4,15 +4,22 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <filesystem>
 #include <map>
 #include <string_view>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
+#include "analyses/fingerprint.h"
 #include "analyses/rank_sum.h"
+#include "analyses/welch.h"
 #include "base/read_file.h"
+#include "base/safe_write.h"
+#include "machine/profile_store.h"
 #include "pipeline/inputs.h"
+#include "report/format_util.h"
 #include "report/json_report_reader.h"
 
 namespace chokepoint::pipeline {
@@ -32,46 +39,180 @@ std::string file_head(const std::string& path) {
   return head;
 }
 
-// Within noise by ranges: each side's median lies inside the other's min..max.
-void judge_by_ranges(report::StepChange& s) {
-  const bool after_in = s.after.p50 >= s.before.min && s.after.p50 <= s.before.max;
-  const bool before_in = s.before.p50 >= s.after.min && s.before.p50 <= s.after.max;
-  s.noise_method = "ranges";
-  s.within_noise = after_in || before_in;
-  s.noise_note = s.within_noise ? "a median lies within the other side's min..max step range: within noise"
-                                : "each median lies outside the other side's min..max step range";
+constexpr int kSourceRank(std::string_view s) { return s == "untraced" ? 0 : s == "corrected" ? 1 : 2; }
+
+constexpr double kReplayOver = 0.05;
+
+std::optional<double> correction_band(const std::string& recorder, double share) {
+  const bool tracer = recorder == "chokepoint tracer";
+  const CorrectionBand* b = tracer ? std::begin(kTracerBands) : std::begin(kProfilerBands);
+  const CorrectionBand* e = tracer ? std::end(kTracerBands) : std::end(kProfilerBands);
+  for (; b != e; ++b) {
+    if (share <= b->max_share) return b->uncertainty;
+  }
+  return std::nullopt;
 }
 
-report::StepChange step_change(const Report& b, const Report& a) {
+// Whether a report saw only live samples (no trace of the job's calls: its steps untraced).
+bool untraced(const report::DiffSide& s) {
+  if (s.kind != "recording" || s.report.replay) return false;
+  return std::all_of(s.report.inputs.begin(), s.report.inputs.end(),
+                     [](const report::InputInfo& in) { return in.format == "chokepoint.recording"; });
+}
+
+double geomean(const std::vector<report::RunStep>& runs) {
+  double sum = 0;
+  for (const auto& r : runs) sum += std::log(r.ms);
+  return std::exp(sum / static_cast<double>(runs.size()));
+}
+
+// The side's uncertainty: its least certain run's.
+std::optional<double> side_uncertainty(const std::vector<report::RunStep>& runs) {
+  double u = 0;
+  for (const auto& r : runs) {
+    if (!r.uncertainty) return std::nullopt;
+    u = std::max(u, *r.uncertainty);
+  }
+  return u;
+}
+
+double largest_share(const std::vector<report::RunStep>& runs) {
+  double m = 0;
+  for (const auto& r : runs) m = std::max(m, r.recorder_share);
+  return m;
+}
+
+std::vector<double> run_values(const std::vector<report::RunStep>& runs) {
+  std::vector<double> v;
+  for (const auto& r : runs) v.push_back(r.ms);
+  return v;
+}
+
+// The headline ratio and its band (StepChange::headline*).
+void headline(report::StepChange& s) {
+  const double b = geomean(s.runs_before), a = geomean(s.runs_after);
+  s.headline = b / a;
+  s.change_pct = 100.0 * (a - b) / b;
+  s.headline_source = "untraced";
+  for (const auto* side : {&s.runs_before, &s.runs_after}) {
+    for (const auto& r : *side) {
+      if (kSourceRank(r.source) > kSourceRank(s.headline_source)) s.headline_source = r.source;
+    }
+  }
+  const auto ub = side_uncertainty(s.runs_before), ua = side_uncertainty(s.runs_after);
+  if (ub && ua && (*ub > 0 || *ua > 0)) {
+    s.headline_low = *s.headline * (1 - *ub) / (1 + *ua);
+    s.headline_high = *s.headline * (1 + *ub) / (1 - *ua);
+  }
+}
+
+// Mann-Whitney on the representative runs' steps, each scaled to the best figure of its
+// run: the recorders' cost weighs differently on the two sides (gpt_autocast: 2% of
+// BEFORE's step, 49% of AFTER's), and unscaled the test would judge the recorders.
+void step_test(report::StepChange& s, const report::Report& rb, const report::Report& ra) {
+  if (rb.window.step_ms.size() < 2 || ra.window.step_ms.size() < 2) return;
+  auto scaled = [](const std::vector<double>& steps, const report::RunStep& run) {
+    std::vector<double> v = steps;
+    const double k = run.profiled_ms > 0 ? run.ms / run.profiled_ms : 1;
+    for (double& x : v) x *= k;
+    return v;
+  };
+  s.step_p_value = analyses::mann_whitney(scaled(rb.window.step_ms, s.runs_before[s.rep_before]),
+                                          scaled(ra.window.step_ms, s.runs_after[s.rep_after]))
+                       .p_value;
+}
+
+// Several runs a side: Welch's t-test on the runs, and the A/A floor when there is one.
+void judge_runs(report::StepChange& s, double low, double high, bool band_known, const NoiseFloor& aa) {
+  const analyses::WelchTest t = analyses::welch_log_t(run_values(s.runs_before), run_values(s.runs_after));
+  s.noise_method = "runs";
+  s.p_value = t.p_value;
+  s.noise_floor = aa.ratio;
+  s.noise_floor_source = aa.ratio > 0 ? aa.source : "";
+  const bool outside_floor = aa.ratio <= 0 || low > aa.ratio || high < 1 / aa.ratio;
+  s.within_noise = !(t.p_value < kNoiseAlpha && outside_floor && band_known && (low > 1 || high < 1));
+  s.noise_note = fmt::format("Welch's t-test on {} vs {} runs (log step times): p = {:.2g} {} {}", s.runs_before.size(),
+                             s.runs_after.size(), t.p_value, t.p_value < kNoiseAlpha ? "<" : ">=", kNoiseAlpha);
+  if (aa.ratio > 0)
+    s.noise_note += fmt::format("; the A/A spread is {} ({})", report::format_speedup(aa.ratio), aa.source);
+}
+
+// One run on a side: the change's whole range against the run-to-run floor.
+void judge_floor(report::StepChange& s, double low, double high, bool band_known, const NoiseFloor& aa) {
+  s.noise_method = "noise-floor";
+  s.noise_floor = aa.ratio > 0 ? aa.ratio : kDefaultRunFloor;
+  s.noise_floor_source = aa.ratio > 0 ? aa.source : "default";
+  const bool outside_floor = low > s.noise_floor || high < 1 / s.noise_floor;
+  const bool steps_apart = !s.step_p_value || *s.step_p_value < kNoiseAlpha;
+  s.within_noise = !(outside_floor && steps_apart && band_known);
+  s.noise_note = fmt::format(
+      "one run a side: run-to-run variation cannot be measured, so a change must exceed {} ({}){}",
+      report::format_speedup(s.noise_floor),
+      aa.ratio > 0 ? aa.source
+                   : "the validation reruns' largest; `chokepoint diff --aa RUN RUN ...` records this "
+                     "machine's",
+      s.within_noise && band_known && !outside_floor ? ": within it" : "");
+  if (s.step_p_value)
+    s.noise_note += fmt::format("; steps of the two processes: Mann-Whitney p = {:.2g}", *s.step_p_value);
+}
+
+// Whether the headline stands out of the noise (StepChange::within_noise), and why.
+void judge_noise(report::StepChange& s, const report::Report& rb, const report::Report& ra, const NoiseFloor& aa) {
+  const double h = *s.headline;
+  // The range the change may lie in: the recorders' correction band, or the figure itself.
+  const double low = s.headline_low.value_or(h), high = s.headline_high.value_or(h);
+  const bool band_known = side_uncertainty(s.runs_before) && side_uncertainty(s.runs_after);
+  step_test(s, rb, ra);
+  if (s.runs_before.size() >= 2 && s.runs_after.size() >= 2) {
+    judge_runs(s, low, high, band_known, aa);
+  } else {
+    judge_floor(s, low, high, band_known, aa);
+  }
+  if (!band_known)
+    s.noise_note += "; the recorders' own cost on these steps is not known well enough to call any change";
+  if (s.headline_low) {
+    s.noise_note += fmt::format(
+        "; the recorders' own cost ({:.0f}% of the recorded step, largest side) leaves {} to {}",
+        100 * std::max(largest_share(s.runs_before), largest_share(s.runs_after)),
+        report::format_speedup(*s.headline_low), report::format_speedup(*s.headline_high));
+  }
+}
+
+// The representative run of a side: the one with the median best figure.
+size_t median_run(const std::vector<report::RunStep>& runs) {
+  std::vector<size_t> order(runs.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return runs[x].ms < runs[y].ms; });
+  return order[(order.size() - 1) / 2];
+}
+
+report::StepChange step_change(const std::vector<report::DiffSide>& before, const std::vector<report::DiffSide>& after,
+                               size_t rep_b, size_t rep_a, const NoiseFloor& aa) {
   report::StepChange s;
+  const Report& b = before[rep_b].report;
+  const Report& a = after[rep_a].report;
   s.steps_before = b.window.steps;
   s.steps_after = a.window.steps;
   s.before = b.window.step_time_ms;
   s.after = a.window.step_time_ms;
-  if (s.steps_before <= 0 || s.steps_after <= 0 || s.before.p50 <= 0 || s.after.p50 <= 0) {
+  for (const auto& r : before) s.runs_before.push_back(run_step(r));
+  for (const auto& r : after) s.runs_after.push_back(run_step(r));
+  s.rep_before = rep_b;
+  s.rep_after = rep_a;
+  auto has_steps = [](const std::vector<report::RunStep>& v) {
+    return std::all_of(v.begin(), v.end(), [](const report::RunStep& r) { return r.ms > 0; });
+  };
+  if (!has_steps(s.runs_before) || !has_steps(s.runs_after)) {
     s.noise_method = "none";
-    s.noise_note = "a side has no step times (no steps found or a live-only recording): no step comparison";
+    s.noise_note = "a run has no step times (no steps found or a live-only recording): no step comparison";
     return s;
   }
   s.speedup = s.before.p50 / s.after.p50;
-  s.change_pct = 100.0 * (s.after.p50 - s.before.p50) / s.before.p50;
   if (b.replay && a.replay && b.replay->plain_step_ms > 0 && a.replay->plain_step_ms > 0) {
     s.plain_speedup = b.replay->plain_step_ms / a.replay->plain_step_ms;
   }
-  if (b.window.step_ms.size() < 2 || a.window.step_ms.size() < 2) {
-    judge_by_ranges(s);
-    return s;
-  }
-  const analyses::RankTest t = analyses::mann_whitney(b.window.step_ms, a.window.step_ms);
-  s.noise_method = "mann-whitney";
-  s.p_value = t.p_value;
-  s.within_noise = t.p_value >= kNoiseAlpha;
-  s.noise_note = fmt::format("Mann-Whitney U test on {} vs {} steps{}: p = {:.2g} {} {}", b.window.step_ms.size(),
-                             a.window.step_ms.size(), t.exact ? " (exact)" : "", t.p_value, s.within_noise ? ">=" : "<",
-                             kNoiseAlpha);
-  if (s.within_noise && b.window.step_ms.size() + a.window.step_ms.size() < 8) {
-    s.noise_note += "; too few steps for the test to tell (record more steps to decide)";
-  }
+  headline(s);
+  judge_noise(s, b, a, aa);
   return s;
 }
 
@@ -148,7 +289,7 @@ std::string applied_state(const rules::RemedyAdvice& r, const Report& b, const R
 }
 
 std::string ratio_text(const std::optional<double>& x) {
-  return x ? fmt::format("{:.2f}x", *x) : std::string("unknown (no step times)");
+  return x ? report::format_speedup(*x) : std::string("unknown (no step times)");
 }
 
 void promise_note(report::PromiseCheck& p, const report::StepChange& s, size_t applied_count) {
@@ -168,9 +309,17 @@ void promise_note(report::PromiseCheck& p, const report::StepChange& s, size_t a
   if (p.remedy == kThroughputRemedy) {
     p.note += " (samples/s); a bigger batch changes the work per step, so the step time cannot check it";
   } else {
-    p.measured = s.speedup;
-    p.note += "; measured " + ratio_text(s.speedup);
-    if (s.plain_speedup) p.note += fmt::format(" ({:.2f}x without the recorders' own cost)", *s.plain_speedup);
+    p.measured = s.headline;
+    p.note += "; measured " + ratio_text(s.headline);
+    if (s.headline_low) {
+      p.note += " (" + report::format_speedup(*s.headline_low) + " to " + report::format_speedup(*s.headline_high) +
+                ")";
+    }
+    if (s.headline_source != "untraced" && s.speedup) {
+      p.note += fmt::format(" {}; {} as profiled",
+                            s.headline_source == "corrected" ? "without the recorders' own cost" : "as profiled",
+                            report::format_speedup(*s.speedup));
+    }
   }
   if (p.applied == "partly")
     p.note += "; its findings are not all gone (some only shrank to half their share or less): ambiguous";
@@ -285,21 +434,206 @@ Result<report::DiffSide> load_diff_side(const std::string& path, const importers
   return side;
 }
 
-report::RunDiff compare_reports(report::DiffSide before, report::DiffSide after) {
+report::RunStep run_step(const report::DiffSide& s) {
+  report::RunStep r;
+  r.path = s.path;
+  const Report& rep = s.report;
+  if (rep.window.steps <= 0 || !(rep.window.step_time_ms.p50 > 0)) return r;
+  r.profiled_ms = rep.window.step_time_ms.p50;
+  if (rep.replay && rep.replay->plain_step_ms > 0 && rep.replay->recorded_step_ms > 0) {
+    r.ms = rep.replay->plain_step_ms;
+    r.source = "corrected";
+    // Of the recorded median step (the figure the bands were measured against). A replay
+    // longer than the recorded step by more than kReplayOver did not hold the steps
+    // (empty_cache under the tracer: -18%, its figure 84% off): no band is known.
+    const double share = 1 - rep.replay->plain_step_ms / r.profiled_ms;
+    r.recorder_share = std::clamp(share, 0.0, 1.0);
+    if (share >= -kReplayOver) r.uncertainty = correction_band(rep.replay->recorder, r.recorder_share);
+    return r;
+  }
+  r.ms = r.profiled_ms;
+  r.source = untraced(s) ? "untraced" : "profiled";
+  if (r.source == "untraced") r.uncertainty = 0;
+  return r;
+}
+
+report::RunDiff compare_runs(std::vector<report::DiffSide> before, std::vector<report::DiffSide> after,
+                             const NoiseFloor& aa) {
   report::RunDiff d;
-  const Report& b = before.report;
-  const Report& a = after.report;
-  d.step = step_change(b, a);
+  std::vector<report::RunStep> rb, ra;
+  for (const auto& r : before) rb.push_back(run_step(r));
+  for (const auto& r : after) ra.push_back(run_step(r));
+  const size_t ib = median_run(rb), ia = median_run(ra);
+  const Report& b = before[ib].report;
+  const Report& a = after[ia].report;
+  d.step = step_change(before, after, ib, ia, aa);
   d.categories = share_changes(b.breakdown.category_costs, a.breakdown.category_costs);
   d.kernel_classes = share_changes(b.breakdown.busy_by_class, a.breakdown.busy_by_class);
   d.idle_causes = share_changes(b.breakdown.idle_by_cause, a.breakdown.idle_by_cause);
   d.findings = finding_changes(b, a);
   d.promises = promise_checks(b, a, d.step);
   d.notes = caveats(b, a);
-  if (const std::string why = not_comparable(before, after); !why.empty()) mark_not_comparable(d, why);
-  d.before = std::move(before);
-  d.after = std::move(after);
+  if (before.size() > 1 || after.size() > 1) {
+    d.notes.push_back(fmt::format("findings, shares and promises compare the median run of each side ({} and {})",
+                                  before[ib].path, after[ia].path));
+  }
+  // The same job: the two sides, and each side's runs among themselves.
+  const analyses::JobMatch m = analyses::match_jobs(b.fingerprint, a.fingerprint);
+  d.same_job = !m.judged ? "unknown" : m.different ? "different" : "same";
+  if (m.kernels >= 0) d.kernel_similarity = m.kernels;
+  if (m.shapes >= 0) d.shape_similarity = m.shapes;
+  for (const auto* side : {&before, &after}) {
+    const Report& rep = side == &before ? b : a;
+    for (const auto& run : *side) {
+      const analyses::JobMatch r = analyses::match_jobs(rep.fingerprint, run.report.fingerprint);
+      if (r.different) {
+        d.notes.push_back(std::string(side == &before ? "BEFORE" : "AFTER") +
+                          "'s runs are not all one program: " + run.path + ": " + r.why);
+        break;
+      }
+    }
+  }
+  std::string why = not_comparable(before[ib], after[ia]);
+  if (why.empty() && m.different) why = "the two sides look like different programs: " + m.why;
+  if (!why.empty()) mark_not_comparable(d, why);
+  d.before = std::move(before[ib]);
+  d.after = std::move(after[ia]);
   return d;
+}
+
+report::RunDiff compare_reports(report::DiffSide before, report::DiffSide after, const NoiseFloor& aa) {
+  std::vector<report::DiffSide> b, a;
+  b.push_back(std::move(before));
+  a.push_back(std::move(after));
+  return compare_runs(std::move(b), std::move(a), aa);
+}
+
+namespace {
+
+// A directory whose entries are runs: two or more recordings, JSON reports or directories
+// (each of traces). A directory of trace files is one run (the ranks or windows of a job).
+std::vector<std::string> runs_in(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> runs;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec) || is_recording_dir(dir)) return runs;
+  bool traces = false;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string p = e.path().string();
+    const std::string name = e.path().filename().string();
+    if (!name.empty() && name[0] == '.') continue;
+    if (e.is_directory(ec)) {
+      runs.push_back(p);
+    } else if (e.is_regular_file(ec)) {
+      if (report::looks_like_json_report(file_head(p))) {
+        runs.push_back(p);
+      } else {
+        traces = true;
+      }
+    }
+  }
+  if (traces || runs.size() < 2) return {};
+  std::sort(runs.begin(), runs.end());
+  return runs;
+}
+
+}  // namespace
+
+Result<std::vector<report::DiffSide>> load_diff_runs(const std::vector<std::string>& paths,
+                                                     const importers::ImportOptions& io, const AnalyzeOptions& ao) {
+  std::vector<report::DiffSide> out;
+  for (const std::string& path : paths) {
+    std::vector<std::string> runs = runs_in(path);
+    if (runs.empty()) runs.push_back(path);
+    for (const std::string& run : runs) {
+      auto side = load_diff_side(run, io, ao);
+      if (!side.ok()) return side.status();
+      out.push_back(std::move(side).value());
+    }
+  }
+  if (out.empty()) return Status::Error(ErrorCode::kUsage, "no runs given");
+  return out;
+}
+
+Result<AaRecord> aa_record(const std::vector<report::DiffSide>& runs) {
+  AaRecord r;
+  if (runs.size() < 2) return Status::Error(ErrorCode::kUsage, "--aa takes two or more runs of the same program");
+  for (const auto& run : runs) {
+    const report::RunStep s = run_step(run);
+    if (!(s.ms > 0)) return Status::Error(ErrorCode::kInput, "'" + run.path + "' has no step times");
+    r.runs.push_back(run.path);
+    r.values_ms.push_back(s.ms);
+    const analyses::JobMatch m = analyses::match_jobs(runs.front().report.fingerprint, run.report.fingerprint);
+    if (m.different) {
+      return Status::Error(ErrorCode::kInput, "--aa takes runs of one program; '" + runs.front().path + "' and '" +
+                                                  run.path + "' are not: " + m.why);
+    }
+  }
+  r.device = runs.front().report.devices.empty() ? "" : runs.front().report.devices.front().name;
+  const auto [lo, hi] = std::minmax_element(r.values_ms.begin(), r.values_ms.end());
+  r.spread = *hi / *lo;
+  char date[16] = "";
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  if (gmtime_r(&now, &tm) != nullptr) std::strftime(date, sizeof date, "%Y-%m-%d", &tm);
+  r.date = date;
+  return r;
+}
+
+std::optional<std::string> aa_path(const std::string& device) {
+  if (machine::profiles_disabled()) return std::nullopt;
+  const auto dir = machine::profile_dir();
+  if (!dir) return std::nullopt;
+  const std::string slug = machine::profile_slug(device);
+  return *dir + "/aa-" + (slug.empty() ? std::string("unknown-gpu") : slug) + ".json";
+}
+
+namespace {
+constexpr size_t kAaKept = 20;
+constexpr const char* kAaSchema = "chokepoint.aa/1";
+}  // namespace
+
+Status save_aa_record(const AaRecord& r, const std::string& path) {
+  nlohmann::ordered_json doc;
+  if (auto old = read_regular_file(path, 1u << 20); old.ok()) {
+    doc = nlohmann::ordered_json::parse(old.value(), nullptr, false);
+    if (doc.is_discarded() || !doc.is_object() || doc.value("schema", "") != kAaSchema) {
+      return Status::Error(ErrorCode::kInput, "'" + path + "' is not an A/A record file (" + kAaSchema +
+                                                  "); move it away to start a new one");
+    }
+  } else {
+    doc = {{"schema", kAaSchema}, {"device", r.device}, {"records", nlohmann::ordered_json::array()}};
+  }
+  auto& records = doc["records"];
+  if (!records.is_array()) records = nlohmann::ordered_json::array();
+  records.push_back({{"date", r.date}, {"runs", r.runs}, {"values_ms", r.values_ms}, {"spread", r.spread}});
+  while (records.size() > kAaKept) records.erase(records.begin());
+  std::error_code ec;
+  const std::filesystem::path target(path);
+  if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path(), ec);
+  return write_file_safely(path, doc.dump(2) + "\n");
+}
+
+NoiseFloor load_noise_floor(const std::string& path) {
+  NoiseFloor f;
+  auto text = read_regular_file(path, 1u << 20);
+  if (!text.ok()) return f;
+  const auto doc = nlohmann::json::parse(text.value(), nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("records") || !doc["records"].is_array()) return f;
+  size_t runs = 0, records = 0;
+  std::string last;
+  for (const auto& rec : doc["records"]) {
+    const auto it = rec.find("spread");
+    if (it == rec.end() || !it->is_number() || !(it->get<double>() >= 1) || it->get<double>() > 100) continue;
+    ++records;
+    if (it->get<double>() > f.ratio) f.ratio = it->get<double>();
+    if (rec.contains("runs") && rec["runs"].is_array()) runs += rec["runs"].size();
+    if (rec.contains("date") && rec["date"].is_string()) last = rec["date"].get<std::string>();
+  }
+  if (records == 0) return f;
+  f.source = fmt::format("this machine's A/A record: the largest of {} spread{} over {} runs{}", records,
+                         records == 1 ? "" : "s", runs, last.empty() ? "" : ", last " + last);
+  return f;
 }
 
 }  // namespace chokepoint::pipeline

@@ -19,20 +19,43 @@ struct DiffSide {
   Report report;
 };
 
-// The median step, before and after, and whether the change stands out of the noise.
+// One run of a side and the best figure of its step that its evidence supports.
+struct RunStep {
+  std::string path;
+  double profiled_ms = 0;  // the step's p50 as recorded (the recorders' cost included); 0 no steps
+  double ms = 0;           // the best figure: untraced, or with the recorders' cost taken out; 0 none
+  // "untraced" (live samples: nothing recorded the job's calls), "corrected" (a trace's
+  // steps replayed without the recorder's cost, Report::replay), "profiled" (as recorded:
+  // the recorder's cost unknown), "" no steps.
+  std::string source;
+  double recorder_share = 0;          // of the recorded step that was the recorder's own cost
+  std::optional<double> uncertainty;  // +- fraction of `ms` the correction leaves (0 untraced); unknown: nullopt
+};
+
+// The step-time change: the headline is the best figure the evidence supports (untraced
+// step times, else the recorders' cost taken out), with the raw profiled ratio beside it;
+// runs, not steps, are the unit of its noise.
 struct StepChange {
-  int64_t steps_before = 0, steps_after = 0;
-  Distribution before, after;        // ms
-  std::optional<double> speedup;     // before p50 / after p50 (> 1: AFTER is faster)
-  std::optional<double> change_pct;  // (after p50 - before p50) / before p50, in %
-  // The same ratio with each recorder's own cost taken out (Report::replay's plain step,
-  // traces only): what the step would take unprofiled, when the profiler's per-op cost
-  // weighs differently on the two sides.
-  std::optional<double> plain_speedup;
-  // How the noise was judged: "mann-whitney" (both sides have step samples),
-  // "ranges" (p50 against the other side's min..max), "none" (a side without steps).
+  int64_t steps_before = 0, steps_after = 0;  // of the representative runs
+  Distribution before, after;                 // ms, as recorded, of the representative runs
+  std::vector<RunStep> runs_before, runs_after;
+  size_t rep_before = 0, rep_after = 0;  // the representative (median) run of each
+  // The headline: before / after of the runs' best figures (geometric means over runs),
+  // and the range the recorders' correction leaves (set when it is not exact).
+  std::optional<double> headline;
+  std::optional<double> headline_low, headline_high;
+  std::string headline_source;          // the weaker side's RunStep::source
+  std::optional<double> speedup;        // the raw profiled ratio: before p50 / after p50 (> 1: AFTER is faster)
+  std::optional<double> change_pct;     // of the headline: (after - before) / before, in %
+  std::optional<double> plain_speedup;  // the recorders' cost taken out on both sides (traces)
+  // How the noise was judged: "runs" (Welch's t-test on the runs of both sides),
+  // "noise-floor" (one run on a side: the change against the run-to-run spread of this
+  // machine's A/A record, or the default), "none" (a side without steps).
   std::string noise_method;
-  std::optional<double> p_value;  // mann-whitney
+  std::optional<double> p_value;       // the runs' test
+  std::optional<double> step_p_value;  // Mann-Whitney on the representative runs' steps (one process each)
+  double noise_floor = 0;              // the ratio a change must exceed; 0 none applied
+  std::string noise_floor_source;      // "A/A record of NVIDIA H100 (3 runs, 2026-12-07)", "default"
   bool within_noise = true;
   std::string noise_note;  // one sentence: the test and its outcome
 };
@@ -70,7 +93,7 @@ struct PromiseCheck {
 };
 
 struct RunDiff {
-  DiffSide before, after;
+  DiffSide before, after;  // the representative runs: the median run of each side
   StepChange step;
   std::vector<ShareChange> categories;      // breakdown.category_costs
   std::vector<ShareChange> kernel_classes;  // breakdown.busy_by_class
@@ -78,6 +101,9 @@ struct RunDiff {
   std::vector<FindingChange> findings;      // resolved, then new, then still present
   std::vector<PromiseCheck> promises;       // BEFORE's remedies, ranked as there
   std::vector<std::string> notes;           // caveats: other device, other step source
+  // The same-job check (analyses/fingerprint.h): "same", "different", "unknown".
+  std::string same_job = "unknown";
+  std::optional<double> kernel_similarity, shape_similarity;
 };
 
 }  // namespace chokepoint::report

@@ -83,8 +83,10 @@ std::string shares_html(const char* heading, const std::vector<ShareChange>& row
 Status write_diff_html(const RunDiff& d, std::ostream& out) {
   const StepChange& s = d.step;
   out << html::page_start("chokepoint diff: " + step_change_words(s)) << "<h1>chokepoint diff</h1>\n";
-  out << "<section class=\"verdict\" id=\"verdict\"><div class=\"bound\">" << esc(step_change_words(s)) << "</div><p>"
-      << esc(s.noise_note) << "</p></section>\n";
+  out << "<section class=\"verdict\" id=\"verdict\"><div class=\"bound\">" << esc(step_change_words(s)) << "</div>";
+  if (s.headline && s.speedup && s.headline_source != "untraced")
+    out << "<p>As profiled (the recorders' own cost included): " << esc(ratio_words(*s.speedup)) << "</p>";
+  out << "<p>" << esc(s.noise_note) << "</p></section>\n";
   out << "<section id=\"sides\"><table><thead><tr><th></th><th>input</th><th>kind</th><th>verdict</th><th class=\"n\">"
          "steps</th><th class=\"n\">p50</th><th class=\"n\">p95</th></tr></thead><tbody>"
       << side_row("before", d.before, s.before, s.steps_before) << side_row("after", d.after, s.after, s.steps_after)

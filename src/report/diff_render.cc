@@ -8,6 +8,7 @@
 
 #include "base/terminal_text.h"
 #include "report/format_util.h"
+#include "report/text_layout.h"
 
 namespace chokepoint::report {
 
@@ -45,13 +46,41 @@ std::string signed_ms(double v) {
   return s;
 }
 
+// `prefix` then `text` wrapped to the width, later lines indented under the text.
+void wrapped(std::ostream& out, const std::string& prefix, std::string_view text, const RenderOptions& opts) {
+  const size_t indent = display_width(prefix);
+  const size_t width = static_cast<size_t>(std::max(opts.width, 40));
+  const size_t room = width > indent + 20 ? width - indent : 20;
+  const std::vector<std::string> lines = wrap(text, room, room);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    out << (i == 0 ? prefix : std::string(indent, ' ')) << lines[i] << "\n";
+  }
+  if (lines.empty()) out << prefix << "\n";
+}
+
+// Decimals of a share table: from its largest value, so its rows line up and a change of
+// a thousandth of a millisecond in a 30 ms step does not print as +0.000945 ms.
+int share_decimals(const std::vector<ShareChange>& rows) {
+  double m = 0;
+  for (const ShareChange& c : rows) m = std::max({m, std::abs(c.before_ms), std::abs(c.after_ms)});
+  return column_decimals(m);
+}
+
+std::string share_ms(double v, int decimals) { return format_decimal(v, decimals) + " ms"; }
+std::string signed_share(double v, int decimals) {
+  const std::string s = format_decimal(v, decimals);
+  return (v > 0 && s.find_first_not_of("0.,") != std::string::npos ? "+" : "") + s + " ms";
+}
+
 void text_shares(std::ostream& out, const char* heading, const std::vector<ShareChange>& rows) {
   if (rows.empty()) return;
+  const int dec = share_decimals(rows);
   out << "\n" << heading << " (ms per step)\n";
   for (const ShareChange& c : rows) {
     if (std::abs(c.after_ms - c.before_ms) < 0.005 && c.before_ms < 0.005) continue;
-    out << fmt::format("  {:<22} {:>11} -> {:>11}  {:>11}\n", escape_controls(humanize(c.name)), format_ms(c.before_ms),
-                       format_ms(c.after_ms), signed_ms(c.after_ms - c.before_ms));
+    out << fmt::format("  {:<22} {:>11} -> {:>11}  {:>11}\n", escape_controls(humanize(c.name)),
+                       share_ms(c.before_ms, dec), share_ms(c.after_ms, dec),
+                       signed_share(c.after_ms - c.before_ms, dec));
   }
 }
 
@@ -61,35 +90,64 @@ std::string promise_state(const PromiseCheck& p) {
   return p.applied == "not-applied" ? "not applied" : "unknown";
 }
 
+// "1 run, p50 32.1 ms over 4 steps (31.6 ms without the recorder's cost)"; several runs:
+// each run's best figure.
+std::string runs_line(const std::vector<RunStep>& runs, const Distribution& d, int64_t steps) {
+  if (runs.size() <= 1) {
+    std::string v = dist(d, steps);
+    if (!runs.empty() && runs[0].source == "corrected" && runs[0].ms > 0) {
+      v += ", " + format_ms(runs[0].ms) + " without the recorder's own cost (" +
+           fmt::format("{:.0f}%", 100 * runs[0].recorder_share) + " of the step)";
+    }
+    return v;
+  }
+  std::string v = std::to_string(runs.size()) + " runs:";
+  for (const RunStep& r : runs) v += " " + (r.ms > 0 ? format_ms(r.ms) : std::string("no steps")) + ",";
+  v.pop_back();
+  return v + " (the median run: " + dist(d, steps) + ")";
+}
+
 Status write_text(const RunDiff& d, std::ostream& out, const RenderOptions& opts) {
   const Style st(opts);
-  out << st(Tone::kBold, "chokepoint diff") << "\n  before: " << side_line(d.before)
-      << "\n  after:  " << side_line(d.after) << "\n\n";
+  out << st(Tone::kBold, "chokepoint diff") << "\n";
+  wrapped(out, "  before: ", side_line(d.before), opts);
+  wrapped(out, "  after:  ", side_line(d.after), opts);
+  out << "\n";
   const StepChange& s = d.step;
-  out << st(Tone::kBold, "Step time") << "  " << step_change_words(s) << "\n";
-  out << "  before: " << dist(s.before, s.steps_before) << "\n";
-  out << "  after:  " << dist(s.after, s.steps_after) << "\n";
-  if (s.plain_speedup)
-    out << "  without the recorders' own cost (replayed): " << format_speedup(*s.plain_speedup) << "\n";
-  out << "  noise:  " << s.noise_note << "\n";
+  out << st(Tone::kBold, "Step time") << "  ";
+  wrapped(out, "", step_change_words(s), [&] {
+    RenderOptions o = opts;
+    o.width = std::max(40, opts.width - 11);
+    return o;
+  }());
+  wrapped(out, "  before: ", runs_line(s.runs_before, s.before, s.steps_before), opts);
+  wrapped(out, "  after:  ", runs_line(s.runs_after, s.after, s.steps_after), opts);
+  if (s.headline && s.speedup && s.headline_source != "untraced") {
+    wrapped(out, "  as profiled: ", ratio_words(*s.speedup) + " (the recorders' own cost included)", opts);
+  }
+  wrapped(out, "  noise:  ", s.noise_note, opts);
   if (!d.promises.empty()) {
     out << "\n" << st(Tone::kBold, "Promise check") << " (remedies BEFORE's report estimated)\n";
     for (const PromiseCheck& p : d.promises) {
-      out << fmt::format("  {:<20} {:<17} {}\n", escape_controls(p.remedy), promise_state(p), escape_controls(p.note));
+      wrapped(out, fmt::format("  {:<20} {:<17} ", escape_controls(p.remedy), promise_state(p)),
+              escape_controls(p.note), opts);
     }
   }
   if (!d.findings.empty()) {
     out << "\n" << st(Tone::kBold, "Findings") << "\n";
     for (const FindingChange& f : d.findings) {
       const Severity sev = f.status == "resolved" || f.status == "unclear" ? f.severity_before : f.severity_after;
-      out << fmt::format("  {:<9} {:<28} {:<9} {}\n", f.status, escape_controls(f.id), severity_name(sev),
-                         escape_controls(f.title));
+      wrapped(out, fmt::format("  {:<9} {:<28} {:<9} ", f.status, escape_controls(f.id), severity_name(sev)),
+              escape_controls(f.title), opts);
     }
   }
   text_shares(out, "Where the step goes, by category", d.categories);
   text_shares(out, "GPU busy by kernel class", d.kernel_classes);
   text_shares(out, "GPU idle by cause", d.idle_causes);
-  for (const std::string& n : d.notes) out << "\nNote: " << escape_controls(n) << "\n";
+  for (const std::string& n : d.notes) {
+    out << "\n";
+    wrapped(out, "Note: ", escape_controls(n), opts);
+  }
   return out ? Status::Ok() : Status::Error("writing the diff failed");
 }
 
@@ -116,6 +174,13 @@ void md_shares(std::ostream& out, const char* heading, const std::vector<ShareCh
   }
 }
 
+// The best figures of a side's runs: "31.6 ms", "4.66 ms, 4.81 ms, 5.02 ms".
+std::string runs_cell(const std::vector<RunStep>& runs) {
+  std::string v;
+  for (const RunStep& r : runs) v += (v.empty() ? "" : ", ") + (r.ms > 0 ? format_ms(r.ms) : std::string("-"));
+  return v.empty() ? "-" : v;
+}
+
 Status write_md(const RunDiff& d, std::ostream& out) {
   const StepChange& s = d.step;
   out << "## chokepoint diff: " << md(step_change_words(s)) << "\n\n";
@@ -125,10 +190,15 @@ Status write_md(const RunDiff& d, std::ostream& out) {
   out << "| verdict | " << rules::category_name(d.before.report.verdict.bound) << " | "
       << rules::category_name(d.after.report.verdict.bound) << " |\n";
   out << "| steps | " << s.steps_before << " | " << s.steps_after << " |\n";
-  out << "| step p50 | " << ms_or_dash(s.before, s.before.p50) << " | " << ms_or_dash(s.after, s.after.p50) << " |\n";
-  out << "| step p95 | " << ms_or_dash(s.before, s.before.p95) << " | " << ms_or_dash(s.after, s.after.p95) << " |\n\n";
-  if (s.plain_speedup)
-    out << "Without the recorders' own cost (replayed): " << format_speedup(*s.plain_speedup) << ".\n\n";
+  out << "| runs | " << s.runs_before.size() << " | " << s.runs_after.size() << " |\n";
+  out << "| step p50 (as profiled) | " << ms_or_dash(s.before, s.before.p50) << " | "
+      << ms_or_dash(s.after, s.after.p50) << " |\n";
+  out << "| step p95 (as profiled) | " << ms_or_dash(s.before, s.before.p95) << " | "
+      << ms_or_dash(s.after, s.after.p95) << " |\n";
+  out << "| step, best figure (" << (s.headline_source.empty() ? "none" : s.headline_source) << ") | "
+      << runs_cell(s.runs_before) << " | " << runs_cell(s.runs_after) << " |\n\n";
+  if (s.headline && s.speedup && s.headline_source != "untraced")
+    out << "As profiled (the recorders' own cost included): " << md(ratio_words(*s.speedup)) << ".\n\n";
   out << "Noise: " << md(s.noise_note) << "\n";
   if (!d.promises.empty()) {
     out << "\n**Promise check**\n\n| remedy | applied | predicted | measured | |\n|---|---|---:|---:|---|\n";
@@ -158,6 +228,19 @@ Json dist_json(const Distribution& d, int64_t steps) {
       {"mean", num(d.mean)}, {"p50", num(d.p50)}, {"p95", num(d.p95)}, {"min", num(d.min)}, {"max", num(d.max)}};
 }
 
+Json runs_json(const std::vector<RunStep>& runs) {
+  Json a = Json::array();
+  for (const RunStep& r : runs) {
+    a.push_back(Json{{"path", r.path},
+                     {"step_ms", r.ms > 0 ? num(r.ms) : Json(nullptr)},
+                     {"source", r.source.empty() ? Json(nullptr) : Json(r.source)},
+                     {"profiled_step_ms", r.profiled_ms > 0 ? num(r.profiled_ms) : Json(nullptr)},
+                     {"recorder_share", num(r.recorder_share)},
+                     {"uncertainty", num(r.uncertainty)}});
+  }
+  return a;
+}
+
 Json side_json(const DiffSide& s) {
   return Json{{"path", s.path},
               {"kind", s.kind},
@@ -180,12 +263,28 @@ Json shares_json(const std::vector<ShareChange>& rows) {
 
 }  // namespace
 
+std::string ratio_words(double x) { return x >= 1 ? format_speedup(x) + " faster" : format_speedup(1 / x) + " slower"; }
+
 std::string step_change_words(const StepChange& s) {
-  if (!s.speedup || !s.change_pct) return "no step time to compare";
-  const double x = *s.speedup;
-  std::string v = x >= 1 ? format_speedup(x) + " faster" : format_speedup(1 / x) + " slower";
-  v += fmt::format(" (median step {:+.1f}%", *s.change_pct);
-  v += s.within_noise ? ", within noise)" : ")";
+  if (!s.headline) return "no step time to compare";
+  std::string v = ratio_words(*s.headline);
+  if (s.headline_low && s.headline_high) {
+    // The range in words that read as the headline does: "(1.44x to 2.8x)" faster,
+    // "(1.1x to 1.3x slower)", "(1.47x slower to 1.31x faster)" across no change.
+    const double lo = *s.headline_low, hi = *s.headline_high;
+    if (lo >= 1) {
+      v += fmt::format(" ({} to {})", format_speedup(lo), format_speedup(hi));
+    } else if (hi <= 1) {
+      v += fmt::format(" ({} to {} slower)", format_speedup(1 / hi), format_speedup(1 / lo));
+    } else {
+      v += fmt::format(" ({} slower to {} faster)", format_speedup(1 / lo), format_speedup(hi));
+    }
+  }
+  if (s.headline_source == "corrected") v += ", without the recorders' own cost";
+  if (s.headline_source == "profiled") v += ", as profiled (the recorders' own cost unknown)";
+  if (s.runs_before.size() > 1 || s.runs_after.size() > 1)
+    v += fmt::format(", {} vs {} runs", s.runs_before.size(), s.runs_after.size());
+  v += s.within_noise ? "; within noise" : "";
   return v;
 }
 
@@ -199,13 +298,27 @@ Json diff_to_json(const RunDiff& d) {
                    {"steps_after", s.steps_after},
                    {"before_ms", dist_json(s.before, s.steps_before)},
                    {"after_ms", dist_json(s.after, s.steps_after)},
+                   {"headline", Json{{"speedup", num(s.headline)},
+                                     {"range", s.headline_low && s.headline_high
+                                                   ? Json::array({num(s.headline_low), num(s.headline_high)})
+                                                   : Json(nullptr)},
+                                     {"source", s.headline_source.empty() ? Json(nullptr) : Json(s.headline_source)},
+                                     {"words", step_change_words(s)}}},
+                   {"runs_before", runs_json(s.runs_before)},
+                   {"runs_after", runs_json(s.runs_after)},
                    {"speedup", num(s.speedup)},
                    {"change_pct", num(s.change_pct)},
                    {"plain_speedup", num(s.plain_speedup)},
                    {"noise_method", s.noise_method},
                    {"p_value", num(s.p_value)},
+                   {"step_p_value", num(s.step_p_value)},
+                   {"noise_floor", s.noise_floor > 0 ? num(s.noise_floor) : Json(nullptr)},
+                   {"noise_floor_source", s.noise_floor_source.empty() ? Json(nullptr) : Json(s.noise_floor_source)},
                    {"within_noise", s.within_noise},
                    {"noise_note", s.noise_note}};
+  j["same_job"] = Json{{"verdict", d.same_job},
+                       {"kernel_similarity", num(d.kernel_similarity)},
+                       {"shape_similarity", num(d.shape_similarity)}};
   j["categories"] = shares_json(d.categories);
   j["kernel_classes"] = shares_json(d.kernel_classes);
   j["idle_causes"] = shares_json(d.idle_causes);

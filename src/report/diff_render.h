@@ -23,7 +23,10 @@ std::string diff_formats();
 nlohmann::ordered_json diff_to_json(const RunDiff& d);
 Status write_diff_html(const RunDiff& d, std::ostream& out);  // diff_html.cc
 
-// The parts each view shares: "2.37x faster (-57.9%)", "resolved", ...
+// The parts each view shares. The headline: "1.93x faster (1.44x to 2.78x), without the
+// recorders' own cost", "1.14x slower; within noise", "no step time to compare".
 std::string step_change_words(const StepChange& s);
+// "2.37x faster", "1.14x slower".
+std::string ratio_words(double x);
 
 }  // namespace chokepoint::report

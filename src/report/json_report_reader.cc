@@ -1,5 +1,6 @@
 #include "report/json_report_reader.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -52,6 +53,22 @@ std::vector<std::string> strings(const Json& j) {
     if (s.is_string()) out.push_back(s.get<std::string>());
   }
   return out;
+}
+
+// Hex hashes back to numbers; what does not parse is left out (sorted again: a report
+// edited by hand may not be).
+void read_fingerprint(const Json& j, analyses::Fingerprint& f) {
+  f.program = text(j, "program");
+  auto hashes = [&](const char* key, std::vector<uint64_t>& out) {
+    for (const std::string& h : strings(member(j, key))) {
+      if (h.empty() || h.size() > 16 || h.find_first_not_of("0123456789abcdef") != std::string::npos) continue;
+      out.push_back(std::stoull(h, nullptr, 16));
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+  };
+  hashes("kernels", f.kernels);
+  hashes("shapes", f.shapes);
 }
 
 rules::Category category_from(const std::string& name) {
@@ -256,6 +273,7 @@ Result<Report> report_from_json(std::string_view body) {
   r.mfu_pct = maybe(j, "mfu_pct");
   r.mfu_precision = text(j, "mfu_precision");
   read_import_stats(j, r);
+  read_fingerprint(member(j, "fingerprint"), r.fingerprint);
   return r;
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "report/distributed_render.h"
 #include "report/format_util.h"
 
@@ -28,6 +30,17 @@ Json range_json(const std::optional<double>& estimate, const std::optional<doubl
 
 // Strings, integers and flags whose "unknown" is a sentinel in the report structs.
 Json str_or_null(const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); }
+
+// What the job is (analyses/fingerprint.h): hashes as 16 hex digits (JSON numbers lose
+// 64-bit integers in many readers).
+Json fingerprint_json(const analyses::Fingerprint& f) {
+  auto hashes = [](const std::vector<uint64_t>& v) {
+    Json a = Json::array();
+    for (uint64_t h : v) a.push_back(fmt::format("{:016x}", h));
+    return a;
+  };
+  return Json{{"program", str_or_null(f.program)}, {"kernels", hashes(f.kernels)}, {"shapes", hashes(f.shapes)}};
+}
 Json int_or_null(int64_t v) { return v < 0 ? Json(nullptr) : Json(v); }
 Json bool_or_null(const std::optional<bool>& v) { return v ? Json(*v) : Json(nullptr); }
 
@@ -354,6 +367,7 @@ Json report_to_json(const Report& r, bool timings) {
   } else if (!r.stacks_note.empty()) {
     j["host_hotspots"] = Json{{"note", r.stacks_note}};
   }
+  if (!r.fingerprint.empty()) j["fingerprint"] = fingerprint_json(r.fingerprint);
   return j;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analyses/distributed/cross_rank.h"
+#include "analyses/fingerprint.h"
 #include "analyses/stacks/hotspots.h"
 #include "rules/finding.h"
 #include "rules/remedies.h"
@@ -246,6 +247,7 @@ struct Report {
   std::string stacks_note;
   std::optional<StepStrip> median_step;  // trace inputs with steps
   std::optional<Distributed> distributed;
+  analyses::Fingerprint fingerprint;  // what the job is (diff's same-job check)
 };
 
 }  // namespace chokepoint::report

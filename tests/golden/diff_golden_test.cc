@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -71,6 +72,10 @@ const PairCase kCases[] = {{"gpt_autocast", "applied", true},  {"mlp_tf32", "app
                            {"decode_graphs", "applied", true}, {"tabular_pinned", "partly", true},
                            {"mlp_compile", "partly", false},   {"gemv_batch", "partly", false}};
 
+std::string remedy_of(const std::string& name) {
+  return load(kPairs + "expected.json").at(name).at("remedy").get<std::string>();
+}
+
 class DiffPairs : public ::testing::TestWithParam<PairCase> {};
 
 TEST_P(DiffPairs, FixIsSeenAndMeasured) {
@@ -81,7 +86,9 @@ TEST_P(DiffPairs, FixIsSeenAndMeasured) {
   const report::RunDiff d = diff_pair(name);
   ASSERT_TRUE(d.step.speedup.has_value());
   ASSERT_TRUE(d.step.plain_speedup.has_value());
-  EXPECT_EQ(d.step.noise_method, "mann-whitney");
+  ASSERT_TRUE(d.step.headline.has_value());
+  EXPECT_EQ(d.step.noise_method, "noise-floor");  // one run a side
+  EXPECT_EQ(d.step.headline_source, "corrected");
   EXPECT_EQ(d.step.steps_before, 4);
   EXPECT_EQ(d.step.steps_after, 4);
   // Timed without any profiler in the same round (medians of the timed blocks).
@@ -92,9 +99,23 @@ TEST_P(DiffPairs, FixIsSeenAndMeasured) {
   EXPECT_LE(*d.step.plain_speedup / timed, 1.3) << *d.step.plain_speedup << " vs timed " << timed;
   if (recorder_share(d.before.report) <= kLightRecorder && recorder_share(d.after.report) <= kLightRecorder) {
     EXPECT_NEAR(*d.step.speedup / timed, 1.0, 0.1) << *d.step.speedup << " vs timed " << timed;
-    EXPECT_FALSE(d.step.within_noise);  // 4 steps a side, none overlapping: p = 2/70
-    EXPECT_NEAR(*d.step.p_value, 2.0 / 70, 1e-9);
   }
+  // Issue 45: the headline is the best figure (the profiler's cost taken out), within 15%
+  // of the untraced gain, or its range (what the correction leaves) is wider than that and
+  // holds the untraced gain.
+  const double h = *d.step.headline;
+  EXPECT_NEAR(h, *d.step.plain_speedup, 1e-9);
+  if (std::abs(h / timed - 1) > 0.15) {
+    ASSERT_TRUE(d.step.headline_low && d.step.headline_high) << h << " vs timed " << timed;
+    EXPECT_GT(*d.step.headline_high / *d.step.headline_low, 1.3) << h;
+  }
+  if (d.step.headline_low) {
+    EXPECT_LE(*d.step.headline_low, timed) << h;
+    EXPECT_GE(*d.step.headline_high, timed) << h;
+  }
+  // Every fix here but the bigger batch (the same step time) stands out of the noise.
+  EXPECT_EQ(d.step.within_noise, remedy_of(name) == "bigger-batch") << d.step.noise_note;
+  if (!d.step.within_noise) EXPECT_NEAR(*d.step.step_p_value, 2.0 / 70, 1e-9);  // 4 steps a side, apart
   // The promise check of the fix the pair applies.
   const std::string remedy = e.at("remedy").get<std::string>();
   const report::PromiseCheck* p = promise(d, remedy);
@@ -109,7 +130,7 @@ TEST_P(DiffPairs, FixIsSeenAndMeasured) {
     EXPECT_FALSE(p->measured.has_value());  // a samples/s estimate: step time cannot check it
   } else {
     ASSERT_TRUE(p->measured.has_value());
-    EXPECT_EQ(*p->measured, *d.step.speedup);
+    EXPECT_EQ(*p->measured, *d.step.headline);
   }
   EXPECT_EQ(p->note.rfind("before predicted ", 0), 0u) << p->note;
   // The findings the fix removes (expected.json).
@@ -133,14 +154,18 @@ TEST(DiffPairs, Tf32PromiseCameTrue) {
   EXPECT_EQ(p->applied, "applied");
   EXPECT_TRUE(p->shared);  // autocast-bf16 also removes no-tensor-cores: which one was applied is unknown
   EXPECT_NEAR(*p->predicted, 5.43, 0.01);
-  EXPECT_NEAR(*p->measured, 5.27, 0.01);
-  EXPECT_NE(p->note.find("before predicted 5.43x from tf32; measured 5.27x"), std::string::npos) << p->note;
+  EXPECT_NEAR(*p->measured, 67.56 / 12.71, 0.01);  // each side's step without the profiler's cost
+  EXPECT_NE(p->note.find("before predicted 5.43x from tf32; measured 5.3x (4.8x to 5.9x) without the recorders' "
+                         "own cost; 5.3x as profiled"),
+            std::string::npos)
+      << p->note;
   const std::string text = [&] {
     std::ostringstream out;
     EXPECT_TRUE(report::write_diff(d, "text", out, {}).ok());
     return out.str();
   }();
-  EXPECT_NE(text.find("5.3x faster (median step -81.0%)"), std::string::npos) << text;
+  EXPECT_NE(text.find("Step time  5.3x faster (4.8x to 5.9x), without the recorders' own cost\n"), std::string::npos)
+      << text;
 }
 
 // A trace against itself: no change, within noise, nothing resolved or new.
@@ -151,8 +176,11 @@ TEST(DiffPairs, SameRunIsNoChange) {
   ASSERT_TRUE(side.ok());
   const report::RunDiff d = pipeline::compare_reports(side.value(), side.value());
   EXPECT_DOUBLE_EQ(*d.step.speedup, 1.0);
+  EXPECT_DOUBLE_EQ(*d.step.headline, 1.0);
   EXPECT_TRUE(d.step.within_noise);
-  EXPECT_DOUBLE_EQ(*d.step.p_value, 1.0);
+  EXPECT_FALSE(d.step.p_value.has_value());  // one run a side: no test between runs
+  EXPECT_DOUBLE_EQ(*d.step.step_p_value, 1.0);
+  EXPECT_EQ(d.same_job, "same");
   for (const auto& f : d.findings) EXPECT_EQ(f.status, "still") << f.id;
   for (const auto& p : d.promises) EXPECT_EQ(p.applied, "not-applied") << p.remedy;
 }
@@ -254,6 +282,85 @@ TEST(DiffDamaged, AReportWithMistypedStepFieldsIsDamaged) {
   expect_nothing_judged(d, "report_fields_mistyped");
   EXPECT_NE(d.notes.front().find("window.steps, window.step_time_ms.p50"), std::string::npos) << d.notes.front();
   std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace chokepoint
+
+namespace chokepoint {
+namespace {
+
+// Issue 45: re-profiles of an unchanged program in another process (tests/data/pairs
+// PAIR/rerun.json.gz, taken in a later round than trace.json.gz) are not a change. Their
+// raw profiled ratios read 1.14-1.25x (the Mann-Whitney test on steps called them
+// significant, p = 0.029); one run a side, no change is called inside the noise floor.
+TEST(DiffAa, RerunsOfOneProgramAreWithinNoise) {
+  for (const char* name : {"decode_graphs", "small_batch", "adamw_fused"}) {
+    SCOPED_TRACE(name);
+    const report::RunDiff d = pipeline::compare_reports(side_of(kPairs + name + "/trace.json.gz"),
+                                                        side_of(kPairs + name + "/rerun.json.gz"));
+    EXPECT_TRUE(d.step.within_noise) << d.step.noise_note;
+    EXPECT_EQ(d.same_job, "same");
+    EXPECT_EQ(d.step.noise_method, "noise-floor");
+    for (const auto& f : d.findings) EXPECT_NE(f.status, "resolved") << f.id;
+  }
+}
+
+// Issue 45: `diff input_bound launch_bound` "confirmed" dataloader-workers between two
+// unrelated programs. Their kernels and shapes barely overlap: marked, nothing judged.
+TEST(DiffSameJob, UnrelatedProgramsAreMarked) {
+  const std::string k = std::string(CHOKEPOINT_TEST_DATA) + "/kineto/";
+  const report::RunDiff d = pipeline::compare_reports(side_of(k + "input_bound.json.gz"),
+                                                      side_of(k + "launch_bound.json.gz"));
+  EXPECT_EQ(d.same_job, "different");
+  expect_nothing_judged(d, "the two sides look like different programs: they share only");
+  // The same program under another recorder setting (with Python stacks) is the same job.
+  const report::RunDiff same = pipeline::compare_reports(side_of(k + "input_bound.json.gz"),
+                                                         side_of(k + "input_bound_stack.json.gz"));
+  EXPECT_EQ(same.same_job, "same");
+}
+
+// Several runs a side: Welch's t-test on the runs. Synthetic sides (the figures of the
+// decode_graphs reruns: 5.73, 4.66 and 5.05 ms) against a fix near 0.43 ms.
+// kind "recording" without trace inputs: untraced step times (live samples).
+report::DiffSide synthetic(double ms, const std::string& path, const std::string& kind = "recording") {
+  report::DiffSide s;
+  s.path = path;
+  s.kind = kind;
+  s.report.window.steps = 4;
+  s.report.window.step_time_ms = {ms, ms, ms, ms, ms};
+  s.report.window.step_ms = {ms, ms * 1.01, ms * 0.99, ms};
+  return s;
+}
+
+TEST(DiffRuns, WelchOnRuns) {
+  std::vector<report::DiffSide> b, a;
+  for (double ms : {5.73, 4.66, 5.05}) b.push_back(synthetic(ms, "b"));
+  for (double ms : {0.43, 0.45, 0.42}) a.push_back(synthetic(ms, "a"));
+  const report::RunDiff d = pipeline::compare_runs(b, a);
+  EXPECT_EQ(d.step.noise_method, "runs");
+  ASSERT_TRUE(d.step.p_value.has_value());
+  EXPECT_LT(*d.step.p_value, 1e-3);
+  EXPECT_FALSE(d.step.within_noise);
+  EXPECT_EQ(d.step.headline_source, "untraced");
+  EXPECT_FALSE(d.step.headline_low.has_value());  // untraced: no correction, no range
+  EXPECT_NEAR(*d.step.headline, std::cbrt(5.73 * 4.66 * 5.05) / std::cbrt(0.43 * 0.45 * 0.42), 1e-9);
+  EXPECT_EQ(d.before.path, "b");
+  EXPECT_EQ(d.after.path, "a");
+  // Profiled steps whose recorder's cost is unknown (JSON reports without a replay): the
+  // cost may weigh differently on the two sides (gpt_autocast: 2% and 49%), so no change
+  // is called, and the note says why.
+  std::vector<report::DiffSide> pb, pa;
+  for (double ms : {5.73, 4.66, 5.05}) pb.push_back(synthetic(ms, "b", "report"));
+  for (double ms : {0.43, 0.45, 0.42}) pa.push_back(synthetic(ms, "a", "report"));
+  const report::RunDiff p = pipeline::compare_runs(pb, pa);
+  EXPECT_EQ(p.step.headline_source, "profiled");
+  EXPECT_TRUE(p.step.within_noise);
+  EXPECT_NE(p.step.noise_note.find("not known well enough"), std::string::npos) << p.step.noise_note;
+  // The same runs on both sides: nothing.
+  const report::RunDiff aa = pipeline::compare_runs(b, b);
+  EXPECT_TRUE(aa.step.within_noise);
+  EXPECT_NEAR(*aa.step.p_value, 1.0, 1e-9);
 }
 
 }  // namespace
