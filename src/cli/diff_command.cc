@@ -117,8 +117,8 @@ int record_aa(const DiffOptions& o, const pipeline::AnalyzeOptions& ao) {
       "A/A: %zu runs of one program on %s: %s; spread %s. Saved to %s; diff now calls a change of one run "
       "a side significant beyond %s.\n",
       rec.value().runs.size(), rec.value().device.empty() ? "an unknown GPU" : rec.value().device.c_str(),
-      escape_controls(values).c_str(), report::format_speedup(rec.value().spread).c_str(),
-      escape_controls(*path).c_str(), report::format_speedup(floor.ratio).c_str());
+      escape_controls(values).c_str(), report::format_ratio(rec.value().spread).c_str(), escape_controls(*path).c_str(),
+      report::format_ratio(floor.ratio).c_str());
   return kExitOk;
 }
 
@@ -202,8 +202,8 @@ RunFn add_diff_command(CLI::App& app) {
   cmd->add_flag("-q,--quiet", opts->quiet, "No notes on stderr");
   add_ceilings_options(cmd, &opts->ceilings, &opts->no_saved_profile);
   cmd->add_option("--fail-if-slower", opts->fail_if_slower,
-                  "CI gate: exit 3 (after writing the diff) when AFTER's median step is slower than BEFORE's by "
-                  "more than PCT, e.g. 5%");
+                  "CI gate: exit 3 (after writing the diff) when AFTER's step (the headline figure) is slower than "
+                  "BEFORE's by more than PCT, e.g. 5%");
   cmd->footer(
       "Examples:\n  chokepoint diff before/trace.json.gz after/trace.json.gz\n"
       "  chokepoint diff b1.rec b2.rec b3.rec -- a1.rec a2.rec a3.rec   # runs, not steps, are the unit\n"
@@ -212,7 +212,9 @@ RunFn add_diff_command(CLI::App& app) {
       "  chokepoint diff before.json after/ --format md -o diff.md --fail-if-slower 5%\n"
       "Exit status: 0 diff written (or A/A recorded), 1 an input could not be read (or --fail-if-slower without step "
       "times),\n"
-      "2 usage error, 3 diff written and AFTER's median step slower by more than --fail-if-slower.");
+      "2 usage error, 3 diff written and AFTER's step slower by more than --fail-if-slower.\n"
+      "A/A records live beside the saved machine profiles ($XDG_CONFIG_HOME/chokepoint/aa-<gpu>.json);\n"
+      "--no-saved-profile (or CHOKEPOINT_PROFILE=none) leaves them unread.");
   return [opts] { return run_diff(*opts); };
 }
 

@@ -134,7 +134,7 @@ void judge_runs(report::StepChange& s, double low, double high, bool band_known,
   s.noise_note = fmt::format("Welch's t-test on {} vs {} runs (log step times): p = {:.2g} {} {}", s.runs_before.size(),
                              s.runs_after.size(), t.p_value, t.p_value < kNoiseAlpha ? "<" : ">=", kNoiseAlpha);
   if (aa.ratio > 0)
-    s.noise_note += fmt::format("; the A/A spread is {} ({})", report::format_speedup(aa.ratio), aa.source);
+    s.noise_note += fmt::format("; the A/A spread is {} ({})", report::format_ratio(aa.ratio), aa.source);
 }
 
 // One run on a side: the change's whole range against the run-to-run floor.
@@ -147,7 +147,7 @@ void judge_floor(report::StepChange& s, double low, double high, bool band_known
   s.within_noise = !(outside_floor && steps_apart && band_known);
   s.noise_note = fmt::format(
       "one run a side: run-to-run variation cannot be measured, so a change must exceed {} ({}){}",
-      report::format_speedup(s.noise_floor),
+      report::format_ratio(s.noise_floor),
       aa.ratio > 0 ? aa.source
                    : "the validation reruns' largest; `chokepoint diff --aa RUN RUN ...` records this "
                      "machine's",
@@ -174,7 +174,7 @@ void judge_noise(report::StepChange& s, const report::Report& rb, const report::
     s.noise_note += fmt::format(
         "; the recorders' own cost ({:.0f}% of the recorded step, largest side) leaves {} to {}",
         100 * std::max(largest_share(s.runs_before), largest_share(s.runs_after)),
-        report::format_speedup(*s.headline_low), report::format_speedup(*s.headline_high));
+        report::format_ratio(*s.headline_low), report::format_ratio(*s.headline_high));
   }
 }
 
@@ -289,7 +289,7 @@ std::string applied_state(const rules::RemedyAdvice& r, const Report& b, const R
 }
 
 std::string ratio_text(const std::optional<double>& x) {
-  return x ? report::format_speedup(*x) : std::string("unknown (no step times)");
+  return x ? report::format_ratio(*x) : std::string("unknown (no step times)");
 }
 
 void promise_note(report::PromiseCheck& p, const report::StepChange& s, size_t applied_count) {
@@ -312,13 +312,12 @@ void promise_note(report::PromiseCheck& p, const report::StepChange& s, size_t a
     p.measured = s.headline;
     p.note += "; measured " + ratio_text(s.headline);
     if (s.headline_low) {
-      p.note += " (" + report::format_speedup(*s.headline_low) + " to " + report::format_speedup(*s.headline_high) +
-                ")";
+      p.note += " (" + report::format_ratio(*s.headline_low) + " to " + report::format_ratio(*s.headline_high) + ")";
     }
     if (s.headline_source != "untraced" && s.speedup) {
       p.note += fmt::format(" {}; {} as profiled",
                             s.headline_source == "corrected" ? "without the recorders' own cost" : "as profiled",
-                            report::format_speedup(*s.speedup));
+                            report::format_ratio(*s.speedup));
     }
   }
   if (p.applied == "partly")

@@ -32,7 +32,7 @@ std::string promises_html(const RunDiff& d) {
         "<tr><td class=\"mono\">{}</td><td>{}{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
         esc(p.remedy), esc(p.applied), p.shared ? " (shared)" : "",
         p.predicted ? esc(format_speedup_range(*p.predicted, p.predicted_range_end)) : "-",
-        p.measured ? esc(format_speedup(*p.measured)) : "-", esc(p.note));
+        p.measured ? esc(format_ratio(*p.measured)) : "-", esc(p.note));
   }
   return s + "</tbody></table></section>\n";
 }

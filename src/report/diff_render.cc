@@ -205,7 +205,7 @@ Status write_md(const RunDiff& d, std::ostream& out) {
     for (const PromiseCheck& p : d.promises) {
       out << "| " << md(p.remedy) << " | " << promise_state(p) << " | "
           << (p.predicted ? format_speedup_range(*p.predicted, p.predicted_range_end) : "-") << " | "
-          << (p.measured ? format_speedup(*p.measured) : "-") << " | " << md(p.note) << " |\n";
+          << (p.measured ? format_ratio(*p.measured) : "-") << " | " << md(p.note) << " |\n";
     }
   }
   if (!d.findings.empty()) {
@@ -263,7 +263,7 @@ Json shares_json(const std::vector<ShareChange>& rows) {
 
 }  // namespace
 
-std::string ratio_words(double x) { return x >= 1 ? format_speedup(x) + " faster" : format_speedup(1 / x) + " slower"; }
+std::string ratio_words(double x) { return x >= 1 ? format_ratio(x) + " faster" : format_ratio(1 / x) + " slower"; }
 
 std::string step_change_words(const StepChange& s) {
   if (!s.headline) return "no step time to compare";
@@ -273,11 +273,11 @@ std::string step_change_words(const StepChange& s) {
     // "(1.1x to 1.3x slower)", "(1.47x slower to 1.31x faster)" across no change.
     const double lo = *s.headline_low, hi = *s.headline_high;
     if (lo >= 1) {
-      v += fmt::format(" ({} to {})", format_speedup(lo), format_speedup(hi));
+      v += fmt::format(" ({} to {})", format_ratio(lo), format_ratio(hi));
     } else if (hi <= 1) {
-      v += fmt::format(" ({} to {} slower)", format_speedup(1 / hi), format_speedup(1 / lo));
+      v += fmt::format(" ({} to {} slower)", format_ratio(1 / hi), format_ratio(1 / lo));
     } else {
-      v += fmt::format(" ({} slower to {} faster)", format_speedup(1 / lo), format_speedup(hi));
+      v += fmt::format(" ({} slower to {} faster)", format_ratio(1 / lo), format_ratio(hi));
     }
   }
   if (s.headline_source == "corrected") v += ", without the recorders' own cost";

@@ -87,6 +87,15 @@ std::string format_speedup(double x) {
   return x < 2 ? fmt::format("{:.2f}x", x) : fmt::format("{:.1f}x", x);
 }
 
+std::string format_ratio(double x) {
+  if (!std::isfinite(x)) return "n/a";
+  const double a = std::fabs(x);
+  if (a >= 100) return fmt::format("{:.0f}x", x);
+  if (a >= 10) return fmt::format("{:.1f}x", x);
+  if (a >= 1) return fmt::format("{:.2f}x", x);
+  return fmt::format("{:.3g}x", x);
+}
+
 std::string format_speedup_range(double x, std::optional<double> other_end) {
   if (!other_end || !std::isfinite(*other_end) || !std::isfinite(x)) return format_speedup(x);
   const std::string lo = format_speedup(std::min(x, *other_end)), hi = format_speedup(std::max(x, *other_end));

@@ -43,6 +43,9 @@ std::string format_seconds(double s);
 std::string format_bytes(int64_t bytes);
 // A step speedup: "1.05x", "3.1x" (two decimals below 2x, where the difference matters).
 std::string format_speedup(double x);
+// A measured ratio to 3 significant figures, as `diff` prints its step change: "1.93x",
+// "13.3x", "0.986x", "131x".
+std::string format_ratio(double x);
 // An estimate that may be a range (the other end from the recorder's cost, rules::RemedyAdvice):
 // "11.6-14.7x", "1.89-2.2x", else format_speedup of `x`.
 std::string format_speedup_range(double x, std::optional<double> other_end);

@@ -54,6 +54,12 @@ TEST(FormatUtil, UnitsReadTheWayPeopleWriteThem) {
   EXPECT_EQ(format_bytes(150'754'820'096), "140.4 GiB");
   EXPECT_EQ(format_speedup(1.049), "1.05x");
   EXPECT_EQ(format_speedup(3.14), "3.1x");
+  // diff's measured ratios: 3 significant figures (issue 45).
+  EXPECT_EQ(format_ratio(5.3155), "5.32x");
+  EXPECT_EQ(format_ratio(13.296), "13.3x");
+  EXPECT_EQ(format_ratio(0.98634), "0.986x");
+  EXPECT_EQ(format_ratio(131.4), "131x");
+  EXPECT_EQ(format_ratio(1.0), "1.00x");
   EXPECT_EQ(format_speedup_range(14.69, 11.61), "11.6-14.7x");  // low end first
   EXPECT_EQ(format_speedup_range(1.89, 2.217), "1.89-2.2x");
   EXPECT_EQ(format_speedup_range(3.14, 3.12), "3.1x");  // the same once rounded
