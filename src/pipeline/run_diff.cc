@@ -39,7 +39,8 @@ std::string file_head(const std::string& path) {
   return head;
 }
 
-constexpr int kSourceRank(std::string_view s) { return s == "untraced" ? 0 : s == "corrected" ? 1 : 2; }
+// untraced, then corrected, then profiled: the weaker of two sides is the larger.
+constexpr int source_rank(std::string_view s) { return s == "untraced" ? 0 : s == "corrected" ? 1 : 2; }
 
 constexpr double kReplayOver = 0.05;
 
@@ -53,11 +54,15 @@ std::optional<double> correction_band(const std::string& recorder, double share)
   return std::nullopt;
 }
 
-// Whether a report saw only live samples (no trace of the job's calls: its steps untraced).
+// Whether a run saw only live samples (no trace of the job's calls: its steps untraced): a
+// recording without trace files, or a JSON report read back that names only recordings.
 bool untraced(const report::DiffSide& s) {
-  if (s.kind != "recording" || s.report.replay) return false;
-  return std::all_of(s.report.inputs.begin(), s.report.inputs.end(),
-                     [](const report::InputInfo& in) { return in.format == "chokepoint.recording"; });
+  if (s.report.replay) return false;
+  const auto& in = s.report.inputs;
+  const bool only_recordings = std::all_of(
+      in.begin(), in.end(), [](const report::InputInfo& i) { return i.format == "chokepoint.recording"; });
+  if (s.kind == "recording") return only_recordings;
+  return s.kind == "report" && !in.empty() && only_recordings;
 }
 
 double geomean(const std::vector<report::RunStep>& runs) {
@@ -96,7 +101,7 @@ void headline(report::StepChange& s) {
   s.headline_source = "untraced";
   for (const auto* side : {&s.runs_before, &s.runs_after}) {
     for (const auto& r : *side) {
-      if (kSourceRank(r.source) > kSourceRank(s.headline_source)) s.headline_source = r.source;
+      if (source_rank(r.source) > source_rank(s.headline_source)) s.headline_source = r.source;
     }
   }
   const auto ub = side_uncertainty(s.runs_before), ua = side_uncertainty(s.runs_after);

@@ -365,3 +365,36 @@ TEST(DiffRuns, WelchOnRuns) {
 
 }  // namespace
 }  // namespace chokepoint
+
+namespace chokepoint {
+namespace {
+
+// A recording of `run` whose steps come from Python stack samples (resnet_fake with
+// DataLoader workers on the H200: 65 loop iterations) times the job untraced: its figure
+// is its step p50 with no range, as recorded or read back from its JSON report. The
+// program printed a median of 24.7 ms an iteration (result.json).
+TEST(DiffRuns, AStackRecordingIsUntraced) {
+  const report::DiffSide rec = side_of(std::string(CHOKEPOINT_TEST_DATA) + "/programs/recorded/resnetw.run/rec");
+  const report::RunStep r = pipeline::run_step(rec);
+  EXPECT_EQ(r.source, "untraced");
+  ASSERT_TRUE(r.uncertainty.has_value());
+  EXPECT_DOUBLE_EQ(*r.uncertainty, 0);
+  EXPECT_NEAR(r.ms, 24.7, 24.7 * 0.05);
+  std::ostringstream json;
+  ASSERT_TRUE(report::make_reporter("json")->write(rec.report, json, {}).ok());
+  const std::string path = ::testing::TempDir() + "/resnetw_" + std::to_string(::getpid()) + ".json";
+  std::ofstream(path) << json.str();
+  const report::DiffSide back = side_of(path);
+  EXPECT_EQ(back.kind, "report");
+  EXPECT_EQ(pipeline::run_step(back).source, "untraced");
+  EXPECT_EQ(back.report.fingerprint.program, "resnet_fake.py");
+  const report::RunDiff d = pipeline::compare_reports(rec, back);
+  EXPECT_EQ(d.same_job, "same");
+  EXPECT_NEAR(*d.step.headline, 1.0, 1e-3);  // the JSON keeps 4 significant digits
+  EXPECT_FALSE(d.step.headline_low.has_value());
+  EXPECT_TRUE(d.step.within_noise);
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace chokepoint
