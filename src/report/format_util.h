@@ -43,6 +43,12 @@ std::string format_seconds(double s);
 std::string format_bytes(int64_t bytes);
 // A step speedup: "1.05x", "3.1x" (two decimals below 2x, where the difference matters).
 std::string format_speedup(double x);
+// The order of "What to change", stated where the list is shown (rules/diagnose.cc ranks
+// the remedies: the headline first, then by estimate).
+inline constexpr const char* kRemedyOrder =
+    "first the largest gain that keeps the training as it is, then the rest by estimate; a samples/s estimate is "
+    "not a step-time one";
+
 // A measured ratio to 3 significant figures, as `diff` prints its step change: "1.93x",
 // "13.3x", "0.986x", "131x".
 std::string format_ratio(double x);

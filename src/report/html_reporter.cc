@@ -42,7 +42,7 @@ std::string verdict_section(const Report& r) {
 
 std::string remedies_section(const Report& r) {
   if (r.remedies.empty()) return "";
-  std::string s = "<section id=\"remedies\"><h2>What to change</h2>";
+  std::string s = "<section id=\"remedies\"><h2>What to change</h2><p class=\"muted\">" + esc(kRemedyOrder) + ".</p>";
   for (size_t i = 0; i < r.remedies.size(); ++i) {
     const rules::RemedyAdvice& a = r.remedies[i];
     s += fmt::format("<div class=\"remedy\"{}>", i == 0 ? " id=\"first-remedy\"" : "");
@@ -58,7 +58,12 @@ std::string remedies_section(const Report& r) {
 std::string finding_html(const rules::Finding& f) {
   std::string s = "<details class=\"finding\" open><summary>" + badge(f.severity) + "<b>" + esc(f.title) + "</b> ";
   s += "<span class=\"muted mono\">" + esc(f.id) + "</span>";
-  if (f.estimated_speedup) s += " <b>" + esc(format_speedup_range(*f.estimated_speedup, f.speedup_range_end)) + "</b>";
+  if (f.estimated_speedup) {
+    s += " <b>" + esc(format_speedup_range(*f.estimated_speedup, f.speedup_range_end)) + "</b>";
+    if (!f.estimate_remedy.empty())
+      s += std::string(rules::estimate_is_throughput(f.estimate_remedy) ? " samples/s" : "") +
+           " <span class=\"muted\">with <span class=\"mono\">" + esc(f.estimate_remedy) + "</span></span>";
+  }
   s += "</summary>";
   if (!f.detail.empty()) s += "<p>" + esc(f.detail) + "</p>";
   if (!f.evidence.empty()) {

@@ -133,6 +133,7 @@ void read_findings(const Json& j, Report& r) {
     x.speedup_range_end = range_end(f, x.estimated_speedup);
     x.time_share_pct = number(f, "time_share_pct");
     x.remedies = strings(member(f, "remedies"));
+    x.estimate_remedy = text(f, "estimate_remedy");
     x.sources = strings(member(f, "sources"));
     r.findings.push_back(std::move(x));
   }

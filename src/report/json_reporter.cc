@@ -139,6 +139,7 @@ Json finding_json(const rules::Finding& f) {
   j["recommendation"] = str_or_null(f.recommendation);
   j["estimated_speedup"] = num(f.estimated_speedup);
   j["estimated_speedup_range"] = range_json(f.estimated_speedup, f.speedup_range_end);
+  j["estimate_remedy"] = str_or_null(f.estimate_remedy);  // whose estimate it is
   j["time_share_pct"] = num(f.time_share_pct);
   j["remedies"] = f.remedies;
   j["sources"] = f.sources;

@@ -211,7 +211,10 @@ void finding(size_t rank, const rules::Finding& f, std::ostream& out, bool live_
   out << "**" << severity_badge(f.severity) << "** · " << rules::category_name(f.category) << " · ";
   if (f.estimated_speedup) {
     out << "est. **" << format_speedup_range(*f.estimated_speedup, f.speedup_range_end) << "**"
-        << (f.remedies.empty() ? std::string() : " with " + code(f.remedies.front()));
+        << (f.estimate_remedy.empty()
+                ? std::string()
+                : (rules::estimate_is_throughput(f.estimate_remedy) ? " samples/s with " : " with ") +
+                      code(f.estimate_remedy));
   } else {
     out << "speedup not estimated";
   }
@@ -230,7 +233,7 @@ void finding(size_t rank, const rules::Finding& f, std::ostream& out, bool live_
 
 void remedies(const Report& r, std::ostream& out) {
   if (r.remedies.empty()) return;
-  out << "## What to change\n\n| # | Remedy | Estimate | Removes |\n|---:|---|---|---|\n";
+  out << "## What to change\n\n_" << kRemedyOrder << "._\n\n| # | Remedy | Estimate | Removes |\n|---:|---|---|---|\n";
   for (size_t i = 0; i < r.remedies.size(); ++i) {
     const rules::RemedyAdvice& a = r.remedies[i];
     std::string est = "not estimated";

@@ -68,6 +68,7 @@ inline Report input_bound_report() {
   stall.estimated_speedup = 2.7149;
   stall.time_share_pct = 63.04567;
   stall.remedies = {"dataloader-workers"};
+  stall.estimate_remedy = "dataloader-workers";
   r.findings.push_back(stall);
 
   rules::RemedyAdvice workers;

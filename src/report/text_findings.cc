@@ -49,7 +49,7 @@ std::string remedy_estimate(const rules::RemedyAdvice& a) {
   if (!a.estimated_speedup) return "not estimated";
   std::string est = (a.estimate_from == "upper bound" ? "up to " : "est. ") +
                     format_speedup_range(*a.estimated_speedup, a.speedup_range_end) +
-                    (a.id == "bigger-batch" ? " samples/s" : "");
+                    (rules::estimate_is_throughput(a.id) ? " samples/s" : "");
   if (a.estimate_from == "trace what-if") {
     est += fmt::format(" (replayed: {} -> {} ms per step)", format_number(a.step_ms_before),
                        format_number(a.step_ms_after));
@@ -65,7 +65,8 @@ std::string remedy_estimate(const rules::RemedyAdvice& a) {
 // then the remedies replayed that would not pay, and what the replay started from.
 void TextWriter::remedies() {
   if (!r_.remedies.empty()) {
-    out_ << style_(Tone::kBold, "What to change (largest gain first)") << "\n";
+    out_ << style_(Tone::kBold, "What to change") << "\n";
+    wrapped("  ", "  ", std::string("(") + kRemedyOrder + ")", 2, Tone::kDim);
     for (size_t i = 0; i < r_.remedies.size(); ++i) remedy(i + 1, r_.remedies[i]);
   }
   const std::vector<std::string> idle = unpaying_what_ifs();
@@ -134,7 +135,8 @@ void TextWriter::finding(size_t rank, const rules::Finding& f) {
 
   const std::string indent(kFindingIndent);
   std::string by;
-  if (!f.remedies.empty()) by = " with " + f.remedies.front();
+  if (!f.estimate_remedy.empty())
+    by = (rules::estimate_is_throughput(f.estimate_remedy) ? " samples/s with " : " with ") + f.estimate_remedy;
   const std::string gain = (f.estimated_speedup
                                 ? "-> est. " + format_speedup_range(*f.estimated_speedup, f.speedup_range_end) + by
                                 : std::string("-> speedup not estimated")) +

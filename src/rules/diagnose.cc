@@ -267,16 +267,19 @@ void refine_host_verdict(const EvidenceSet& ev, bool trace, const std::vector<Fi
 void estimate_and_rank_findings(Diagnosis& d) {
   for (Finding& f : d.findings) {
     std::optional<double> best, best_end;
+    std::string best_id;
     for (const RemedyAdvice& r : d.remedies) {
       if (std::find(f.remedies.begin(), f.remedies.end(), r.id) == f.remedies.end() || !r.estimated_speedup) continue;
       if (!best || *r.estimated_speedup > *best) {
         best = r.estimated_speedup;
         best_end = r.speedup_range_end;
+        best_id = r.id;
       }
     }
     if (best) {
       f.estimated_speedup = best;
       f.speedup_range_end = best_end;
+      f.estimate_remedy = best_id;
       if (f.severity != Severity::kInfo || *best >= kMinHeadlineGain)
         f.severity = severity_for(f.time_share_pct, *best);
     }

@@ -18,6 +18,8 @@ const char* category_name(Category c) {
   return "unknown";
 }
 
+bool estimate_is_throughput(const std::string& remedy) { return remedy == "bigger-batch"; }
+
 const char* threshold_side_name(ThresholdSide s) {
   switch (s) {
     case ThresholdSide::kAtLeast: return "at_least";

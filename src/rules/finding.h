@@ -45,6 +45,12 @@ struct Finding {
   std::vector<std::string> remedies;        // remedy ids (rules/remedies.h) that remove it, best first
   std::vector<std::string> sources;         // evidence it rests on: "trace", "samples", "machine"
   std::string estimate_source;              // the source whose what-if gave the estimate; "" the first
+  // The remedy whose estimate estimated_speedup is (issue 44: a finding printed "est. 4.0x
+  // with cuda-graphs" where 4.0x was bigger-batch's and cuda-graphs' own was 1.00x).
+  std::string estimate_remedy;
 };
+
+// "bigger-batch": its estimate is of samples per second, not of the step.
+bool estimate_is_throughput(const std::string& remedy);
 
 }  // namespace chokepoint::rules

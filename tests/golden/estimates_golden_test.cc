@@ -1,0 +1,79 @@
+// Issue 44, first of its checks: a finding's estimate is its named remedy's. Over every
+// Kineto fixture (tests/data/kineto and the validation pairs' traces), each finding with an
+// estimate names the remedy it came from (`estimate_remedy`, one of the finding's own),
+// that remedy's estimate is the same number, and the text, Markdown and HTML views print
+// that name beside it. gemv_batch printed "-> est. 4.0x with cuda-graphs" where 4.0x was
+// bigger-batch's (samples/s) and cuda-graphs' own estimate 1.00x.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "pipeline/analyze_pipeline.h"
+#include "report/reporter.h"
+
+namespace chokepoint {
+namespace {
+
+const bool kNoSavedProfile = setenv("CHOKEPOINT_PROFILE", "none", 1) == 0;
+
+std::vector<std::string> fixtures() {
+  namespace fs = std::filesystem;
+  const std::string data = CHOKEPOINT_TEST_DATA;
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(data + "/kineto")) {
+    if (e.path().string().ends_with(".json.gz")) out.push_back(fs::relative(e.path(), data).string());
+  }
+  for (const auto& d : fs::directory_iterator(data + "/pairs")) {
+    if (fs::exists(d.path() / "trace.json.gz")) out.push_back(fs::relative(d.path() / "trace.json.gz", data).string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string render(const report::Report& r, const char* format) {
+  std::ostringstream out;
+  report::RenderOptions wide;
+  wide.width = 400;  // a line per finding's estimate, unwrapped
+  EXPECT_TRUE(report::make_reporter(format)->write(r, out, wide).ok()) << format;
+  return out.str();
+}
+
+class Estimates : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Estimates, AFindingsEstimateIsItsNamedRemedys) {
+  ASSERT_TRUE(kNoSavedProfile);
+  auto r = pipeline::analyze_paths({std::string(CHOKEPOINT_TEST_DATA) + "/" + GetParam()});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const report::Report& rep = r.value();
+  const std::string text = render(rep, "text"), md = render(rep, "md"), html = render(rep, "html");
+  for (const rules::Finding& f : rep.findings) {
+    SCOPED_TRACE(f.id);
+    if (!f.estimated_speedup) continue;
+    ASSERT_FALSE(f.estimate_remedy.empty());
+    EXPECT_NE(std::find(f.remedies.begin(), f.remedies.end(), f.estimate_remedy), f.remedies.end());
+    const auto rem = std::find_if(rep.remedies.begin(), rep.remedies.end(),
+                                  [&](const rules::RemedyAdvice& a) { return a.id == f.estimate_remedy; });
+    ASSERT_NE(rem, rep.remedies.end()) << f.estimate_remedy;
+    ASSERT_TRUE(rem->estimated_speedup.has_value());
+    EXPECT_DOUBLE_EQ(*rem->estimated_speedup, *f.estimated_speedup);
+    const std::string with = (rules::estimate_is_throughput(f.estimate_remedy) ? " samples/s with " : " with ");
+    EXPECT_NE(text.find(with + f.estimate_remedy + " · "), std::string::npos) << text;
+    EXPECT_NE(md.find(with + "`" + f.estimate_remedy + "`"), std::string::npos);
+    EXPECT_NE(html.find("with <span class=\"mono\">" + f.estimate_remedy + "</span>"), std::string::npos);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, Estimates, ::testing::ValuesIn(fixtures()),
+                         [](const ::testing::TestParamInfo<std::string>& i) {
+                           std::string n = i.param.substr(0, i.param.find('.'));
+                           std::replace(n.begin(), n.end(), '/', '_');
+                           return n;
+                         });
+
+}  // namespace
+}  // namespace chokepoint
