@@ -1,5 +1,8 @@
 #include "rules/glossary.h"
 
+#include <cctype>
+#include <string>
+
 #include <fmt/format.h>
 
 #include "rules/rule.h"
@@ -122,6 +125,25 @@ const std::vector<GlossaryEntry>& other_entries() {
        "A trace without GPU work, idle time nothing recorded explains, or samples without GPU metrics where "
        "nothing on the host stands out.",
        "Record more: a torch.profiler trace, run --trace, or run with the GPU's driver present."},
+      // Words the reports print that are not ids of the above (issue 44: `explain` rejected
+      // them). The idle causes input, sync, launch_overhead and host_work are the verdicts
+      // and findings of those names.
+      {"confidence", "term",
+       "How far the verdict can be trusted, 0 to 1: the evidence's agreement, lowered by the share of input lost "
+       "or unreadable.",
+       "From the margin of the largest cost over the next, the sources that agree (trace, samples, stacks) and "
+       "the data lost (a cut trace, ticks out of order).",
+       "Below 0.5 the report says why; record more (a longer run, a trace) before acting on the verdict alone."},
+      {"allocator", "term",
+       "GPU idle time while the host was in cudaMalloc/cudaFree (the caching allocator growing or emptied).",
+       "Idle gaps whose host side is an allocator call (breakdown.idle_by_cause).",
+       "See allocator-churn: keep the cache (no empty_cache in the loop), fixed shapes, or expandable segments."},
+      {"gpu-wait", "term", "GPU idle time while the host waited on another stream or event of the GPU itself.",
+       "Idle gaps whose host side is a stream or event wait (breakdown.idle_by_cause).",
+       "Overlap the waited-on work (more streams, fewer cross-stream dependencies)."},
+      {"nothing-queued", "term", "GPU idle time with nothing launched and no host call recorded to explain it.",
+       "Idle gaps with no launch, sync or known host work around them (breakdown.idle_by_cause).",
+       "See the idle verdict: look at what the job did then (Python stacks)."},
   };
   return kEntries;
 }
@@ -142,6 +164,12 @@ const std::vector<GlossaryEntry>& glossary() {
 const GlossaryEntry* find_glossary_entry(std::string_view id) {
   for (const auto& e : glossary()) {
     if (e.id == id) return &e;
+  }
+  // As the reports print it: "launch_overhead" (an idle cause), "Host-Work".
+  std::string norm;
+  for (char c : id) norm += c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const auto& e : glossary()) {
+    if (e.id == norm) return &e;
   }
   return nullptr;
 }
@@ -182,14 +210,17 @@ std::string format_glossary_entry(const GlossaryEntry& e) {
 
 std::string format_glossary_index() {
   std::string out;
-  for (std::string_view kind : {"finding", "remedy", "verdict"}) {
+  for (std::string_view kind : {"finding", "remedy", "verdict", "term"}) {
     std::string ids;
     for (const auto& e : glossary()) {
       if (e.kind != kind) continue;
       if (!ids.empty()) ids += ' ';
       ids += e.id;
     }
-    const char* title = kind == "finding" ? "Findings" : kind == "remedy" ? "Remedies" : "Verdicts";
+    const char* title = kind == "finding"   ? "Findings"
+                        : kind == "remedy"  ? "Remedies"
+                        : kind == "verdict" ? "Verdicts"
+                                            : "Report terms";
     out += fmt::format("{}:\n{}", title, wrap(ids, 2));
   }
   out += "Run 'chokepoint explain ID' for what an id means, how it is detected and what to do.\n";

@@ -13,7 +13,7 @@ namespace chokepoint::rules {
 
 struct GlossaryEntry {
   std::string_view id;
-  std::string_view kind;       // "finding", "remedy" or "verdict"
+  std::string_view kind;       // "finding", "remedy", "verdict" or "term" (a word the reports print)
   std::string_view meaning;    // what it means
   std::string_view detection;  // how chokepoint detects it (or, for a remedy, estimates it)
   std::string_view action;     // what to do
@@ -21,6 +21,7 @@ struct GlossaryEntry {
 
 // Every entry: findings in the registry's order, then remedies, then verdict categories.
 const std::vector<GlossaryEntry>& glossary();
+// By id; else as the reports print it (underscores for dashes, any case).
 const GlossaryEntry* find_glossary_entry(std::string_view id);
 
 // The entry as `explain ID` prints it (plain text, wrapped at 88 columns).

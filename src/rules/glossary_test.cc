@@ -52,6 +52,8 @@ void check_entry(const GlossaryEntry& e) {
     EXPECT_NE(find_rule(e.id), nullptr) << e.id;
   } else if (e.kind == "remedy") {
     EXPECT_NE(find_remedy(e.id), nullptr) << e.id;
+  } else if (e.kind == "term") {
+    EXPECT_EQ(find_rule(e.id), nullptr) << e.id;  // a word of the reports, not an id of the above
   } else {
     EXPECT_EQ(e.kind, "verdict") << e.id;
   }
@@ -63,7 +65,7 @@ TEST(Glossary, EntriesAreUniqueCompleteAndCurrent) {
     EXPECT_TRUE(ids.insert(std::string(e.id)).second) << "duplicate entry " << e.id;
     check_entry(e);
   }
-  EXPECT_EQ(ids.size(), all_rules().size() + all_remedies().size() + 10);
+  EXPECT_EQ(ids.size(), all_rules().size() + all_remedies().size() + 10 + 4);  // verdicts, report terms
 }
 
 // No line of `text` is wider than 88 columns.
@@ -87,6 +89,26 @@ TEST(Glossary, FormatsAnEntryAndTheIndex) {
   EXPECT_EQ(index.rfind("Findings:\n  input-pipeline-stall launch-overhead", 0), 0u) << index;
   EXPECT_NE(index.find("Remedies:\n  cuda-graphs"), std::string::npos);
   EXPECT_NE(index.find("Verdicts:\n  input host sync"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace chokepoint::rules
+
+namespace chokepoint::rules {
+namespace {
+
+// Issue 44: every word a report prints can be explained: the idle causes as the JSON and
+// the tables spell them, and "confidence".
+TEST(Glossary, WordsTheReportsPrint) {
+  for (const char* w : {"launch_overhead", "host_work", "input", "sync", "allocator", "gpu_wait", "nothing_queued",
+                        "unknown", "confidence", "Host-Work"}) {
+    EXPECT_NE(find_glossary_entry(w), nullptr) << w;
+  }
+  EXPECT_EQ(find_glossary_entry("launch_overhead")->id, "launch-overhead");
+  EXPECT_EQ(find_glossary_entry("no_such_word"), nullptr);
+  EXPECT_NE(format_glossary_index().find("Report terms:\n  confidence allocator gpu-wait nothing-queued"),
+            std::string::npos)
+      << format_glossary_index();
 }
 
 }  // namespace

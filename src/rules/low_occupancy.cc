@@ -43,7 +43,12 @@ std::optional<Finding> low_occupancy(const TraceEvidence& c) {
       c.a.ms_per_step(k.small_grid_ideal_ns), c.a.ms_per_step(k.small_grid_ns));
   f.evidence = {evidence("sub_wave_kernel_pct", share, "%", kMinSharePct), evidence("num_sms", k.num_sms, ""),
                 evidence("sub_wave_ms_per_step", c.a.ms_per_step(k.small_grid_ns), "ms")};
-  if (top) f.evidence.push_back(evidence("top_kernel_blocks", static_cast<double>(top->min_blocks), "", k.num_sms));
+  // Sub-wave below one block per SM: it fires at num_sms - 1 blocks or fewer (issue 44: it
+  // printed "fires >= 132" for a rule that fires below 132).
+  if (top) {
+    f.evidence.push_back(
+        evidence_at_most("top_kernel_blocks", static_cast<double>(top->min_blocks), "", k.num_sms - 1.0));
+  }
   f.recommendation = fmt::format(
       "Give each launch at least one block per SM ({} here, ideally several waves): raise the batch "
       "size or process several items per launch; in custom CUDA/Triton kernels size the grid from "
