@@ -112,8 +112,11 @@ std::optional<Finding> input_pipeline_stall(const TraceEvidence& c) {
   const TimeNs rest = t.duration - idle;
   // Enough workers that each has (loader time / time left per step) steps to make a batch.
   const double per_step_rest = std::max(1.0, static_cast<double>(rest));
-  const int workers = std::clamp(static_cast<int>(std::ceil(static_cast<double>(loader) / per_step_rest)) + 1,
-                                 kMinWorkers, kMaxWorkers);
+  int workers = std::clamp(static_cast<int>(std::ceil(static_cast<double>(loader) / per_step_rest)) + 1, kMinWorkers,
+                           kMaxWorkers);
+  // The replay's count where it sized one: the fix names the workers the estimate assumed.
+  if (const auto* e = analyses::estimate_of(c.a, analyses::whatif::Remedy::kLoaderWorkers); e && e->workers > 0)
+    workers = e->workers;
 
   Finding f = new_finding("input-pipeline-stall", Category::kInput, share, std::nullopt);
   f.remedies = {"dataloader-workers"};

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -66,6 +67,25 @@ TEST_P(Estimates, AFindingsEstimateIsItsNamedRemedys) {
     EXPECT_NE(md.find(with + "`" + f.estimate_remedy + "`"), std::string::npos);
     EXPECT_NE(html.find("with <span class=\"mono\">" + f.estimate_remedy + "</span>"), std::string::npos);
   }
+}
+
+// The input-pipeline-stall fix names the worker count dataloader-workers' replay assumed (it
+// said num_workers=11 where the replay sized 13).
+TEST_P(Estimates, TheStallFixNamesTheReplaysWorkers) {
+  ASSERT_TRUE(kNoSavedProfile);
+  auto r = pipeline::analyze_paths({std::string(CHOKEPOINT_TEST_DATA) + "/" + GetParam()});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const report::Report& rep = r.value();
+  const auto rem = std::find_if(rep.remedies.begin(), rep.remedies.end(),
+                                [](const rules::RemedyAdvice& a) { return a.id == "dataloader-workers"; });
+  const auto stall = std::find_if(rep.findings.begin(), rep.findings.end(),
+                                  [](const rules::Finding& f) { return f.id == "input-pipeline-stall"; });
+  std::smatch m;
+  if (rem == rep.remedies.end() || stall == rep.findings.end() ||
+      !std::regex_search(rem->what_changes, m, std::regex(" with ([0-9]+) workers"))) {
+    return;  // no stall finding with a sized replay in this fixture
+  }
+  EXPECT_NE(stall->recommendation.find("num_workers=" + m[1].str() + ","), std::string::npos) << stall->recommendation;
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, Estimates, ::testing::ValuesIn(fixtures()),

@@ -84,6 +84,9 @@ struct Estimate {
   // where that moves it 5% or more: the estimate is then the range between the two, and the
   // first assumption says why (analysis.cc).
   std::optional<double> speedup_at_high_cost;
+  // dataloader-workers: the worker count the replay assumed (0 not sized), which the
+  // finding's fix then names (issue 44: the replay sized 13, the fix said num_workers=11).
+  int workers = 0;
 };
 
 // Every remedy that applies to the trace, with its estimate (largest gain first).

@@ -100,6 +100,7 @@ std::optional<Estimate> estimate_loader_workers(const Context& c) {
                   static_cast<double>(wait) / steps / 1e6, kReadyBatchNs / 1e6,
                   workers > 0 ? fmt::format(" with {} workers", workers) : std::string()),
       std::move(assumptions));
+  e.workers = workers;
   return e;
 }
 
