@@ -139,9 +139,15 @@ void drop_same_content(std::vector<InputFile>* files, timeline::ImportStats& sta
   std::vector<std::pair<std::string, std::string>> dropped;
   const std::vector<std::string> kept = distinct_contents(paths, &dropped);
   if (dropped.empty()) return;
+  // Kept paths in their order, each once: a path given twice is one of them (`analyze t t`
+  // counted its 6 steps as 12).
   std::vector<InputFile> out;
+  size_t next = 0;
   for (const InputFile& f : *files) {
-    if (std::find(kept.begin(), kept.end(), f.path) != kept.end()) out.push_back(f);
+    if (next < kept.size() && f.path == kept[next]) {
+      out.push_back(f);
+      ++next;
+    }
   }
   *files = std::move(out);
   std::string names;

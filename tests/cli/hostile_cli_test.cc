@@ -174,6 +174,10 @@ TEST(HostileCli, DuplicatesAndLinkLoopsInADirectoryOfTraces) {
   // Named twice on the command line: the same.
   const auto twice = analyze_json(d, trace + " " + d + "/traces/b.json.gz");
   EXPECT_EQ(twice["window"]["steps"], single["window"]["steps"]);
+  // One path given twice (it was 8 steps for 4 counted).
+  const auto same_path = analyze_json(d, trace + " " + trace);
+  EXPECT_EQ(same_path["window"]["steps"], single["window"]["steps"]);
+  EXPECT_TRUE(has_stat(same_path, "import_same_content")) << same_path["import_stats"];
 }
 
 // A .json.gz cut before its first inflated byte was "the file is empty"; a trace whose
