@@ -37,18 +37,21 @@ bool is_optimizer_annotation(std::string_view n) {
 }
 
 // The process whose steps are replayed: the one with the most windows, ties to the one
-// whose windows hold more time.
-int32_t replay_pid(const StepWindows& w) {
-  std::map<int32_t, std::pair<int64_t, TimeNs>> by_pid;
+// whose windows hold more time; of one trace file (source): two files of one process are
+// two profiler windows minutes apart (a schedule with repeat, issue 44), and one replay
+// across both read "50,009 ms per step recorded". The windows of the other files are
+// analyzed all the same; the what-ifs replay the steps of one.
+std::pair<int32_t, int32_t> replay_source_pid(const StepWindows& w) {
+  std::map<std::pair<int32_t, int32_t>, std::pair<int64_t, TimeNs>> by_key;
   for (const auto& s : w.steps) {
-    auto& v = by_pid[s.pid];
+    auto& v = by_key[{s.source, s.pid}];
     ++v.first;
     v.second += s.duration();
   }
-  int32_t best = -1;
+  std::pair<int32_t, int32_t> best{0, -1};
   std::pair<int64_t, TimeNs> top{-1, -1};
-  for (const auto& [pid, v] : by_pid) {
-    if (v > top) top = v, best = pid;
+  for (const auto& [key, v] : by_key) {
+    if (v > top) top = v, best = key;
   }
   return best;
 }
@@ -56,10 +59,11 @@ int32_t replay_pid(const StepWindows& w) {
 // Sets the replayed process, its windows and the span they cover; returns the end of the
 // host's last step.
 TimeNs set_windows(const StepWindows& w, StepGraph& g) {
-  g.pid = replay_pid(w);
+  const auto [source, pid] = replay_source_pid(w);
+  g.pid = pid;
   std::vector<const StepWindow*> wins;
   for (const auto& s : w.steps) {
-    if (s.pid == g.pid) wins.push_back(&s);
+    if (s.pid == g.pid && s.source == source) wins.push_back(&s);
   }
   std::sort(wins.begin(), wins.end(), [](const StepWindow* a, const StepWindow* b) { return a->start < b->start; });
   g.source = wins.front()->source;
