@@ -31,6 +31,10 @@ constexpr StatDef kStats[] = {
      "Files in an input directory that are traces but could not be read were left out, the others "
      "analyzed ({}).",
      "each file: why"},
+    {StatId::kImportRanksByDevice, "import_ranks_by_device", "import", Severity::kInfo,
+     "CUPTI traces that name no rank, one process per GPU, each running NCCL kernels: read as the ranks of one "
+     "job, numbered in the order of their GPUs ({})",
+     "rank N: GPU G, pid P"},
     {StatId::kKinetoEventsIgnored, "kineto_events_ignored", "kineto", Severity::kInfo,
      "Events without a place in the model (flows, counters, instants, Trace spans, sort "
      "metadata) were skipped."},
@@ -80,6 +84,10 @@ constexpr StatDef kStats[] = {
     {StatId::kKinetoNoBaseTime, "kineto_no_base_time", "kineto", Severity::kInfo,
      "The trace has no baseTimeNanoseconds (an older profiler, or a file cut off before "
      "it), so its times may not line up with other ranks' traces."},
+    {StatId::kKinetoEventsCut, "kineto_events_cut", "kineto", Severity::kWarning,
+     "The file is cut off inside traceEvents. torch.profiler writes the CPU ops first and the GPU work and CUDA "
+     "calls after them: GPU work whose launching call was cut is lost data, and the verdict is withheld when most "
+     "of it is (give the whole file)."},
     {StatId::kCuptiOtherSubscriber, "cupti_other_subscriber", "cupti", Severity::kWarning,
      "another CUPTI client (torch.profiler, nsys, ncu) held the process: it has no CUDA trace"},
     {StatId::kCuptiNotStarted, "cupti_not_started", "cupti", Severity::kWarning,

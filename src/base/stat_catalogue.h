@@ -26,6 +26,7 @@ enum class StatId : uint16_t {
   kImportSameContent,
   kImportBrokenEntries,
   kImportFailedFiles,
+  kImportRanksByDevice,
   // importers/kineto: PyTorch profiler JSON.
   kKinetoEventsIgnored,
   kKinetoNonNumericPid,
@@ -46,6 +47,7 @@ enum class StatId : uint16_t {
   kKinetoUnknownDevice,
   kKinetoBadMetadata,
   kKinetoNoBaseTime,
+  kKinetoEventsCut,
   // importers/cupti: the tracer's .cptrace files.
   kCuptiOtherSubscriber,
   kCuptiNotStarted,

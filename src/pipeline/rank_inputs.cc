@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <set>
 
+#include "importers/cupti/cupti_scan.h"
 #include "importers/importer.h"
 #include "importers/input/byte_source.h"
 #include "importers/input/same_content.h"
@@ -67,12 +69,49 @@ namespace {
 
 using ByRank = std::map<std::pair<int32_t, int32_t>, RankInput>;
 
-// A recording's CUPTI traces, one per process, by the rank its process had; false when a
-// trace's process had none (or the recording does not read).
+// CUPTI traces that name no rank, as ranks by their GPUs: each process (its files, the
+// whole trace and its windows) ran NCCL kernels on one GPU, a GPU no other process used;
+// rank k is the process on the kth of those GPUs. False (nothing added) otherwise: two
+// processes on one GPU, a process on two, or no NCCL (independent jobs side by side are
+// not ranks of one).
+bool add_by_device(const std::vector<std::string>& files, int32_t domain, ByRank& by_rank) {
+  struct Process {
+    std::vector<std::string> files;
+    std::set<int32_t> devices;
+    bool nccl = false;
+  };
+  std::map<int64_t, Process> by_pid;
+  for (const std::string& f : files) {
+    auto scan = importers::scan_cupti_file(f);
+    if (!scan.ok() || scan.value().pid < 0) return false;
+    Process& p = by_pid[scan.value().pid];
+    p.files.push_back(f);
+    p.devices.insert(scan.value().devices.begin(), scan.value().devices.end());
+    p.nccl = p.nccl || scan.value().nccl;
+  }
+  std::map<int32_t, std::pair<int64_t, const Process*>> by_gpu;
+  for (const auto& [pid, p] : by_pid) {
+    if (p.devices.size() != 1 || !p.nccl) return false;
+    if (!by_gpu.emplace(*p.devices.begin(), std::make_pair(pid, &p)).second) return false;
+  }
+  if (by_gpu.size() < 2) return false;
+  int32_t rank = 0;
+  for (const auto& [gpu, pp] : by_gpu) {
+    for (const std::string& f : pp.second->files) add_file(by_rank, rank, domain, f);
+    by_rank[{rank, domain}].by_device = "GPU " + std::to_string(gpu) + ", pid " + std::to_string(pp.first);
+    ++rank;
+  }
+  return true;
+}
+
+// A recording's CUPTI traces, one per process, by the rank its process had (or, when no
+// process had one, by their GPUs); false when a trace's process had none (or the
+// recording does not read).
 bool add_recording(const std::string& dir, int32_t domain, ByRank& by_rank) {
   auto rec = samples::read_recording(dir);
   if (!rec.ok()) return false;
-  bool all = true;
+  std::vector<std::string> unranked;
+  ByRank named;
   for (const std::string& f : importers::distinct_contents(recording_trace_files(dir))) {
     const int64_t pid = pid_of_trace_file(f);
     int32_t rank = -1;
@@ -80,12 +119,17 @@ bool add_recording(const std::string& dir, int32_t domain, ByRank& by_rank) {
       if (p.pid == pid && p.rank) rank = *p.rank;
     }
     if (rank < 0) {
-      all = false;
+      unranked.push_back(f);
       continue;
     }
-    add_file(by_rank, rank, domain, f);
+    add_file(named, rank, domain, f);
   }
-  return all;
+  if (unranked.empty() || (named.empty() && add_by_device(unranked, domain, by_rank))) {
+    by_rank.merge(named);
+    return true;
+  }
+  by_rank.merge(named);
+  return false;
 }
 
 // The trace files of a path: itself, or the recognized files of a directory by name.
@@ -106,18 +150,22 @@ std::vector<std::string> trace_files(const std::string& path) {
   return importers::distinct_contents(files);
 }
 
-// Trace files by the rank their head names; false when one names none.
+// Trace files by the rank their head names (or, when none names one, CUPTI traces by
+// their GPUs); false when one names none.
 bool add_traces(const std::string& path, int32_t domain, ByRank& by_rank) {
-  bool all = true;
+  std::vector<std::string> unranked;
+  ByRank named;
   for (const std::string& f : trace_files(path)) {
     auto head = importers::read_head(f, kRankHeadBytes);
     const int32_t rank = head.ok() ? rank_in_head(head.value()) : -1;
     if (rank < 0) {
-      all = false;
+      unranked.push_back(f);
       continue;
     }
-    add_file(by_rank, rank, domain, f);
+    add_file(named, rank, domain, f);
   }
+  const bool all = unranked.empty() || (named.empty() && add_by_device(unranked, domain, by_rank));
+  by_rank.merge(named);
   return all;
 }
 

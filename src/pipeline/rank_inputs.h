@@ -2,7 +2,10 @@
 // rank and which clock domain (node). A rank comes from a Kineto trace's distributedInfo
 // (read from the file's head, where torch.profiler writes it) or, for a recording's CUPTI
 // traces (trace-<pid>.cptrace), from the RANK its process had (the recording's process
-// list). Each path argument is one clock domain: give one directory per node.
+// list). CUPTI traces with neither (the per-process files of a multi-GPU `run --trace`
+// copied out of their recording, or a job launched without RANK) are ranks when each
+// process ran NCCL kernels on a GPU of its own: numbered in the order of their GPUs, and
+// the report says so. Each path argument is one clock domain: give one directory per node.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +19,9 @@ struct RankInput {
   int32_t rank = -1;
   int32_t domain = 0;  // index of the path argument it came from
   std::vector<std::string> files;
+  // How the rank was known when no trace or recording names it: "GPU 1, pid 654" (ranks
+  // numbered by GPU); "" when named.
+  std::string by_device;
 };
 
 // The rank of a trace file from its first bytes, -1 when it names none.

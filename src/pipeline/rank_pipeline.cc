@@ -86,6 +86,12 @@ Result<report::Report> analyze_rank_inputs(const std::vector<RankInput>& ranks, 
 
   std::vector<dist::RankSummary> summaries;
   timeline::ImportStats stats;
+  std::string by_device;
+  for (const RankInput& ri : ranks) {
+    if (!ri.by_device.empty())
+      by_device += (by_device.empty() ? "" : "; ") + ("rank " + std::to_string(ri.rank) + ": " + ri.by_device);
+  }
+  if (!by_device.empty()) stats.add(StatId::kImportRanksByDevice, by_device, static_cast<int64_t>(ranks.size()));
   for (size_t i = 0; i < results.size(); ++i) {
     if (!results[i].status.ok()) {
       return Status::Error(ErrorCode::kInput,

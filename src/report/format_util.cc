@@ -61,6 +61,8 @@ std::string format_pct(double pct) {
 
 std::string format_ms(double ms) {
   if (!std::isfinite(ms)) return "n/a";
+  // Under a microsecond: below what a trace's timestamps resolve ("5.71e-05 ms" in a ranks table).
+  if (ms > 0 && ms < 0.001) return "<0.001 ms";
   return format_number(ms) + " ms";
 }
 

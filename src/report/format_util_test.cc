@@ -47,6 +47,9 @@ TEST(FormatUtil, UnitsReadTheWayPeopleWriteThem) {
   EXPECT_EQ(format_ms(3.14159), "3.14 ms");
   EXPECT_EQ(format_ms(5), "5 ms");
   EXPECT_EQ(format_ms(12500), "12,500 ms");
+  EXPECT_EQ(format_ms(0.00203), "0.00203 ms");
+  EXPECT_EQ(format_ms(5.71e-05), "<0.001 ms");  // not "5.71e-05 ms"
+  EXPECT_EQ(format_ms(0), "0 ms");
   EXPECT_EQ(format_seconds(1.4231), "1.42 s");
   EXPECT_EQ(format_seconds(0.35), "350 ms");
   EXPECT_EQ(format_bytes(512), "512 B");

@@ -151,6 +151,31 @@ TEST(DistributedGolden, TwoGpuDdpRecordingWithoutTraces) {
   EXPECT_EQ(finding(r, "exposed-communication"), nullptr);
 }
 
+// The two per-process CUPTI traces of a 2-GPU DDP `run --trace` (tests/data/tracer/ddp,
+// recorded on the H200 pair), outside their recording: no RANK to go by, so ranks by their
+// GPUs, each process having run NCCL kernels on its own. They were pooled as one rank with
+// four device lines and 298 steps. The per-process files of unrelated single-GPU programs
+// (tracer/steps: no NCCL, one GPU) stay pooled.
+TEST(DistributedGolden, PerProcessCuptiTracesOfADdpJobAreRanksByGpu) {
+  const std::string ddp = std::string(CHOKEPOINT_TEST_DATA) + "/tracer/ddp";
+  const auto ranks = chokepoint::pipeline::rank_inputs({ddp});
+  ASSERT_EQ(ranks.size(), 2u);
+  EXPECT_EQ(ranks[0].by_device, "GPU 0, pid 653");
+  EXPECT_EQ(ranks[1].by_device, "GPU 1, pid 654");
+  const Report r = analyze({ddp});
+  ASSERT_TRUE(r.distributed.has_value());
+  const auto& d = r.distributed->ranks;
+  ASSERT_EQ(d.ranks.size(), 2u);
+  EXPECT_EQ(r.window.steps, 149);  // the detailed rank's NVTX steps
+  for (const auto& row : d.ranks) EXPECT_NEAR(row.step_ms, 10.3, 0.1);
+  EXPECT_GT(d.matched_collectives, 1000);  // the all-reduces of both ranks, matched
+  const auto stat = std::find_if(r.import_stats.begin(), r.import_stats.end(),
+                                 [](const auto& s) { return s.name == "import_ranks_by_device"; });
+  ASSERT_NE(stat, r.import_stats.end());
+  EXPECT_NE(stat->description.find("rank 1: GPU 1, pid 654"), std::string::npos) << stat->description;
+  EXPECT_TRUE(chokepoint::pipeline::rank_inputs({std::string(CHOKEPOINT_TEST_DATA) + "/tracer/steps"}).empty());
+}
+
 TEST(DistributedGolden, OneRankAloneIsThePooledAnalysis) {
   EXPECT_TRUE(chokepoint::pipeline::rank_inputs({kDist + "straggler8/rank0.json.gz"}).empty());
   EXPECT_EQ(chokepoint::pipeline::rank_inputs({kDist + "straggler8"}).size(), 8u);
