@@ -182,6 +182,22 @@ bool apply_data_loss(const EvidenceSet& ev, Diagnosis& d) {
   return true;
 }
 
+// A Kineto trace cut off inside its events before any of its GPU work (the GPU events
+// come after the CPU ops in the file: healthy_bf16 cut at 30%) is not "a CPU-only trace":
+// the verdict is unknown because the file is cut. True then. (A cut that leaves GPU work
+// counts the ops it orphaned as lost data: apply_data_loss.)
+bool apply_cut_trace(const EvidenceSet& ev, Diagnosis& d) {
+  if (ev.trace == nullptr || ev.trace->stats == nullptr || ev.trace->stats->count(StatId::kKinetoEventsCut) == 0 ||
+      ev.trace->tl.gpu_ops.size() > 0)
+    return false;
+  d.bound = Category::kUnknown;
+  d.confidence = 0;
+  d.unknown_reason =
+      "the trace file is cut off inside its events before any GPU work: torch.profiler writes the GPU work after "
+      "the CPU ops";
+  return true;
+}
+
 // What is left of a run that lost too much cannot say what a fix gains (neg_all: 13x
 // promised from the 13% of kernels that kept their durations): the advice stays, its
 // estimates go.
@@ -396,7 +412,7 @@ Diagnosis diagnose(const EvidenceSet& ev) {
   d.confidence = v.bound == Category::kUnknown ? 0 : v.confidence;
   d.costs = std::move(v.costs);
   d.unknown_reason = v.unknown_reason;
-  const bool untrusted = apply_data_loss(ev, d);
+  const bool untrusted = apply_cut_trace(ev, d) || apply_data_loss(ev, d);
 
   // Remedies, and each finding's estimate from its best remedy.
   d.remedies = remedies_of(d.findings, ev);

@@ -5,7 +5,11 @@
 // the kernels' durations gone, and a dropped GPU for a meta.json with one wrong field.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "pipeline/analyze_pipeline.h"
@@ -44,6 +48,34 @@ TEST(DamagedGolden, MostKernelsWithoutADurationGiveNoVerdict) {
   }
   for (const auto& f : r.findings) EXPECT_FALSE(f.estimated_speedup.has_value()) << f.id;
   EXPECT_TRUE(r.what_ifs.empty());
+}
+
+// A Kineto trace cut off inside its events, made here from the real healthy_bf16 fixture:
+// its first 30% (plain; only CPU ops: it read "a CPU-only trace") and the first 60,000
+// bytes of its gzip (3 steps of 0.03 ms, "memory bound" at confidence 0.79). No verdict,
+// no estimate, no replay, and the report says the file is cut (a cut that leaves the
+// GPU work and its calls keeps its verdict: GoldenHazards.TruncatedTraceKeepsVerdictAndWarns).
+TEST(DamagedGolden, ATraceCutInsideItsEventsGivesNoVerdict) {
+  const std::string d = ::testing::TempDir() + "/cut_" + std::to_string(getpid());
+  std::filesystem::create_directories(d);
+  const std::string src = kData + "/kineto/healthy_bf16.json.gz";
+  ASSERT_EQ(std::system(("gzip -dc " + src + " | head -c 367943 > " + d + "/cut30.json").c_str()), 0);
+  ASSERT_EQ(std::system(("gzip -dc " + src + " | gzip -c | head -c 60000 > " + d + "/cutgz.json.gz").c_str()), 0);
+  for (const char* name : {"cut30.json", "cutgz.json.gz"}) {
+    SCOPED_TRACE(name);
+    const auto r = analyze(d + "/" + name);
+    EXPECT_EQ(r.verdict.bound, Category::kUnknown) << r.verdict.summary;
+    EXPECT_EQ(r.verdict.confidence, 0);
+    EXPECT_NE(r.verdict.summary.find("cut"), std::string::npos) << r.verdict.summary;
+    EXPECT_EQ(r.verdict.summary.find("CPU-only"), std::string::npos) << r.verdict.summary;
+    EXPECT_TRUE(has_stat(r, "kineto_events_cut"));
+    for (const auto& m : r.remedies) EXPECT_FALSE(m.estimated_speedup.has_value()) << m.id;
+    EXPECT_FALSE(r.replay.has_value());
+  }
+  // The whole file is judged as before.
+  EXPECT_NE(analyze(src).verdict.bound, Category::kUnknown);
+  EXPECT_FALSE(has_stat(analyze(src), "kineto_events_cut"));
+  std::filesystem::remove_all(d);
 }
 
 TEST(DamagedGolden, SomeKernelsWithoutADurationLowerTheConfidenceByTheirShare) {

@@ -11,7 +11,7 @@ constexpr StatId kIds[] = {
     StatId::kKinetoMissingDuration, StatId::kKinetoNegativeDuration, StatId::kKinetoDuplicateKey,
     StatId::kKinetoTruncated,       StatId::kKinetoGzipCorrupt,      StatId::kKinetoEmptyTrace,
     StatId::kKinetoNoSteps,         StatId::kKinetoUnknownDevice,    StatId::kKinetoBadMetadata,
-    StatId::kKinetoNoBaseTime,
+    StatId::kKinetoNoBaseTime,      StatId::kKinetoEventsCut,
 };
 static_assert(sizeof(kIds) / sizeof(kIds[0]) == static_cast<size_t>(Stat::kCount));
 

@@ -31,6 +31,7 @@ enum class Stat : uint8_t {
   kUnknownDevice,     // GPU events on a device absent from deviceProperties
   kBadMetadata,       // unreadable top-level member (deviceProperties, ...)
   kNoBaseTime,        // no baseTimeNanoseconds: times stay on the trace's own clock
+  kEventsCut,         // the file ends inside traceEvents (the GPU work and API calls come last)
   kCount
 };
 

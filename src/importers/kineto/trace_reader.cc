@@ -294,6 +294,7 @@ Status TraceReader::finish() {
                                                 : "the file ends before any traceEvents array (truncated?)");
   }
   if (state_ != State::kDone) stats_.add(Stat::kTruncated);
+  if (state_ == State::kEvents || state_ == State::kResync) stats_.add(Stat::kEventsCut);
   if (elements_ == 0) stats_.add(Stat::kEmptyTrace);
   return Status::Ok();
 }
