@@ -34,15 +34,21 @@ std::optional<Finding> memory_bound_elementwise(const TraceEvidence& c) {
         hbm ? fmt::format(" ({:.0f}% of the {:.0f} GB/s HBM ceiling)", 100 * *fu.achieved_gbps / *hbm, *hbm)
             : " (" + machine::missing_ceiling(c.a.ceilings, "memory bandwidth") + ")");
   }
+  // The chains torch-compile's replay fused where it ran (its estimate is this finding's):
+  // one count, one time, in the finding and the remedy alike; the analysis' own count
+  // (analyses/fusion.h) where there is no replay.
+  analyses::whatif::Estimate::FusedChains ch{c.a.per_step(fu.chains), c.a.per_step(fu.chain_kernels),
+                                             c.a.ms_per_step(fu.chain_ns), c.a.ms_per_step(fu.chain_fused_ns)};
+  if (const auto* e = analyses::estimate_of(c.a, analyses::whatif::Remedy::kCompileFusion); e && e->fused_chains)
+    ch = *e->fused_chains;
   f.detail = fmt::format(
       "{} per step of back-to-back fusible kernels ({}, {:.2f} ms per step) "
       "each re-read and re-write their tensors; fused, each chain would cost about its longest "
       "kernel ({:.2f} ms per step in all).{}",
-      counted(c.a.per_step(fu.chains), "chain", "chains"), counted(c.a.per_step(fu.chain_kernels), "kernel", "kernels"),
-      c.a.ms_per_step(fu.chain_ns), c.a.ms_per_step(fu.chain_fused_ns), bw);
+      counted(ch.chains, "chain", "chains"), counted(ch.kernels, "kernel", "kernels"), ch.before_ms, ch.after_ms, bw);
   f.evidence = {evidence("fusible_kernel_pct", share, "%", kMinSharePct),
-                evidence("chained_ms_per_step", c.a.ms_per_step(fu.chain_ns), "ms"),
-                evidence("fused_estimate_ms_per_step", c.a.ms_per_step(fu.chain_fused_ns), "ms")};
+                evidence("chained_ms_per_step", ch.before_ms, "ms"),
+                evidence("fused_estimate_ms_per_step", ch.after_ms, "ms")};
   if (fu.achieved_gbps) {
     f.evidence.push_back(evidence_vs_ceiling("achieved_gbps", *fu.achieved_gbps, "GB/s", hbm));
   }

@@ -111,10 +111,11 @@ std::optional<Finding> for_classes(const StackEvidence& c, std::string id, Categ
   }
   f.detail = fmt::format(
       "The GPU was idle {:.0f}% of {:.1f} s ({}); sampled Python stacks of {} put {:.0f}% of that idle time in {}, "
-      "most at {} in {}(){}.{}",
+      "{:.0f}% at {} in {}(){}.{}",
       100.0 * a.gpu_idle_s / a.window_s, a.window_s,
       a.method == "trace" ? "from the trace" : "from sampled utilization", a.thread,
-      100.0 * idle / std::max(a.gpu_idle_s, 1e-9), what, where(*top), top->frame.function,
+      100.0 * idle / std::max(a.gpu_idle_s, 1e-9), what, 100.0 * top->idle_s / std::max(a.gpu_idle_s, 1e-9),
+      where(*top), top->frame.function,
       top->inner.empty() || top->inner == top->frame.function ? "" : " (inside " + top->inner + ")",
       others.empty() ? "" : " Also: " + others + ".");
   f.evidence.push_back(evidence("gpu idle pct", 100.0 * a.gpu_idle_s / a.window_s, "%"));

@@ -22,7 +22,7 @@ std::optional<Estimate> estimate_full_grid(const Context& c) {
   const auto& g = c.g;
   const auto& ops = c.tl.gpu_ops;
   Plan p = c.plain;
-  int64_t kernels = 0;
+  int64_t kernels = 0, spread_any = 0;
   TimeNs before = 0, after = 0;
   for (size_t k = 0; k < g.gpu.size(); ++k) {
     if (!c.nodes[k].kernel || g.gpu[k].dur < kMinNs || c.nodes[k].kclass == KernelClass::kCommunication) continue;
@@ -33,11 +33,13 @@ std::optional<Estimate> estimate_full_grid(const Context& c) {
     TimeNs spread = ns(static_cast<double>(t) * static_cast<double>(blocks) / sms);
     spread = std::min(t, std::max({spread, hbm_time(c, c.nodes[k].bytes), kKernelFloorNs}));
     p.node_dur[k] = spread;
+    ++spread_any;
+    if (g.gpu[k].backlog) continue;  // the step before the trace's: not counted per step (compile_fusion.cc)
     ++kernels;
     before += t;
     after += spread;
   }
-  if (kernels == 0) return std::nullopt;
+  if (spread_any == 0) return std::nullopt;
   const double steps = static_cast<double>(std::max<int64_t>(1, g.steps));
   return finish(c, Remedy::kFullGrid, p,
                 fmt::format("{:.0f} sub-wave launches per step take {} instead of {} with their work spread over "
