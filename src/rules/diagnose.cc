@@ -336,6 +336,19 @@ const Finding* other_finding_of_head(const Diagnosis& d, const std::string& lead
   return it == d.findings.end() ? nullptr : &*it;
 }
 
+// The finding the headline sentence names for its remedy: another than the lead's
+// (above), or, where the verdict has no lead finding, the remedy's own finding when it is
+// of another category than the verdict (healthy_bf16: "busy computing 63%" went on "fuse
+// elementwise chains ... 1.18x", a memory finding's remedy, without saying so).
+const Finding* finding_named_for_head(const Diagnosis& d, const Verdict& v, const RemedyAdvice& head) {
+  if (const Finding* f = other_finding_of_head(d, v.lead_finding, head)) return f;
+  if (!v.lead_finding.empty()) return nullptr;
+  const auto it = std::find_if(d.findings.begin(), d.findings.end(), [&](const Finding& f) {
+    return std::find(f.remedies.begin(), f.remedies.end(), head.id) != f.remedies.end();
+  });
+  return it != d.findings.end() && it->category != d.bound ? &*it : nullptr;
+}
+
 // "about 2.41x", or "11.61-14.69x" where the estimate is a range (the recorder's cost).
 std::string gain_text(const RemedyAdvice& r) {
   const double x = r.estimated_speedup.value_or(0);
@@ -361,12 +374,12 @@ std::string summary_of(const Diagnosis& d, const Verdict& v, bool untrusted) {
   if (untrusted) {
     s += ".";
   } else if (head != nullptr) {
-    const Finding* other = other_finding_of_head(d, v.lead_finding, *head);
+    const Finding* other = finding_named_for_head(d, v, *head);
     s += fmt::format("; {}{} ({}) should give {}{}.",
                      other ? fmt::format("for the {} finding, ", other->id) : std::string(), lower_first(head->title),
                      head->id, gain_text(*head), head->id == "bigger-batch" ? " in samples per second" : "");
   } else if (!d.remedies.empty() && gain(d.remedies.front()) >= kMinHeadlineGain) {
-    const Finding* other = other_finding_of_head(d, v.lead_finding, d.remedies.front());
+    const Finding* other = finding_named_for_head(d, v, d.remedies.front());
     s += fmt::format("; {}{} ({}) would give up to {:.2f}x if all of that work left the critical path.",
                      other ? fmt::format("for the {} finding, ", other->id) : std::string(),
                      lower_first(d.remedies.front().title), d.remedies.front().id,

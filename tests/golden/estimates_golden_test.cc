@@ -88,6 +88,28 @@ TEST_P(Estimates, TheStallFixNamesTheReplaysWorkers) {
   EXPECT_NE(stall->recommendation.find("num_workers=" + m[1].str() + ","), std::string::npos) << stall->recommendation;
 }
 
+// The verdict's words and the headline remedy agree, or the sentence says whose remedy it
+// is: healthy_bf16 read "busy computing 63%; fuse elementwise chains ... 1.18x", a memory
+// finding's remedy, without naming it.
+TEST_P(Estimates, TheHeadlineRemedyIsTheVerdictsOrNamesItsFinding) {
+  ASSERT_TRUE(kNoSavedProfile);
+  auto r = pipeline::analyze_paths({std::string(CHOKEPOINT_TEST_DATA) + "/" + GetParam()});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const report::Report& rep = r.value();
+  const std::string& s = rep.verdict.summary;
+  if (rep.remedies.empty()) return;
+  const std::string head = rep.remedies.front().id;
+  if (s.find("(" + head + ")") == std::string::npos) return;  // no headline remedy in the sentence
+  bool own = false;
+  std::string named;
+  for (const rules::Finding& f : rep.findings) {
+    if (std::find(f.remedies.begin(), f.remedies.end(), head) == f.remedies.end()) continue;
+    own = own || f.category == rep.verdict.bound;
+    if (s.find("for the " + f.id + " finding") != std::string::npos) named = f.id;
+  }
+  EXPECT_TRUE(own || !named.empty()) << s;
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, Estimates, ::testing::ValuesIn(fixtures()),
                          [](const ::testing::TestParamInfo<std::string>& i) {
                            std::string n = i.param.substr(0, i.param.find('.'));
