@@ -81,6 +81,44 @@ Fingerprint job_fingerprint(const timeline::Timeline& tl) {
   return f;
 }
 
+std::vector<std::vector<int32_t>> job_groups(const timeline::Timeline& tl) {
+  const auto n = static_cast<int32_t>(tl.sources.size());
+  std::vector<std::vector<uint64_t>> kernels(tl.sources.size());
+  const auto& g = tl.gpu_ops;
+  for (size_t i = 0; i < g.size(); ++i) {
+    const int16_t d = g.device[i];
+    if (g.kind[i] != timeline::GpuOpKind::kKernel || d < 0 || static_cast<size_t>(d) >= tl.devices.size()) continue;
+    const int32_t src = tl.devices[d].source_index;
+    if (src >= 0 && src < n) kernels[src].push_back(mark_hash(tl.strings.view(g.name[i])));
+  }
+  for (auto& k : kernels) {
+    std::sort(k.begin(), k.end());
+    k.erase(std::unique(k.begin(), k.end()), k.end());
+    sketch(k);
+  }
+  std::vector<int32_t> group(tl.sources.size(), -1);
+  int32_t groups = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    if (kernels[i].empty() || group[i] >= 0) continue;
+    group[i] = groups;
+    // Everything reachable from i through pairs of one job (a breadth-first walk).
+    std::vector<int32_t> todo = {i};
+    while (!todo.empty()) {
+      const int32_t a = todo.back();
+      todo.pop_back();
+      for (int32_t b = 0; b < n; ++b) {
+        if (group[b] >= 0 || kernels[b].empty() || sketch_jaccard(kernels[a], kernels[b]) < kSameJob) continue;
+        group[b] = groups;
+        todo.push_back(b);
+      }
+    }
+    ++groups;
+  }
+  std::vector<std::vector<int32_t>> out(static_cast<size_t>(std::max(groups, 1)));
+  for (int32_t i = 0; i < n; ++i) out[static_cast<size_t>(std::max(group[i], 0))].push_back(i);
+  return out;
+}
+
 std::string program_of(const std::vector<std::string>& command) {
   if (command.empty()) return "";
   if (!is_python(command[0])) return base_name(command[0]);

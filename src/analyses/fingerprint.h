@@ -60,4 +60,11 @@ struct JobMatch {
 };
 JobMatch match_jobs(const Fingerprint& a, const Fingerprint& b);
 
+// The inputs of one timeline (its sources) grouped by the job they hold, by the kernels
+// each ran (the same test as match_jobs without shapes: a pair sharing kSameJob of its
+// kernels is one job, and so, transitively, are their groups). A source without kernels
+// joins the first group. `analyze` refuses to pool two groups or more (issue 44: a
+// directory of unrelated traces was pooled into "MFU 113%" and "GPU idle 99.9% of 631 s").
+std::vector<std::vector<int32_t>> job_groups(const timeline::Timeline& tl);
+
 }  // namespace chokepoint::analyses

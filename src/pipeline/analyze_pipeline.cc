@@ -10,7 +10,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <optional>
+
+#include <fmt/format.h>
 
 #include "analyses/analysis.h"
 #include "analyses/live/live_analysis.h"
@@ -20,6 +23,34 @@
 #include "rules/diagnose.h"
 
 namespace chokepoint::pipeline {
+
+namespace {
+
+// Traces of several jobs are not pooled into one (issue 44: a directory of unrelated traces
+// read "MFU 113%", "GPU idle 99.9% of 631 s"): refused, naming the groups found.
+Status one_job(const Inputs& in) {
+  if (in.recording || in.tl.sources.size() < 2) return Status::Ok();
+  const std::vector<std::vector<int32_t>> groups = analyses::job_groups(in.tl);
+  if (groups.size() < 2) return Status::Ok();
+  constexpr size_t kNamed = 3;
+  std::string named;
+  for (size_t g = 0; g < groups.size() && g < 2 * kNamed; ++g) {
+    std::string files;
+    for (size_t k = 0; k < groups[g].size() && k < kNamed; ++k) {
+      files += (k ? ", " : "") + std::filesystem::path(in.tl.sources[groups[g][k]].path).filename().string();
+    }
+    if (groups[g].size() > kNamed) files += fmt::format(" and {} more", groups[g].size() - kNamed);
+    named += fmt::format("{}job {}: {}", g ? "; " : " ", g + 1, files);
+  }
+  if (groups.size() > 2 * kNamed) named += fmt::format("; and {} jobs more", groups.size() - 2 * kNamed);
+  return Status::Error(ErrorCode::kInput,
+                       fmt::format("the inputs are traces of {} different jobs (their kernels barely overlap), which "
+                                   "one analysis cannot pool:{}. Analyze one job at a time (a directory per job), or "
+                                   "compare two with `chokepoint diff`",
+                                   groups.size(), named));
+}
+
+}  // namespace
 
 Result<report::Report> analyze_paths(const std::vector<std::string>& paths, const importers::ImportOptions& io,
                                      const AnalyzeOptions& ao) {
@@ -32,6 +63,7 @@ Result<report::Report> analyze_paths(const std::vector<std::string>& paths, cons
   }
   auto in = load_inputs(paths, io);
   if (!in.ok()) return in.status();
+  if (Status s = one_job(in.value()); !s.ok()) return s;
   auto r = analyze_inputs(in.value(), ao);
   if (!r.ok()) return r.status();
   r->analysis_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -137,7 +137,8 @@ TEST(AnalyzeCli, DirectoryOfTraces) {
   std::filesystem::create_directories(dir);
   std::filesystem::copy_file(kData + "input_bound.json.gz", dir + "/rank0.json.gz",
                              std::filesystem::copy_options::overwrite_existing);
-  std::filesystem::copy_file(kData + "launch_bound.json.gz", dir + "/rank1.json.gz",
+  // The same program recorded twice (with and without Python stacks): one job.
+  std::filesystem::copy_file(kData + "input_bound_stack.json.gz", dir + "/rank1.json.gz",
                              std::filesystem::copy_options::overwrite_existing);
   std::ofstream(dir + "/notes.txt") << "ignored: not a trace name\n";
   Output o = run("analyze --format json -q " + dir);
@@ -145,6 +146,15 @@ TEST(AnalyzeCli, DirectoryOfTraces) {
   const auto j = nlohmann::json::parse(o.out);
   EXPECT_EQ(j.at("inputs").size(), 2u);
   EXPECT_EQ(j.at("window").at("steps"), 6);  // three per trace
+  // Another program beside them: not pooled (it was, into one report of both), refused
+  // with the jobs named.
+  std::filesystem::copy_file(kData + "launch_bound.json.gz", dir + "/other.json.gz",
+                             std::filesystem::copy_options::overwrite_existing);
+  Output mixed = run("analyze -q " + dir);
+  EXPECT_NE(mixed.rc, 0) << mixed.out;
+  EXPECT_NE(mixed.out.find("2 different jobs"), std::string::npos) << mixed.out;
+  EXPECT_NE(mixed.out.find("other.json.gz"), std::string::npos) << mixed.out;
+  std::filesystem::remove_all(dir);
 }
 
 TEST(AnalyzeCli, ChromeTraceOfARecordingToAFile) {

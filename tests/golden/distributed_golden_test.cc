@@ -179,7 +179,18 @@ TEST(DistributedGolden, PerProcessCuptiTracesOfADdpJobAreRanksByGpu) {
 TEST(DistributedGolden, OneRankAloneIsThePooledAnalysis) {
   EXPECT_TRUE(chokepoint::pipeline::rank_inputs({kDist + "straggler8/rank0.json.gz"}).empty());
   EXPECT_EQ(chokepoint::pipeline::rank_inputs({kDist + "straggler8"}).size(), 8u);
-  EXPECT_FALSE(analyze({std::string(CHOKEPOINT_TEST_DATA) + "/kineto"}).distributed.has_value());
+  // A directory of unrelated single-GPU traces is neither ranks nor one job: refused,
+  // naming the jobs found (it was pooled into one impossible report), where the traces of
+  // one program with and without Python stacks are one job.
+  EXPECT_TRUE(chokepoint::pipeline::rank_inputs({std::string(CHOKEPOINT_TEST_DATA) + "/kineto"}).empty());
+  const auto mixed = chokepoint::pipeline::analyze_paths({std::string(CHOKEPOINT_TEST_DATA) + "/kineto"});
+  ASSERT_FALSE(mixed.ok());
+  const std::string why = mixed.status().message();
+  EXPECT_NE(why.find("different jobs"), std::string::npos) << why;
+  EXPECT_NE(why.find("healthy_bf16.json.gz, healthy_bf16_stack.json.gz"), std::string::npos) << why;
+  EXPECT_NE(why.find("input_bound.json.gz, input_bound_stack.json.gz"), std::string::npos) << why;
+  const std::string k = std::string(CHOKEPOINT_TEST_DATA) + "/kineto/";
+  EXPECT_TRUE(chokepoint::pipeline::analyze_paths({k + "input_bound.json.gz", k + "input_bound_stack.json.gz"}).ok());
 }
 
 }  // namespace
