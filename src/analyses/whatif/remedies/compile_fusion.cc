@@ -19,60 +19,79 @@ bool fusible(const NodeInfo& n) {
          (n.kclass == KernelClass::kElementwise || n.kclass == KernelClass::kNormalization ||
           n.kclass == KernelClass::kReduction);
 }
+
+// The end of the chain of fusible kernels that starts at lane[i]: the kernels after it on
+// its stream, launched in the same step.
+size_t chain_end(const Context& c, const std::vector<int32_t>& lane, size_t i) {
+  const auto& g = c.g;
+  const int32_t window = g.gpu[lane[i]].launch >= 0 ? g.host[g.gpu[lane[i]].launch].window : -1;
+  size_t j = i + 1;
+  while (j < lane.size() && fusible(c.nodes[lane[j]]) &&
+         (g.gpu[lane[j]].launch < 0 || g.host[g.gpu[lane[j]].launch].window == window)) {
+    ++j;
+  }
+  return j;
+}
+
+struct Fused {
+  int64_t chains = 0, kernels = 0, any = 0;
+  TimeNs before = 0, after = 0;
+};
+
+// lane[i, j) becomes one kernel as long as its longest; the launches of the others go
+// (with their host time) when they launched nothing else.
+void fuse_chain(const Context& c, const std::vector<int32_t>& lane, size_t i, size_t j,
+                std::vector<int32_t>& launches_left, Plan& p, Fused& f) {
+  const auto& g = c.g;
+  TimeNs longest = 0, sum = 0;
+  for (size_t k = i; k < j; ++k) {
+    longest = std::max(longest, g.gpu[lane[k]].dur);
+    sum += g.gpu[lane[k]].dur;
+  }
+  p.node_dur[lane[i]] = longest;
+  for (size_t k = i + 1; k < j; ++k) {
+    p.node_removed[lane[k]] = 1;
+    const int32_t l = g.gpu[lane[k]].launch;
+    if (l >= 0 && --launches_left[l] == 0 && !p.waits[l]) {
+      p.gap[l] = 0;
+      p.dur[l] = 0;
+    }
+  }
+  ++f.any;
+  // Counted for the report over the analyzed steps' own work: the backlog queued before the
+  // trace (fused all the same) is the step before them (healthy_bf16: 80 kernels "per step"
+  // of 61).
+  if (g.gpu[lane[i]].backlog) return;
+  ++f.chains;
+  f.kernels += static_cast<int64_t>(j - i);
+  f.before += sum;
+  f.after += longest;
+}
+
 }  // namespace
 
 std::optional<Estimate> estimate_compile_fusion(const Context& c) {
   const auto& g = c.g;
   Plan p = c.plain;
-  int64_t chains = 0, fused = 0, fused_any = 0;
-  TimeNs before = 0, after = 0;
+  Fused f;
   std::vector<int32_t> launches_left(g.host.size(), 0);
   for (const auto& n : g.gpu) {
     if (n.launch >= 0) ++launches_left[n.launch];
   }
   for (const auto& lane : g.lanes) {
-    size_t i = 0;
-    while (i < lane.size()) {
+    for (size_t i = 0; i < lane.size();) {
       if (!fusible(c.nodes[lane[i]])) {
         ++i;
         continue;
       }
-      size_t j = i + 1;
-      const int32_t window = g.gpu[lane[i]].launch >= 0 ? g.host[g.gpu[lane[i]].launch].window : -1;
-      while (j < lane.size() && fusible(c.nodes[lane[j]]) &&
-             (g.gpu[lane[j]].launch < 0 || g.host[g.gpu[lane[j]].launch].window == window)) {
-        ++j;
-      }
-      if (j - i >= 2) {
-        TimeNs longest = 0, sum = 0;
-        for (size_t k = i; k < j; ++k) {
-          longest = std::max(longest, g.gpu[lane[k]].dur);
-          sum += g.gpu[lane[k]].dur;
-        }
-        p.node_dur[lane[i]] = longest;
-        for (size_t k = i + 1; k < j; ++k) {
-          p.node_removed[lane[k]] = 1;
-          const int32_t l = g.gpu[lane[k]].launch;
-          if (l >= 0 && --launches_left[l] == 0 && !p.waits[l]) {
-            p.gap[l] = 0;
-            p.dur[l] = 0;
-          }
-        }
-        // Counted for the report over the analyzed steps' own work: the backlog queued
-        // before the trace (fused all the same) is the step before them (healthy_bf16: 80
-        // kernels "per step" of 61).
-        if (!g.gpu[lane[i]].backlog) {
-          ++chains;
-          fused += static_cast<int64_t>(j - i);
-          before += sum;
-          after += longest;
-        }
-        ++fused_any;
-      }
+      const size_t j = chain_end(c, lane, i);
+      if (j - i >= 2) fuse_chain(c, lane, i, j, launches_left, p, f);
       i = j;
     }
   }
-  if (fused_any == 0) return std::nullopt;
+  if (f.any == 0) return std::nullopt;
+  const int64_t chains = f.chains, fused = f.kernels;
+  const TimeNs before = f.before, after = f.after;
   const double steps = static_cast<double>(std::max<int64_t>(1, g.steps));
   std::optional<Estimate> e = finish(
       c, Remedy::kCompileFusion, p,
