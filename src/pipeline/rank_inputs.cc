@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <filesystem>
 #include <set>
 
@@ -11,6 +12,7 @@
 #include "importers/input/same_content.h"
 #include "pipeline/inputs.h"
 #include "samples/recording_reader.h"
+#include "tracer/trace_format.h"
 
 namespace chokepoint::pipeline {
 namespace fs = std::filesystem;
@@ -75,6 +77,19 @@ using ByRank = std::map<std::pair<int32_t, int32_t>, RankInput>;
 // processes on one GPU, a process on two, or no NCCL (independent jobs side by side are
 // not ranks of one).
 bool add_by_device(const std::vector<std::string>& files, int32_t domain, ByRank& by_rank) {
+  // Two processes at least, from the files' headers, before reading any whole: a
+  // single-process recording (the common case) is not read twice.
+  std::set<int64_t> pids;
+  for (const std::string& f : files) {
+    auto head = importers::read_head(f, sizeof(tracer::FileHeader));
+    if (!head.ok() || head.value().size() < sizeof(tracer::FileHeader) ||
+        head.value().compare(0, sizeof(tracer::kMagic), tracer::kMagic, sizeof(tracer::kMagic)) != 0)
+      return false;
+    tracer::FileHeader h{};
+    std::memcpy(&h, head.value().data(), sizeof h);
+    pids.insert(h.pid);
+  }
+  if (pids.size() < 2) return false;
   struct Process {
     std::vector<std::string> files;
     std::set<int32_t> devices;
