@@ -120,6 +120,36 @@ void add_window(report::Report& r, const analyses::Analysis& a) {
   r.window.analyzed_ms = static_cast<double>(a.total().duration) / 1e6;
 }
 
+// The steps of each file apart, when they come from two files or more of one process:
+// profiler windows of one job (steps.cc chains and clips steps per file).
+void add_profiler_windows(report::Report& r, const timeline::Timeline& tl, const analyses::Analysis& a) {
+  const auto& ws = a.windows.steps;
+  if (ws.empty() || a.windows.whole_trace) return;
+  std::vector<int32_t> sources;
+  for (const auto& w : ws) {
+    if (w.pid != ws.front().pid) return;  // ranks or other processes, not windows of one
+    if (std::find(sources.begin(), sources.end(), w.source) == sources.end()) sources.push_back(w.source);
+  }
+  if (sources.size() < 2) return;
+  for (const int32_t src : sources) {
+    report::ProfilerWindow pw;
+    if (src >= 0 && static_cast<size_t>(src) < tl.sources.size()) pw.path = tl.sources[src].path;
+    std::vector<double> ms;
+    timeline::TimeNs busy = 0, total = 0;
+    for (size_t i = 0; i < ws.size(); ++i) {
+      if (ws[i].source != src) continue;
+      if (pw.steps++ == 0) pw.first_step = ws[i].number;
+      pw.last_step = ws[i].number;
+      ms.push_back(static_cast<double>(ws[i].duration()) / 1e6);
+      if (i < a.breakdown.steps.size()) busy += a.breakdown.steps[i].busy;
+      total += ws[i].duration();
+    }
+    pw.step_time_ms = distribution_ms(ms);
+    pw.gpu_busy_pct = total > 0 ? 100.0 * static_cast<double>(busy) / static_cast<double>(total) : 0;
+    r.window.profiler_windows.push_back(std::move(pw));
+  }
+}
+
 void add_breakdown(report::Report& r, const analyses::Analysis& a, const rules::Diagnosis& d) {
   const auto& t = a.total();
   r.breakdown.gpu_busy_pct = a.pct(t.busy);
@@ -224,6 +254,7 @@ report::Report build_report(const timeline::Timeline& tl, const analyses::Analys
   add_inputs(r, tl);
   add_devices(r, tl, a);
   add_window(r, a);
+  add_profiler_windows(r, tl, a);
   add_breakdown(r, a, d);
   add_step_views(r, tl, a);
 

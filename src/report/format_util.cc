@@ -149,6 +149,15 @@ std::string humanize(std::string_view key) {
   return out;
 }
 
+std::string profiler_window_text(const ProfilerWindow& w) {
+  const size_t slash = w.path.find_last_of('/');
+  const std::string file = slash == std::string::npos ? w.path : w.path.substr(slash + 1);
+  const std::string steps = w.steps == 1 ? fmt::format("step {}", w.first_step)
+                                         : fmt::format("steps {}-{}", w.first_step, w.last_step);
+  return fmt::format("{}: {}, p50 {}, p95 {}, GPU busy {}", file, steps, format_ms(w.step_time_ms.p50),
+                     format_ms(w.step_time_ms.p95), format_pct(w.gpu_busy_pct));
+}
+
 std::string data_lost_text(const DataLoss& l) {
   return fmt::format("{} of {} {} ({})", format_count(l.lost), format_count(l.total), l.what,
                      format_pct(100 * l.share()));

@@ -37,6 +37,11 @@ std::string verdict_section(const Report& r) {
     s += fmt::format("<p>Step time p50 <b>{}</b>, p95 {} over {} steps ({})</p>", esc(format_ms(w.step_time_ms.p50)),
                      esc(format_ms(w.step_time_ms.p95)), w.steps, esc(w.step_source));
   }
+  if (!w.profiler_windows.empty()) {
+    s += "<ul class=\"muted\">";
+    for (const ProfilerWindow& pw : w.profiler_windows) s += "<li>Window " + esc(profiler_window_text(pw)) + "</li>";
+    s += "</ul>";
+  }
   return s + "</section>\n";
 }
 

@@ -90,6 +90,16 @@ Json window_json(const Window& w) {
   Json step_ms = Json::array();
   for (double v : w.step_ms) step_ms.push_back(num(v));
   j["step_ms"] = std::move(step_ms);
+  Json windows = Json::array();  // profiler windows of one process, one file each
+  for (const ProfilerWindow& pw : w.profiler_windows) {
+    windows.push_back(Json{{"path", pw.path},
+                           {"steps", pw.steps},
+                           {"first_step", pw.first_step},
+                           {"last_step", pw.last_step},
+                           {"step_time_ms", Json{{"p50", num(pw.step_time_ms.p50)}, {"p95", num(pw.step_time_ms.p95)}}},
+                           {"gpu_busy_pct", num(pw.gpu_busy_pct)}});
+  }
+  j["profiler_windows"] = std::move(windows);
   return j;
 }
 

@@ -96,12 +96,16 @@ void header(const Report& r, std::ostream& out) {
     if (in.events >= 0) v += ", " + format_count(in.events) + " events";
     out << "- **Input:** " << code(in.path) << " (" << v << ")\n";
   }
+  std::vector<std::string> shown;
   for (const DeviceInfo& d : r.devices) {
     std::string v = d.name.empty() ? "unknown GPU" : escape(d.name);
     if (d.num_sms > 0) v += fmt::format(", {} SMs", d.num_sms);
     if (d.memory_bytes > 0) v += ", " + format_bytes(d.memory_bytes);
     if (!d.compute_capability.empty()) v += ", compute " + escape(d.compute_capability);
     if (!d.ceilings.source.empty()) v += ", ceilings " + code(d.ceilings.source);
+    // The same GPU in each input (windows of one process, runs of one job) is one line.
+    if (std::find(shown.begin(), shown.end(), v) != shown.end()) continue;
+    shown.push_back(v);
     out << "- **Device:** " << v << '\n';
     if (!d.ceilings.note.empty()) out << "  - " << escape(d.ceilings.note) << '\n';
     if (!d.ceilings.missing_hint.empty()) out << "  - " << escape(d.ceilings.missing_hint) << '\n';
@@ -113,7 +117,9 @@ void header(const Report& r, std::ostream& out) {
     out << " · step time mean " << format_ms(w.step_time_ms.mean) << ", p50 " << format_ms(w.step_time_ms.p50)
         << ", p95 " << format_ms(w.step_time_ms.p95);
   }
-  out << "\n\n";
+  out << '\n';
+  for (const ProfilerWindow& pw : w.profiler_windows) out << "  - Window " << escape(profiler_window_text(pw)) << '\n';
+  out << '\n';
 }
 
 void breakdown(const Report& r, std::ostream& out) {

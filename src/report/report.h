@@ -65,6 +65,17 @@ struct Share {
   double ms_per_step = 0;
 };
 
+// One profiler window of a process (issue 44): torch.profiler with a repeating schedule
+// writes each window to its own file (tensorboard_trace_handler); the report pools their
+// steps and lists each window's apart, so a window unlike the others shows.
+struct ProfilerWindow {
+  std::string path;
+  int64_t steps = 0;
+  int64_t first_step = 0, last_step = 0;  // step numbers (ProfilerStep#N)
+  Distribution step_time_ms;
+  double gpu_busy_pct = 0;  // of its steps' time
+};
+
 struct Window {
   int64_t steps = 0;
   std::string step_source;  // "ProfilerStep#N annotations" | "whole trace (no step annotations)"
@@ -75,6 +86,8 @@ struct Window {
   // Each step's GPU busy time by kernel class, then idle time by cause ("idle:<cause>"),
   // ms, in step_numbers' order (the HTML report's bars per step).
   std::vector<std::vector<Share>> step_parts;
+  // Set when the steps come from two files or more of one process (windows of one job).
+  std::vector<ProfilerWindow> profiler_windows;
 };
 
 struct Breakdown {

@@ -98,6 +98,7 @@ void TextWriter::step_fields() {
     field("step time", {"mean " + format_ms(w.step_time_ms.mean), "p50 " + format_ms(w.step_time_ms.p50),
                         "p95 " + format_ms(w.step_time_ms.p95)});
   }
+  for (const ProfilerWindow& pw : w.profiler_windows) field("window", {safe(profiler_window_text(pw))});
 }
 
 // The ranks of a distributed job side by side.
@@ -124,12 +125,16 @@ void TextWriter::header() {
     if (in.events >= 0) items.push_back(format_count(in.events) + " events");
     field("input", items);
   }
+  std::vector<std::vector<std::string>> shown;
   for (const DeviceInfo& d : r_.devices) {
     std::vector<std::string> items = {d.name.empty() ? "unknown GPU" : d.name};
     if (d.num_sms > 0) items.push_back(fmt::format("{} SMs", d.num_sms));
     if (d.memory_bytes > 0) items.push_back(format_bytes(d.memory_bytes));
     if (!d.compute_capability.empty()) items.push_back("compute " + d.compute_capability);
     if (!d.ceilings.source.empty()) items.push_back("ceilings " + d.ceilings.source);
+    // The same GPU in each input (windows of one process, runs of one job) is one line.
+    if (std::find(shown.begin(), shown.end(), items) != shown.end()) continue;
+    shown.push_back(items);
     field("device", items);
     const std::string under(kFieldLabelWidth, ' ');
     if (!d.ceilings.note.empty()) wrapped(under, under, d.ceilings.note, kFieldLabelWidth);

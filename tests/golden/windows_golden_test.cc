@@ -14,10 +14,12 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <sstream>
 #include <string>
 
 #include "edited_trace.h"
 #include "pipeline/analyze_pipeline.h"
+#include "report/reporter.h"
 
 namespace chokepoint {
 namespace {
@@ -81,6 +83,29 @@ TEST_P(Windows, TwoWindowsOfOneProcessAreOneWindowsStepsTwice) {
     if (a.estimated_speedup) EXPECT_DOUBLE_EQ(*b->estimated_speedup, *a.estimated_speedup);
   }
   EXPECT_EQ(two.verdict.bound, one.verdict.bound);
+  // Each window apart (issue 44: "analyzed per window and together"): the same steps as the
+  // window alone, numbered as that file numbers them; one window alone lists none.
+  EXPECT_TRUE(one.window.profiler_windows.empty());
+  ASSERT_EQ(two.window.profiler_windows.size(), 2u);
+  const auto& w1 = two.window.profiler_windows[0];
+  const auto& w2 = two.window.profiler_windows[1];
+  EXPECT_EQ(std::filesystem::path(w1.path).filename(), "w1.pt.trace.json");
+  EXPECT_EQ(std::filesystem::path(w2.path).filename(), "w2.pt.trace.json");
+  EXPECT_EQ(w1.steps, one.window.steps);
+  EXPECT_EQ(w2.steps, one.window.steps);
+  EXPECT_EQ(w1.first_step, one.window.step_numbers.front());
+  EXPECT_EQ(w2.first_step, one.window.step_numbers.front() + kRenumber);
+  EXPECT_EQ(w2.last_step, one.window.step_numbers.back() + kRenumber);
+  EXPECT_NEAR(w1.step_time_ms.p50, one.window.step_time_ms.p50, 1e-9);
+  EXPECT_NEAR(w2.step_time_ms.p50, one.window.step_time_ms.p50, 0.02 * one.window.step_time_ms.p50);
+  EXPECT_NEAR(w1.gpu_busy_pct, one.breakdown.gpu_busy_pct, 1.0);
+  // The text lists both windows and the one GPU once.
+  std::ostringstream text;
+  ASSERT_TRUE(report::make_reporter("text")->write(two, text, {}).ok());
+  EXPECT_NE(text.str().find("window    w2.pt.trace.json: steps " + std::to_string(w2.first_step)), std::string::npos)
+      << text.str();
+  const std::string t = text.str();
+  EXPECT_EQ(t.find("device  "), t.rfind("device  ")) << t;
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, Windows,
