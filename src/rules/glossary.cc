@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "rules/metric_glossary.h"
 #include "rules/rule.h"
 
 namespace chokepoint::rules {
@@ -144,6 +145,38 @@ const std::vector<GlossaryEntry>& other_entries() {
       {"nothing-queued", "term", "GPU idle time with nothing launched and no host call recorded to explain it.",
        "Idle gaps with no launch, sync or known host work around them (breakdown.idle_by_cause).",
        "See the idle verdict: look at what the job did then (Python stacks)."},
+      // The kernel classes the breakdown, the roofline and `diff` print (analyses/kernel_class.h;
+      // "communication" is the verdict of that name).
+      {"gemm", "term", "GPU time in matrix multiplications (cuBLAS/cuBLASLt, CUTLASS, Triton matmuls).",
+       "From kernel names (gemm, gemv, nvjet, cutlass, cublas, matmul, wgmma ...) and the ops that launched them "
+       "(aten::mm, aten::addmm, aten::linear ...).",
+       "Below the roofline's ridge point a matmul is memory-bound (memory-bound-matmul); at FP32 without tensor "
+       "cores see no-tensor-cores."},
+      {"conv", "term", "GPU time in convolutions (cuDNN forward, data-gradient and weight-gradient kernels).",
+       "From kernel names (conv, fprop, dgrad, wgrad, winograd) and aten::convolution ops.",
+       "NCHW inputs add layout transposes around them (nchw-layout); channels_last and bf16 are the usual fixes."},
+      {"attention", "term", "GPU time in attention kernels (flash, memory-efficient or cuDNN SDPA).",
+       "From kernel names (flash, fmha, attention, sdpa, mha_fwd) and attention ops.",
+       "Usually efficient already; a long tail of small attention kernels points to launch overhead."},
+      {"elementwise", "term",
+       "GPU time in pointwise kernels (activations, adds, casts, optimizer updates), each reading and writing "
+       "its tensors once.",
+       "From kernel names (elementwise, vectorized, unrolled, multi_tensor_apply, triton_poi ...) and pointwise aten "
+       "ops; NCHW<->NHWC layout transforms count here too.",
+       "Memory-bound by nature: fuse chains of them (torch-compile, fused optimizers; memory-bound-elementwise)."},
+      {"reduction", "term", "GPU time in reductions (sum, mean, max, softmax's and the loss's reductions).",
+       "From kernel names (reduce, softmax, cross_entropy, topk, triton_red ...) and reduction aten ops.",
+       "Memory-bound like elementwise work; fused with their neighbours by torch.compile."},
+      {"normalization", "term", "GPU time in normalization kernels (LayerNorm, BatchNorm, RMSNorm, GroupNorm).",
+       "From kernel names (layer_norm, batch_norm, rms_norm, welford ...) and ops containing norm.",
+       "Memory-bound; fused implementations (apex, torch.compile) cut their passes over memory."},
+      {"copy", "term", "GPU time in memory copies and memsets (host<->device, device to device).",
+       "From the trace's memcpy and memset records.",
+       "See transfer-bound and pageable-memcpy for host<->device copies; device copies often come from "
+       ".contiguous() or layout changes."},
+      {"other", "term", "GPU time in kernels no other class claims (custom CUDA, sorting, indexing, RNG ...).",
+       "Kernels whose names and launching ops match none of the other classes.",
+       "Look at the top kernels table for what they are."},
   };
   return kEntries;
 }
@@ -156,20 +189,35 @@ const std::vector<GlossaryEntry>& glossary() {
     for (const auto& r : all_rules()) all.push_back({r.id, "finding", r.meaning, r.detection, r.action});
     const auto& rest = other_entries();
     all.insert(all.end(), rest.begin(), rest.end());
+    const auto& metrics = metric_glossary();
+    all.insert(all.end(), metrics.begin(), metrics.end());
     return all;
   }();
   return kAll;
 }
 
+namespace {
+
+// An id as the reports may print it, reduced to one spelling: any case, and '_' or ' ' for
+// '-' ("launch_overhead" an idle cause, "Host-Work", the metric "sub wave kernel pct" of
+// the text report).
+std::string normalized(std::string_view id) {
+  std::string norm;
+  for (char c : id) {
+    norm += c == '_' || c == ' ' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return norm;
+}
+
+}  // namespace
+
 const GlossaryEntry* find_glossary_entry(std::string_view id) {
   for (const auto& e : glossary()) {
     if (e.id == id) return &e;
   }
-  // As the reports print it: "launch_overhead" (an idle cause), "Host-Work".
-  std::string norm;
-  for (char c : id) norm += c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string norm = normalized(id);
   for (const auto& e : glossary()) {
-    if (e.id == norm) return &e;
+    if (normalized(e.id) == norm) return &e;
   }
   return nullptr;
 }
@@ -199,18 +247,23 @@ std::string wrap(std::string_view text, size_t indent, size_t width = 88) {
 }  // namespace
 
 std::string format_glossary_entry(const GlossaryEntry& e) {
-  const bool remedy = e.kind == "remedy";
+  const bool remedy = e.kind == "remedy", metric = e.kind == "metric";
   std::string out = fmt::format("{} ({})\n", e.id, e.kind);
-  out += "  What it means:\n" + wrap(e.meaning, 4);
-  out += std::string(remedy ? "  When it is suggested, how it is estimated:\n" : "  How it is detected:\n") +
+  out += std::string(metric ? "  What it measures:\n" : "  What it means:\n") + wrap(e.meaning, 4);
+  out += std::string(remedy   ? "  When it is suggested, how it is estimated:\n"
+                     : metric ? "  Where it comes from:\n"
+                              : "  How it is detected:\n") +
          wrap(e.detection, 4);
-  out += std::string(remedy ? "  The change:\n" : "  What to do:\n") + wrap(e.action, 4);
+  out += std::string(remedy   ? "  The change:\n"
+                     : metric ? "  How to read it:\n"
+                              : "  What to do:\n") +
+         wrap(e.action, 4);
   return out;
 }
 
 std::string format_glossary_index() {
   std::string out;
-  for (std::string_view kind : {"finding", "remedy", "verdict", "term"}) {
+  for (std::string_view kind : {"finding", "remedy", "verdict", "term", "metric"}) {
     std::string ids;
     for (const auto& e : glossary()) {
       if (e.kind != kind) continue;
@@ -220,7 +273,8 @@ std::string format_glossary_index() {
     const char* title = kind == "finding"   ? "Findings"
                         : kind == "remedy"  ? "Remedies"
                         : kind == "verdict" ? "Verdicts"
-                                            : "Report terms";
+                        : kind == "term"    ? "Report terms"
+                                            : "Metrics";
     out += fmt::format("{}:\n{}", title, wrap(ids, 2));
   }
   out += "Run 'chokepoint explain ID' for what an id means, how it is detected and what to do.\n";

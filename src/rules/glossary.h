@@ -1,8 +1,11 @@
 // The glossary behind `chokepoint explain ID`: for every finding id (rules/registry.cc),
-// every remedy id (rules/remedies.h) and every verdict category (rules/finding.h), what it
-// means, how chokepoint detects it and what to do. A finding's texts live in its rule's
-// descriptor (rules/rule.h); remedies' and verdicts' in glossary.cc. glossary_test.cc
-// checks that every rule and remedy has its texts, so none can be added without.
+// every remedy id (rules/remedies.h), every verdict category (rules/finding.h), the other
+// words the reports print ("term") and every evidence metric (findings[].evidence[].metric),
+// what it means, how chokepoint detects it and what to do (for a metric: what it measures,
+// where it comes from and how to read it). A finding's texts live in its rule's descriptor
+// (rules/rule.h); remedies', verdicts' and terms' in glossary.cc; metrics' in
+// metric_glossary.cc. glossary_test.cc checks that every rule, remedy and metric has its
+// texts, so none can be added without.
 #pragma once
 
 #include <string>
@@ -13,15 +16,17 @@ namespace chokepoint::rules {
 
 struct GlossaryEntry {
   std::string_view id;
-  std::string_view kind;       // "finding", "remedy", "verdict" or "term" (a word the reports print)
+  std::string_view kind;       // "finding", "remedy", "verdict", "term" (a word the reports print) or "metric"
   std::string_view meaning;    // what it means
   std::string_view detection;  // how chokepoint detects it (or, for a remedy, estimates it)
   std::string_view action;     // what to do
 };
 
-// Every entry: findings in the registry's order, then remedies, then verdict categories.
+// Every entry: findings in the registry's order, then remedies, verdict categories, terms,
+// then metrics (alphabetical).
 const std::vector<GlossaryEntry>& glossary();
-// By id; else as the reports print it (underscores for dashes, any case).
+// By id; else as the reports print it: any case, underscores or spaces for dashes (an idle
+// cause "launch_overhead", a metric as the text prints it: "sub wave kernel pct").
 const GlossaryEntry* find_glossary_entry(std::string_view id);
 
 // The entry as `explain ID` prints it (plain text, wrapped at 88 columns).

@@ -39,7 +39,7 @@ TEST(InputPipelineStallSamples, WorkersSaturatedWhileTheGpuStarves) {
   EXPECT_EQ(ev(*f, "stalled_ticks_pct").threshold, 20.0);
   EXPECT_NEAR(ev(*f, "gpu_busy_in_stalled_ticks_pct").value, 20.0, 1e-9);
   EXPECT_NEAR(ev(*f, "gpu_busy_when_fed_pct").value, 90.0, 1e-9);
-  EXPECT_EQ(ev(*f, "dataloader_workers").value, 2.0);
+  EXPECT_EQ(ev(*f, "dataloader_worker_count").value, 2.0);
   // What-if: the 40 stalled ticks' work (20% each) runs at the fed 90%.
   ASSERT_TRUE(f->estimated_speedup);
   EXPECT_NEAR(*f->estimated_speedup, 51.0 / (11 + 40 * 20.0 / 90), 1e-9);

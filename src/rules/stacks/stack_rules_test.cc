@@ -73,7 +73,7 @@ TEST(StackRules, HostWorkNamesTheJobsLineThatRunsItself) {
   // 10 s less its 0.5 s (the GPU is busy 6 s): 10/9.5.
   EXPECT_NE(h->detail.find("about 1.05x"), std::string::npos) << h->detail;
   bool has = false;
-  for (const auto& e : h->evidence) has = has || (e.metric == "own line on thread pct" && e.value == 5.0);
+  for (const auto& e : h->evidence) has = has || (e.metric == "own_line_on_thread_pct" && e.value == 5.0);
   EXPECT_TRUE(has);
   // Under 1% of the window: not named.
   a.spots.back().own_on_thread_s = 0.05;
