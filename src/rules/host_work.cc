@@ -71,8 +71,7 @@ std::optional<Finding> host_work_samples(const SampleEvidence& c) {
         "overhead sets the pace. Samples cannot say which line: `chokepoint run --trace` or py-spy can.",
         k.ticks, all.measured, g->active_s(), busy, live::kSaturatedCpuPct);
     f.evidence = {evidence("host_bound_ticks_pct", 100 * share, "%", 100 * live::kMinStarvedShare),
-                  evidence_at_most("gpu_busy_in_those_ticks_pct", busy, "%", live::kStarvedBelowPct),
-                  evidence("main_process_cpu_pct", live::kSaturatedCpuPct, "%", live::kSaturatedCpuPct)};
+                  evidence_at_most("gpu_busy_in_those_ticks_pct", busy, "%", live::kStarvedBelowPct)};
     f.recommendation =
         "Find what the main process does between launches (chokepoint run --trace, py-spy record --pid PID), then "
         "take per-step Python off the loop: values read with .item() every N steps, metrics and logging in a "

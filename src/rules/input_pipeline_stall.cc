@@ -67,8 +67,7 @@ std::optional<Finding> stall_on(const SampleEvidence& c, const analyses::live::G
   }
   f.evidence = {evidence("stalled_ticks_pct", 100 * share, "%", 100 * live::kMinStarvedShare),
                 evidence_at_most("gpu_busy_in_stalled_ticks_pct", stalled_pct, "%", live::kStarvedBelowPct),
-                evidence("saturated_process_cpu_pct", live::kSaturatedCpuPct, "%", live::kSaturatedCpuPct),
-                evidence("dataloader_workers", workers, "processes")};
+                evidence("dataloader_worker_count", workers, "processes")};
   if (n.fed > 0) f.evidence.push_back(evidence("gpu_busy_when_fed_pct", fed_pct, "%"));
   if (loading) {
     f.detail += fmt::format(

@@ -79,8 +79,7 @@ std::optional<Finding> launch_overhead_samples(const SampleEvidence& c) {
         "(`chokepoint run --trace`, torch.profiler) gives the launch rate and kernel durations.",
         k.ticks, all.measured, g->active_s(), live::kSaturatedCpuPct, busy, sm);
     f.evidence = {evidence("launch_bound_ticks_pct", 100 * share, "%", 100 * live::kMinStarvedShare),
-                  evidence("gpu_utilization_pct", busy, "%"), evidence_at_most("sm_active_pct", sm, "%", 10.0),
-                  evidence("main_process_cpu_pct", live::kSaturatedCpuPct, "%", live::kSaturatedCpuPct)};
+                  evidence("gpu_utilization_pct", busy, "%"), evidence_at_most("sm_active_pct", sm, "%", 10.0)};
     f.recommendation =
         "Launch fewer, bigger kernels: capture the step in a CUDA Graph (torch.cuda.graphs / "
         "torch.compile(mode=\"reduce-overhead\")), fuse elementwise chains (torch.compile), use foreach/fused "

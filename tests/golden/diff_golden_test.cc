@@ -17,7 +17,9 @@
 
 #include "pipeline/run_diff.h"
 #include "report/diff_render.h"
+#include "report/html_parts.h"
 #include "report/reporter.h"
+#include "rules/glossary.h"
 
 namespace chokepoint {
 namespace {
@@ -394,6 +396,54 @@ TEST(DiffRuns, AStackRecordingIsUntraced) {
   EXPECT_FALSE(d.step.headline_low.has_value());
   EXPECT_TRUE(d.step.within_noise);
   std::remove(path.c_str());
+}
+
+// Issue 44 for `diff`: every view says the same. Over every validation pair (BEFORE's trace
+// against AFTER's), the headline's words are the same sentence in text, Markdown, HTML and
+// JSON; the promise check keeps BEFORE's order of remedies; every id and name the diff
+// prints (remedies, findings, verdicts, categories, kernel classes, causes of idle time) is
+// one `chokepoint explain` knows.
+std::string view(const report::RunDiff& d, const char* format) {
+  std::ostringstream out;
+  report::RenderOptions wide;
+  wide.width = 400;  // the headline on one line
+  EXPECT_TRUE(report::write_diff(d, format, out, wide).ok()) << format;
+  return out.str();
+}
+
+TEST(DiffProperties, EveryViewSaysTheSame) {
+  const Json expected = load(kPairs + "expected.json");
+  int pairs = 0;
+  for (const auto& [name, e] : expected.items()) {
+    if (!std::ifstream(kPairs + name + "/fixed.json.gz")) continue;
+    SCOPED_TRACE(name);
+    ++pairs;
+    const report::RunDiff d = diff_pair(name);
+    const std::string words = report::step_change_words(d.step);
+    const Json j = Json::parse(view(d, "json"));
+    EXPECT_EQ(j["step"]["headline"]["words"].get<std::string>(), words);
+    EXPECT_NE(view(d, "text").find(words), std::string::npos) << words;
+    EXPECT_NE(view(d, "md").find(words), std::string::npos) << words;
+    EXPECT_NE(view(d, "html").find(report::html::esc(words)), std::string::npos) << words;
+    // BEFORE's remedies, in BEFORE's order.
+    size_t at = 0;
+    for (const report::PromiseCheck& p : d.promises) {
+      const auto& rs = d.before.report.remedies;
+      const auto it = std::find_if(rs.begin() + static_cast<std::ptrdiff_t>(at), rs.end(),
+                                   [&](const rules::RemedyAdvice& a) { return a.id == p.remedy; });
+      ASSERT_NE(it, rs.end()) << p.remedy << " out of BEFORE's order";
+      at = static_cast<size_t>(it - rs.begin()) + 1;
+    }
+    std::vector<std::string> ids = {rules::category_name(d.before.report.verdict.bound),
+                                    rules::category_name(d.after.report.verdict.bound)};
+    for (const auto& p : d.promises) ids.push_back(p.remedy);
+    for (const auto& f : d.findings) ids.push_back(f.id);
+    for (const auto* v : {&d.categories, &d.kernel_classes, &d.idle_causes}) {
+      for (const auto& c : *v) ids.push_back(c.name);
+    }
+    for (const auto& id : ids) EXPECT_NE(rules::find_glossary_entry(id), nullptr) << "explain " << id;
+  }
+  EXPECT_GE(pairs, 6);
 }
 
 }  // namespace

@@ -85,7 +85,7 @@ std::vector<Evidence> throttle_evidence(const GpuLive& g, const Throttle& t) {
                                        100 * (t.fault ? kMinSlowdownShare : kMinPowerCapShare))};
   if (g.sm_clock_mhz) ev.push_back(evidence("sm_clock_mean_mhz", g.sm_clock_mhz->mean, "MHz"));
   if (g.power_w) ev.push_back(evidence_vs_ceiling("power_mean_w", g.power_w->mean, "W", g.power_limit_w));
-  if (g.tensor_active) ev.push_back(evidence("tensor_active_mean_pct", g.tensor_active->mean, "%", kTensorHeavyPct));
+  if (g.tensor_active) ev.push_back(evidence("tensor_active_mean_pct", g.tensor_active->mean, "%"));
   if (g.temperature_c) ev.push_back(evidence("temperature_max_c", g.temperature_c->max, "C"));
   return ev;
 }

@@ -77,13 +77,12 @@ std::optional<Finding> cpu_oversubscribed(const SampleEvidence& c) {
           : "",
       h.psi_cpu_some ? fmt::format("; PSI cpu some {:.1f}%", h.psi_cpu_some->mean) : "");
   f.evidence = {evidence("oversubscribed_ticks_pct", 100 * *share, "%", 100 * kMinShare),
-                evidence("tree_runq_wait_s_per_s", tree_wait, "s/s", kMinWaitRatio * tree_cores),
+                evidence("tree_runq_wait_s_per_s", tree_wait, "s/s"),
                 evidence("tree_involuntary_switches_per_s", tree_invol, "1/s"),
                 evidence("tree_cpu_cores", tree_cores, "cores")};
   if (h.procs_running && h.cpu_count > 0)
-    f.evidence.push_back(evidence("procs_running_p50", h.procs_running->p50, "tasks", runq_limit(h.cpu_count)));
-  if (h.psi_cpu_some)
-    f.evidence.push_back(evidence("psi_cpu_some_mean_pct", h.psi_cpu_some->mean, "%", kMinPsiCpuSomePct));
+    f.evidence.push_back(evidence("procs_running_p50", h.procs_running->p50, "tasks"));
+  if (h.psi_cpu_some) f.evidence.push_back(evidence("psi_cpu_some_mean_pct", h.psi_cpu_some->mean, "%"));
   f.recommendation = fmt::format(
       "Match threads to cores: OMP_NUM_THREADS / torch.set_num_threads(cores per process), 1 in "
       "DataLoader workers (worker_init_fn; also cv2.setNumThreads(0)), and num_workers + training "

@@ -33,7 +33,7 @@ std::optional<Finding> cpu_steal(const SampleEvidence& c) {
       "slows by that share, unpredictably.",
       kMinStealPct, 100 * *share, c.la.duration_s);
   f.evidence = {evidence("steal_ticks_pct", 100 * *share, "%", 100 * kMinShare),
-                evidence("steal_mean_pct", st->mean, "%", kMinStealPct), evidence("steal_p95_pct", st->p95, "%")};
+                evidence("steal_mean_pct", st->mean, "%"), evidence("steal_p95_pct", st->p95, "%")};
   f.recommendation =
       "Use dedicated or bare-metal instances (or a larger instance size that owns whole cores), ask "
       "the provider about host over-commit, and keep CPU-side work light (fewer, cheaper DataLoader "

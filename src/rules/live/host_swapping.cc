@@ -50,10 +50,9 @@ std::optional<Finding> host_swapping(const SampleEvidence& c) {
                              : "");
   f.detail += " Pages the job needs come back from disk, stalling the data pipeline and the training loop.";
   f.evidence = {evidence("pressure_ticks_pct", 100 * *share, "%", 100 * kMinShare),
-                evidence("swap_in_p95_pages_per_s", in95, "pages/s", kMinSwapPagesPerS),
-                evidence("swap_out_p95_pages_per_s", out95, "pages/s", kMinSwapPagesPerS)};
-  if (h.psi_mem_some)
-    f.evidence.push_back(evidence("psi_memory_some_mean_pct", h.psi_mem_some->mean, "%", kMinPsiMemSomePct));
+                evidence("swap_in_p95_pages_per_s", in95, "pages/s"),
+                evidence("swap_out_p95_pages_per_s", out95, "pages/s")};
+  if (h.psi_mem_some) f.evidence.push_back(evidence("psi_memory_some_mean_pct", h.psi_mem_some->mean, "%"));
   if (h.mem_available_bytes)
     f.evidence.push_back(evidence("mem_available_min_gib", h.mem_available_bytes->min / (1 << 30), "GiB"));
   f.recommendation =

@@ -50,8 +50,8 @@ std::optional<Finding> io_wait(const SampleEvidence& c) {
   f.evidence = {evidence("io_wait_ticks_pct", 100 * *share, "%", 100 * kMinShare),
                 evidence("tree_read_mb_per_s", tree_read / 1e6, "MB/s"),
                 evidence("disk_read_mb_per_s", disk_read / 1e6, "MB/s")};
-  if (h.psi_io_some) f.evidence.push_back(evidence("psi_io_some_mean_pct", h.psi_io_some->mean, "%", kMinPsiIoSomePct));
-  if (h.iowait_pct) f.evidence.push_back(evidence("iowait_mean_pct", h.iowait_pct->mean, "%", kMinIowaitPct));
+  if (h.psi_io_some) f.evidence.push_back(evidence("psi_io_some_mean_pct", h.psi_io_some->mean, "%"));
+  if (h.iowait_pct) f.evidence.push_back(evidence("iowait_mean_pct", h.iowait_pct->mean, "%"));
   if (h.procs_blocked) f.evidence.push_back(evidence("procs_blocked_mean", h.procs_blocked->mean, "tasks"));
   f.recommendation =
       "Read less and read sequentially: pack small files into shards (WebDataset tar, LMDB, "
