@@ -27,14 +27,16 @@ inline constexpr double kDefaultRunFloor = 1.30;
 // How far a step figure with the recorder's cost taken out may be from the untraced run,
 // measured on the validation pairs (docs/VALIDATION.md "diff: the headline"): torch.profiler
 // traces whose modelled cost is at most 20% of the step land within 4.4% of the untraced
-// median (11 traces), above it within 26% (12 traces); the chokepoint tracer within 1.3%
-// up to 3% of the step, and 23-84% off above it (its whole-job cost on launch-bound loops
-// is not modelled: docs/VALIDATION.md round D), so there the figure is not trusted.
+// median (11 traces), above it within 26% (12 traces; within 29% on the H100, 14 of 36 runs
+// of six programs); the chokepoint tracer within 1.3% up to 3% of the step, and 23-84% off
+// above it (its whole-job cost on launch-bound loops is not modelled: docs/VALIDATION.md
+// round D), so there the figure is not trusted. A run's few recorded steps add their own
+// spread (run_diff.cc).
 struct CorrectionBand {
   double max_share;    // up to this recorder share of the step ...
   double uncertainty;  // ... the corrected figure is good to +- this fraction
 };
-inline constexpr CorrectionBand kProfilerBands[] = {{0.20, 0.05}, {1.0, 0.27}};
+inline constexpr CorrectionBand kProfilerBands[] = {{0.20, 0.05}, {1.0, 0.30}};
 inline constexpr CorrectionBand kTracerBands[] = {{0.03, 0.05}};
 
 // The noise floor from outside the runs: this machine's A/A record.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Issue 47 on the GPU machine: a CUDA job's GPUs are matched (by PID; the job prints the
 # /dev/nvidia* files it holds open, which sampler/gpu's holds_nvidia_device looks for),
-# and `sleep` beside a GPU job is not charged with that job's GPU. Not yet run: no GPU
-# machine could be started in the session that wrote it.
+# and `sleep` beside a GPU job is not charged with that job's GPU. Run on an H100 on
+# 2026-12-07 (docs/VALIDATION.md "diff on the H100").
 # Usage: tests/data/hostile/gpu_nvidia_fds.sh BIN_DIR OUT (BIN_DIR: chokepoint and the
 # libraries it needs, as for gpu_pid_match.sh). Writes OUT/summary.txt.
 set -u
@@ -13,10 +13,15 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > $OUT/gpu.txt 
 cat > job.py <<'PY'
 import os, time, torch
 x = torch.randn(4096, 4096, device="cuda")
-fds = [os.readlink(f"/proc/self/fd/{f}") for f in os.listdir("/proc/self/fd")]
+fds = []
+for f in os.listdir("/proc/self/fd"):
+    try:  # the listing's own fd is closed by now
+        fds.append(os.readlink(f"/proc/self/fd/{f}"))
+    except OSError:
+        pass
 print("nvidia fds:", sorted(set(f for f in fds if f.startswith("/dev/nvidia"))), flush=True)
 t = time.time()
-while time.time() - t < 6:
+while time.time() - t < float(os.environ.get("SECS", "6")):
     y = x @ x
 torch.cuda.synchronize()
 PY
@@ -30,7 +35,7 @@ print("job: bound", r["verdict"]["bound"], "gpu_note", r["live"]["gpu_note"], "g
 PY
 cat job1.out >> $OUT/summary.txt
 # 2. `sleep 4` beside a GPU job (another process, not in the tree): nothing used.
-python3 job.py > bg.out 2>&1 &
+SECS=12 python3 job.py > bg.out 2>&1 &
 BG=$!
 sleep 3
 $B/chokepoint run --view none -q --no-stacks -o rec2 --report r2.json -f json -- sleep 4 > s.out 2> s.err
@@ -41,5 +46,5 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 print("sleep: bound", r["verdict"]["bound"], "gpu_note", r["live"]["gpu_note"], "gpus", [(g["index"], g["used"]) for g in r["live"]["gpus"]])
 PY
-tail -5 job1.err s.err >> $OUT/summary.txt 2>&1
+for f in job1.err s.err bg.out; do echo "== $f"; tail -n 5 "$f"; done >> $OUT/summary.txt 2>&1
 cat $OUT/summary.txt
