@@ -148,7 +148,8 @@ constexpr Named kOther[] = {
     {"chokepoint_job_finding_active", PromType::kGauge,
      "1 for each finding the live diagnosis reports for the job over its window (by id, category, severity)."},
     {"chokepoint_job_finding_estimated_speedup_ratio", PromType::kGauge,
-     "Whole-step speedup the finding's remedy is expected to give (1.3 = 30% faster), when estimated."},
+     "Whole-step speedup the finding's remedy (the remedy label) is expected to give (1.3 = 30% faster), when "
+     "estimated."},
     {"chokepoint_job_diagnosis_window_seconds", PromType::kGauge, "Length of the window the last diagnosis covered."},
     {"chokepoint_findings_active", PromType::kGauge, "Active findings on this node, by id and severity."},
     {"chokepoint_process_gpu_memory_bytes", PromType::kGauge, "Device memory the process holds (NVML)."},
@@ -254,9 +255,10 @@ void write_job(PromWriter& w, const NodeSnapshot& n, const JobSnapshot& j,
                                          {"finding", f.id},        {"category", f.category}, {"severity", f.severity}};
       if (w.sample("chokepoint_job_finding_active", fl, 1)) ++active[{f.id, f.severity}];
       if (f.estimated_speedup) {
-        w.sample("chokepoint_job_finding_estimated_speedup_ratio",
-                 {{"Hostname", n.hostname}, {"job_pid", pid}, {"job_name", j.name}, {"finding", f.id}},
-                 *f.estimated_speedup);
+        w.sample(
+            "chokepoint_job_finding_estimated_speedup_ratio",
+            {{"Hostname", n.hostname}, {"job_pid", pid}, {"job_name", j.name}, {"finding", f.id}, {"remedy", f.remedy}},
+            *f.estimated_speedup);
       }
     }
   }

@@ -261,8 +261,8 @@ void NodeSampler::diagnose(Job& job, int64_t now_ns) {
   s.summary = d.summary;
   s.findings.clear();
   for (const rules::Finding& f : d.findings) {
-    s.findings.push_back(
-        {f.id, rules::category_name(f.category), std::string(severity_name(f.severity)), f.estimated_speedup});
+    s.findings.push_back({f.id, rules::category_name(f.category), std::string(severity_name(f.severity)),
+                          f.estimated_speedup, f.estimate_remedy});
   }
   ++diagnoses_;
 }

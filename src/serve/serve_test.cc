@@ -64,8 +64,8 @@ NodeSnapshot gpu_node() {
   j.diagnosed = true;
   j.bound = "input";
   j.confidence = 0.8;
-  j.findings.push_back({"input-pipeline-stall", "input", "critical", 1.6});
-  j.findings.push_back({"host-swapping", "io", "warning", std::nullopt});
+  j.findings.push_back({"input-pipeline-stall", "input", "critical", 1.6, "dataloader-workers"});
+  j.findings.push_back({"host-swapping", "io", "warning", std::nullopt, ""});
   ProcessSnapshot p;
   p.pid = 4242;
   p.comm = "x\"}\n\xff";
@@ -111,6 +111,9 @@ TEST(ServeExposition, JobVerdictAndFindings) {
   const auto speedup = lines_of(page, "chokepoint_job_finding_estimated_speedup_ratio");
   ASSERT_EQ(speedup.size(), 1u);  // host-swapping carries no estimate
   EXPECT_EQ(speedup[0].substr(speedup[0].rfind(' ')), " 1.6");
+  // Whose estimate it is (issue 44: a finding's estimate is its own remedy's, named).
+  EXPECT_NE(speedup[0].find("finding=\"input-pipeline-stall\",remedy=\"dataloader-workers\"}"), std::string::npos)
+      << speedup[0];
   EXPECT_EQ(lines_of(page, "chokepoint_findings_active").size(), 2u);
   const auto cpu = lines_of(page, "chokepoint_process_cpu_cores");
   ASSERT_EQ(cpu.size(), 1u);

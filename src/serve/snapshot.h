@@ -36,6 +36,7 @@ struct FindingSnapshot {
   std::string category;
   std::string severity;
   std::optional<double> estimated_speedup;
+  std::string remedy;  // whose estimate it is (Finding::estimate_remedy)
 };
 
 struct JobSnapshot {

@@ -8,9 +8,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <string>
 #include <thread>
 
@@ -89,6 +91,38 @@ TEST(TuneCli, FindsThePlantedBestAndResumesWithoutRunningAgain) {
   const Output md = tune(dir, kParams + " -f md" + kCommand);
   EXPECT_NE(md.out.find("**Best: `batch=512 workers=10 amp=bf16`**"), std::string::npos) << md.out;
   EXPECT_NE(md.out.find("## Pareto set"), std::string::npos);
+  // Issue 44: one number per quantity. Each trial's throughput, as the text's and the
+  // Markdown's rows print it, is the JSON's; "N% below the best" is its own ratio.
+  const Output text = tune(dir, kParams + kCommand);
+  ASSERT_EQ(text.rc, 0) << text.err;
+  const double best = [&] {
+    for (const auto& t : j["trials"]) {
+      if (t["id"] == j["best"]) return t["throughput"].get<double>();
+    }
+    return 0.0;
+  }();
+  for (const auto& t : j["trials"]) {
+    if (t["throughput"].is_null()) continue;
+    const std::string id = std::to_string(t["id"].get<int>()), cfg = [&] {
+      std::string c;
+      for (const auto& kv : t["config"])
+        c += (c.empty() ? "" : " ") + kv[0].get<std::string>() + "=" + kv[1].get<std::string>();
+      return c;
+    }();
+    const double v = t["throughput"].get<double>();
+    const std::regex text_row("\\n +" + id + "  " + cfg + " +([0-9.]+) ");
+    const std::regex md_row("\\| " + id + " \\| `" + cfg + "` \\| ([0-9.]+) \\|");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(text.out, m, text_row)) << id << " " << cfg << "\n" << text.out;
+    EXPECT_NEAR(std::stod(m[1]), v, 0.5) << cfg;  // whole samples/s
+    ASSERT_TRUE(std::regex_search(md.out, m, md_row)) << id << " " << cfg << "\n" << md.out;
+    EXPECT_NEAR(std::stod(m[1]), v, 0.5) << cfg;
+    if (t["id"] == j["best"]) continue;
+    const std::string below = std::to_string(static_cast<int>(std::lround(100 * (1 - v / best)))) + "% below the best";
+    EXPECT_NE(text.out.find(cfg + " "), std::string::npos);
+    const size_t row = md.out.find("| " + id + " | `" + cfg + "`");
+    EXPECT_NE(md.out.substr(row, md.out.find('\n', row) - row).find(below), std::string::npos) << below;
+  }
 }
 
 TEST(TuneCli, CtrlCKeepsTheTrialsDoneAndReportsThem) {

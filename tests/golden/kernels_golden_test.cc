@@ -7,7 +7,12 @@
 // bench's where comparable.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <regex>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -168,6 +173,80 @@ TEST(KernelsGolden, NamesThatAreNotUtf8) {
   ASSERT_TRUE(v.ok());
   const auto j = nlohmann::json::parse(report::render_kernels_json(v.value()));
   EXPECT_EQ(j["kernels"][0]["name"], "k\xef\xbf\xbd\xef\xbf\xbd");  // U+FFFD twice
+}
+
+// Issue 44 for `kernels`: one number per quantity in every view. Over every input kind
+// (Nsight Compute exports with a bench profile, the --set full import, Kineto traces
+// without counters), each kernel's name, bound and achieved rates read the same in text,
+// Markdown and JSON: the TFLOP/s and GB/s the text and the table print parse back to the
+// JSON's figures (four significant digits).
+double parsed(const std::string& s, const std::string& unit) {
+  const std::regex num("([0-9][0-9,]*\\.?[0-9]*) " + unit);
+  std::smatch m;
+  if (!std::regex_search(s, m, num)) return -1;
+  std::string digits = m[1].str();
+  digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
+  return std::stod(digits);
+}
+
+// Where the text's line " N. name" starts its name, from `from` on; npos when none.
+size_t numbered_line(const std::string& text, size_t n, size_t from) {
+  const std::regex line("\n *" + std::to_string(n) + "\\. ");
+  std::smatch m;
+  const std::string rest = text.substr(from);
+  if (!std::regex_search(rest, m, line)) return std::string::npos;
+  return from + static_cast<size_t>(m.position(0) + m.length(0));
+}
+
+TEST(KernelsGolden, EveryViewSaysTheSame) {
+  const std::vector<std::pair<std::vector<std::string>, pipeline::KernelsOptions>> inputs = {
+      {exports("cu", 4), with_profile()},
+      {exports("torch", 3), with_profile()},
+      {{kData + "kernels/full_raw.csv.gz"}, published()},
+      {{kData + "kineto/fp32_gemm.json.gz"}, published()},
+      {{kData + "kineto/small_grid.json.gz"}, published()},
+      {{kData + "kineto/healthy_bf16.json.gz"}, published()}};
+  for (const auto& [paths, options] : inputs) {
+    SCOPED_TRACE(paths.front());
+    auto v = pipeline::kernels_from_paths(paths, options);
+    ASSERT_TRUE(v.ok()) << v.status().message();
+    report::RenderOptions wide;
+    wide.width = 1000;  // each kernel's figures on its own lines, unwrapped
+    const std::string text = report::render_kernels_text(v.value(), wide);
+    const std::string md = report::render_kernels_markdown(v.value());
+    const auto j = nlohmann::json::parse(report::render_kernels_json(v.value()));
+    ASSERT_EQ(j["kernels"].size(), v.value().kernels.size());
+    size_t at = 0;
+    for (size_t i = 0; i < v.value().kernels.size(); ++i) {
+      const auto& k = j["kernels"][i];
+      const std::string name = k["name"].get<std::string>();
+      SCOPED_TRACE(name);
+      // The text's block of this kernel: from its numbered line to the next one.
+      const size_t start = numbered_line(text, i + 1, at);
+      ASSERT_NE(start, std::string::npos) << text;
+      // (The text shortens long names so that distinct kernels stay distinct.)
+      const size_t end = numbered_line(text, i + 2, start);
+      const std::string block = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      at = start;
+      // The Markdown table's row.
+      const size_t row_nl = md.find("\n| " + std::to_string(i + 1) + " | `");
+      ASSERT_NE(row_nl, std::string::npos) << md;
+      const size_t row_at = row_nl + 1;
+      const std::string row = md.substr(row_at, md.find('\n', row_at) - row_at);
+      const std::string bound = k["bound"].get<std::string>();
+      EXPECT_NE(block.find(bound), std::string::npos) << block;
+      EXPECT_NE(row.find(bound), std::string::npos) << row;
+      for (const auto& [key, unit] :
+           {std::pair<const char*, std::string>{"tflops", "T(FL)?OP/s"}, {"dram_gbps", "GB/s"}}) {
+        if (!k.contains(key)) continue;
+        const double want = k[key].get<double>();
+        const std::string what = std::string(key) + " " + std::to_string(want);
+        const double from_text = parsed(block, unit), from_md = parsed(row, unit);
+        EXPECT_NEAR(from_text, want, 5e-3 * want + 1e-9) << what << " in\n" << block;
+        EXPECT_NEAR(from_md, want, 5e-3 * want + 1e-9) << what << " in " << row;
+      }
+    }
+  }
 }
 
 }  // namespace
