@@ -32,7 +32,7 @@ std::optional<Finding> host_work(const TraceEvidence& c) {
       "speedup assumes all of it leaves the critical path; it is an upper bound.",
       c.a.ms_per_step(idle), c.a.ms_per_step(t.host_critical), c.a.ms_per_step(t.busy));
   f.evidence = {evidence("gpu_idle_in_host_code_pct", share, "%", kMinSharePct),
-                evidence("host_ms_per_step", c.a.ms_per_step(t.host_critical), "ms"),
+                evidence("host_critical_ms_per_step", c.a.ms_per_step(t.host_critical), "ms"),
                 evidence("gpu_busy_ms_per_step", c.a.ms_per_step(t.busy), "ms")};
   f.recommendation =
       "Find the Python hot spots (py-spy record -o profile.svg -- python train.py, or "

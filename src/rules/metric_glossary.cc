@@ -175,7 +175,7 @@ const std::vector<GlossaryEntry>& metric_glossary() {
       {"gpu_busy_ms_per_step", "metric",
        "GPU busy time per step (kernels and copies, averaged over the step's devices), ms.",
        "From a trace. Printed by host-work.",
-       "Context for host-work: beside host_ms_per_step it shows which of the host and the GPU takes longer."},
+       "Context for host-work: beside host_critical_ms_per_step it shows which of the host and the GPU takes longer."},
       {"gpu_busy_pct", "metric",
        "How busy the GPU was, in %: of the step in a trace (input-pipeline-stall); in samples, its mean activity in "
        "the copy-bound ticks (pageable-memcpy).",
@@ -241,14 +241,9 @@ const std::vector<GlossaryEntry>& metric_glossary() {
       {"host_critical_ms_per_step", "metric",
        "The launching thread's CPU span per step less its time blocked in syncs and cudaFree, ms: the host's own "
        "work.",
-       "From a trace. Printed by host-sync.",
-       "Context for host-sync: where it is longer than the GPU's work, removing the syncs cannot hide it (that part "
-       "counts as host work)."},
-      {"host_ms_per_step", "metric",
-       "The launching thread's own work per step: its CPU span less its time blocked in syncs and cudaFree, ms (the "
-       "figure host-sync prints as host_critical_ms_per_step).",
-       "From a trace. Printed by host-work.",
-       "Context for host-work: beside gpu_busy_ms_per_step, the longer of the two sets the step."},
+       "From a trace. Printed by host-sync and host-work.",
+       "Context: beside gpu_busy_ms_per_step the longer of the two sets the step; for host-sync, where it is longer "
+       "than the GPU's work, removing the syncs cannot hide it (that part counts as host work)."},
       {"idle_share_of_sampled_idle_pct", "metric",
        "Share of the GPU's idle time with a sampled stack of the launching thread that the stacks put on this "
        "finding's kind of line (syncs, data loading or host work), in %.",

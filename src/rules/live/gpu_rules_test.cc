@@ -98,7 +98,8 @@ TEST(PcieLinkDegraded, Gen4WhileActiveOnAGen5Link) {
   EXPECT_EQ(f->id, "pcie-link-degraded");
   EXPECT_EQ(f->category, Category::kTransfer);
   EXPECT_EQ(ev(*f, "link_gen_seen").value, 4.0);
-  EXPECT_EQ(ev(*f, "link_gen_seen").threshold, 5.0);
+  EXPECT_EQ(ev(*f, "link_gen_seen").threshold, 5.0);  // the maximum, shown as a ceiling
+  EXPECT_EQ(ev(*f, "link_gen_seen").side, ThresholdSide::kCeiling);
   EXPECT_NEAR(ev(*f, "link_gbps_seen").value, 1.969 * 16, 1e-9);
   EXPECT_NEAR(*ev(*f, "link_gbps_seen").threshold, 3.938 * 16, 1e-9);
   // 20 GB/s >= half of Gen4 x16 (15.75 GB/s) in ticks 10..34: 25 of the 50 active ticks.

@@ -51,8 +51,9 @@ std::optional<Finding> pcie_link_degraded(const SampleEvidence& c) {
         busy_share ? fmt::format("The link carried >= {:.0f}% of its degraded ceiling in {:.0f}% of the active ticks.",
                                  100 * kBusyLinkFraction, 100 * share)
                    : std::string("PCIe throughput was not sampled, so how much this job lost is unknown."));
-    f.evidence = {evidence_at_most("link_gen_seen", *g->link_gen_seen, "gen", gen_max),
-                  evidence_at_most("link_width_seen", *g->link_width_seen, "lanes", width_max),
+    // Each against its maximum: either below it fires the rule, so neither is "fires <= max".
+    f.evidence = {evidence_vs_ceiling("link_gen_seen", *g->link_gen_seen, "gen", gen_max),
+                  evidence_vs_ceiling("link_width_seen", *g->link_width_seen, "lanes", width_max),
                   evidence_vs_ceiling("link_gbps_seen", seen, "GB/s", full)};
     if (busy_share) f.evidence.push_back(evidence("ticks_link_busy_pct", 100 * share, "%"));
     f.recommendation =
