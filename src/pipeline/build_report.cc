@@ -255,6 +255,7 @@ report::Report build_report(const timeline::Timeline& tl, const analyses::Analys
   add_devices(r, tl, a);
   add_window(r, a);
   add_profiler_windows(r, tl, a);
+  for (const auto rem : a.already_applied) r.already_on.emplace_back(analyses::whatif::remedy_id(rem));
   add_breakdown(r, a, d);
   add_step_views(r, tl, a);
 

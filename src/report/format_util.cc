@@ -149,6 +149,12 @@ std::string humanize(std::string_view key) {
   return out;
 }
 
+std::string already_on_text(const Report& r) {
+  std::string s;
+  for (const std::string& id : r.already_on) s += (s.empty() ? "" : ", ") + id;
+  return s;
+}
+
 std::string profiler_window_text(const ProfilerWindow& w) {
   const size_t slash = w.path.find_last_of('/');
   const std::string file = slash == std::string::npos ? w.path : w.path.substr(slash + 1);

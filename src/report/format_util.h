@@ -64,6 +64,9 @@ std::string format_threshold(const rules::Evidence& e);
 // then unknown, not 0% and 100%.
 bool no_gpu(const Report& r);
 
+// "torch-compile, fused-optimizer": what the trace shows already on, not advised ("" none).
+std::string already_on_text(const Report& r);
+
 // One profiler window in words, the same in every view: "w2.pt.trace.json: steps 100-107,
 // p50 12.8 ms, p95 13.1 ms, GPU busy 63%".
 std::string profiler_window_text(const ProfilerWindow& w);

@@ -46,8 +46,14 @@ std::string verdict_section(const Report& r) {
 }
 
 std::string remedies_section(const Report& r) {
-  if (r.remedies.empty()) return "";
-  std::string s = "<section id=\"remedies\"><h2>What to change</h2><p class=\"muted\">" + esc(kRemedyOrder) + ".</p>";
+  const std::string on = already_on_text(r);
+  const std::string on_html = on.empty()
+                                  ? ""
+                                  : "<p class=\"muted\">Already in place (the trace shows it, so it is not advised): " +
+                                        esc(on) + ".</p>";
+  if (r.remedies.empty()) return on_html.empty() ? "" : "<section id=\"remedies\">" + on_html + "</section>\n";
+  std::string s = "<section id=\"remedies\"><h2>What to change</h2><p class=\"muted\">" + esc(kRemedyOrder) + ".</p>" +
+                  on_html;
   for (size_t i = 0; i < r.remedies.size(); ++i) {
     const rules::RemedyAdvice& a = r.remedies[i];
     s += fmt::format("<div class=\"remedy\"{}>", i == 0 ? " id=\"first-remedy\"" : "");

@@ -309,6 +309,7 @@ Json report_to_json(const Report& r, bool timings) {
   Json remedies = Json::array();
   for (const rules::RemedyAdvice& a : r.remedies) remedies.push_back(remedy_json(a));
   j["remedies"] = std::move(remedies);
+  j["already_on"] = r.already_on;  // remedy ids the trace shows in place, not advised
   Json what_ifs = Json::array();
   for (const rules::RemedyAdvice& a : r.what_ifs) {
     what_ifs.push_back(Json{{"id", a.id},

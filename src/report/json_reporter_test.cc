@@ -50,11 +50,11 @@ TEST(JsonReporter, ParsesBackWithTheContractKeysInOrder) {
   std::vector<std::string> keys;
   for (const auto& [key, value] : j.items()) keys.push_back(key);
   // docs/ARCHITECTURE.md's contract keys first, in its order; keys added since come after them
-  // (remedies and what-ifs after findings, the roofline after the kernels).
-  const std::vector<std::string> expected = {"schema",   "tool",          "inputs",       "device",
-                                             "window",   "breakdown",     "verdict",      "findings",
-                                             "remedies", "what_ifs",      "top_kernels",  "roofline",
-                                             "mfu_pct",  "mfu_precision", "import_stats", "analysis_seconds"};
+  // (remedies, what is already on and what-ifs after findings, the roofline after the kernels).
+  const std::vector<std::string> expected = {
+      "schema",   "tool",     "inputs",        "device",       "window",          "breakdown",
+      "verdict",  "findings", "remedies",      "already_on",   "what_ifs",        "top_kernels",
+      "roofline", "mfu_pct",  "mfu_precision", "import_stats", "analysis_seconds"};
   EXPECT_EQ(keys, expected);
 }
 

@@ -238,6 +238,9 @@ void finding(size_t rank, const rules::Finding& f, std::ostream& out, bool live_
 }
 
 void remedies(const Report& r, std::ostream& out) {
+  if (const std::string on = already_on_text(r); !on.empty()) {
+    out << "_Already in place (the trace shows it, so it is not advised): " << escape(on) << "._\n\n";
+  }
   if (r.remedies.empty()) return;
   out << "## What to change\n\n_" << kRemedyOrder << "._\n\n| # | Remedy | Estimate | Removes |\n|---:|---|---|---|\n";
   for (size_t i = 0; i < r.remedies.size(); ++i) {

@@ -243,6 +243,9 @@ struct Report {
   Verdict verdict;
   std::vector<rules::Finding> findings;       // ranked: the headline remedy's first
   std::vector<rules::RemedyAdvice> remedies;  // ranked: the headline first
+  // Remedies the trace shows already on (CUDA graphs, a fused optimizer, torch.compile):
+  // not advised, and said so (issue 43: reports advised what was in place).
+  std::vector<std::string> already_on;
   // Every remedy the trace was replayed with, whether a finding asked for it or not (a
   // what-if that gains nothing is worth knowing too), largest gain first.
   std::vector<rules::RemedyAdvice> what_ifs;

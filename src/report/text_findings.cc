@@ -69,6 +69,9 @@ void TextWriter::remedies() {
     wrapped("  ", "  ", std::string("(") + kRemedyOrder + ")", 2, Tone::kDim);
     for (size_t i = 0; i < r_.remedies.size(); ++i) remedy(i + 1, r_.remedies[i]);
   }
+  if (const std::string on = already_on_text(r_); !on.empty()) {
+    wrapped("  ", "  ", "already in place (the trace shows it, so it is not advised): " + on, 2, Tone::kDim);
+  }
   const std::vector<std::string> idle = unpaying_what_ifs();
   if (!idle.empty()) {
     const std::string label = "  also replayed, under 1.05x:";

@@ -10,11 +10,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "pipeline/analyze_pipeline.h"
+#include "report/reporter.h"
 
 namespace chokepoint {
 namespace {
@@ -69,6 +72,31 @@ TEST(AlreadyOn, CudaGraphsAreNotAdvisedWhenTheJobReplaysGraphs) {
   bool launch_finding = false;                            // the launch overhead itself is still reported
   for (const auto& f : with_graphs.findings) launch_finding |= f.id == "launch-overhead";
   EXPECT_TRUE(launch_finding);
+}
+
+// torch.compile already on (issue 43): mlp_compile's fixed trace, recorded with the model
+// compiled ("Torch-Compiled Region" and "CompiledFunction" ranges, Triton kernels), was told
+// "Fuse elementwise chains with torch.compile: model = torch.compile(model)", est. 1.04x.
+// Now it is not advised, and the report says it is in place; the eager trace still gets it.
+TEST(AlreadyOn, TorchCompileIsNotAdvisedWhenTheModelIsCompiled) {
+  const std::string pairs = std::string(CHOKEPOINT_TEST_DATA) + "/pairs/mlp_compile/";
+  const auto compiled = analyze(pairs + "fixed.json.gz");
+  EXPECT_FALSE(has_what_if(compiled, "torch-compile"));
+  EXPECT_NE(std::find(compiled.already_on.begin(), compiled.already_on.end(), "torch-compile"),
+            compiled.already_on.end());
+  std::ostringstream text;
+  ASSERT_TRUE(report::make_reporter("text")->write(compiled, text, {}).ok());
+  // Its optimizer runs fused too (AdamW(fused=True)).
+  EXPECT_NE(text.str().find("already in place (the trace shows it, so it is not advised): fused-optimizer, "
+                            "torch-compile"),
+            std::string::npos)
+      << text.str();
+  const auto eager = analyze(pairs + "trace.json.gz");
+  EXPECT_TRUE(has_what_if(eager, "torch-compile"));
+  EXPECT_EQ(eager.already_on, std::vector<std::string>{"fused-optimizer"});
+  // healthy_bf16 runs AdamW(fused=True): said, not advised.
+  const auto fused = analyze(kDir + "healthy_bf16.json.gz");
+  EXPECT_EQ(fused.already_on, std::vector<std::string>{"fused-optimizer"});
 }
 
 }  // namespace

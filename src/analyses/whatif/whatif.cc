@@ -122,6 +122,7 @@ std::vector<Remedy> already_applied(const Context& c) {
   std::vector<Remedy> on;
   if (replays_cuda_graphs(c)) on.push_back(Remedy::kCudaGraphs);
   if (optimizer_runs_fused(c)) on.push_back(Remedy::kFusedOptimizer);
+  if (runs_torch_compile(c)) on.push_back(Remedy::kCompileFusion);
   return on;
 }
 

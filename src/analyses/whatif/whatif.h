@@ -106,9 +106,11 @@ Estimate finish(const Context& c, Remedy r, const Plan& p, std::string change, s
 
 // The remedies, one file each (remedies/).
 // What the trace shows is already on, so that nothing advises switching it on: CUDA
-// graph replays (cudaGraphLaunch calls), a fused optimizer (its op or kernels).
+// graph replays (cudaGraphLaunch calls), a fused optimizer (its op or kernels), torch.compile
+// (its compiled regions).
 bool replays_cuda_graphs(const Context& c);
 bool optimizer_runs_fused(const Context& c);
+bool runs_torch_compile(const Context& c);
 std::vector<Remedy> already_applied(const Context& c);
 
 std::optional<Estimate> estimate_cuda_graphs(const Context& c);
