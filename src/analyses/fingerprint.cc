@@ -101,15 +101,15 @@ std::vector<std::vector<int32_t>> job_groups(const timeline::Timeline& tl) {
   for (int32_t i = 0; i < n; ++i) {
     if (kernels[i].empty() || group[i] >= 0) continue;
     group[i] = groups;
-    // Everything reachable from i through pairs of one job (a breadth-first walk).
-    std::vector<int32_t> todo = {i};
-    while (!todo.empty()) {
-      const int32_t a = todo.back();
-      todo.pop_back();
+    // Everything reachable from i through pairs of one job (a depth-first walk).
+    std::vector<int32_t> pending = {i};
+    while (!pending.empty()) {
+      const int32_t a = pending.back();
+      pending.pop_back();
       for (int32_t b = 0; b < n; ++b) {
         if (group[b] >= 0 || kernels[b].empty() || sketch_jaccard(kernels[a], kernels[b]) < kSameJob) continue;
         group[b] = groups;
-        todo.push_back(b);
+        pending.push_back(b);
       }
     }
     ++groups;

@@ -54,10 +54,7 @@ double steps_spread(const report::Window& w) {
   if (w.step_ms.size() < 2 || !(p50 > 0)) return 0;
   std::vector<double> dev;
   for (double v : w.step_ms) dev.push_back(std::abs(v - p50));
-  std::sort(dev.begin(), dev.end());
-  const size_t n = dev.size();
-  const double mad = n % 2 ? dev[n / 2] : (dev[n / 2 - 1] + dev[n / 2]) / 2;
-  return 2 * mad / p50;
+  return 2 * analyses::quantile(std::move(dev), 0.5) / p50;
 }
 
 std::optional<double> correction_band(const std::string& recorder, double share) {

@@ -48,6 +48,7 @@ const char* remedy_id(Remedy r) {
 Context make_context(const timeline::Timeline& tl, const TimelineIndex& ix, const StepGraph& g,
                      const machine::Ceilings& c, const RecordingCost* cost) {
   Context ctx{tl, ix, g, c, {}, {}, {}, {}, {}, {}};
+  ctx.torch_compiled = runs_torch_compile(tl);
   const auto& ops = tl.gpu_ops;
   ctx.nodes.resize(g.gpu.size());
   for (size_t k = 0; k < g.gpu.size(); ++k) {
@@ -122,7 +123,7 @@ std::vector<Remedy> already_applied(const Context& c) {
   std::vector<Remedy> on;
   if (replays_cuda_graphs(c)) on.push_back(Remedy::kCudaGraphs);
   if (optimizer_runs_fused(c)) on.push_back(Remedy::kFusedOptimizer);
-  if (runs_torch_compile(c)) on.push_back(Remedy::kCompileFusion);
+  if (c.torch_compiled) on.push_back(Remedy::kCompileFusion);
   return on;
 }
 

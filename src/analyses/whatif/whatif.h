@@ -65,8 +65,9 @@ struct Context {
   Plan plain;     // ... without the recording's cost
   ReplayResult recorded_run;
   ReplayResult plain_run;
-  int cpus = 0;             // CPUs of the host that ran it, 0 unknown (a recording knows)
-  int loader_workers = -1;  // DataLoader workers seen by the sampler, -1 unknown
+  int cpus = 0;                 // CPUs of the host that ran it, 0 unknown (a recording knows)
+  int loader_workers = -1;      // DataLoader workers seen by the sampler, -1 unknown
+  bool torch_compiled = false;  // torch.compile's compiled regions in the trace (runs_torch_compile)
 };
 
 // `cost`: the recording's cost model to take out (default: recording_cost_for the trace).
@@ -110,7 +111,7 @@ Estimate finish(const Context& c, Remedy r, const Plan& p, std::string change, s
 // (its compiled regions).
 bool replays_cuda_graphs(const Context& c);
 bool optimizer_runs_fused(const Context& c);
-bool runs_torch_compile(const Context& c);
+bool runs_torch_compile(const timeline::Timeline& tl);  // once, into Context::torch_compiled
 std::vector<Remedy> already_applied(const Context& c);
 
 std::optional<Estimate> estimate_cuda_graphs(const Context& c);

@@ -70,12 +70,12 @@ void fuse_chain(const Context& c, const std::vector<int32_t>& lane, size_t i, si
 
 }  // namespace
 
-bool runs_torch_compile(const Context& c) {
+bool runs_torch_compile(const timeline::Timeline& tl) {
   // torch.compile's own ranges: "Torch-Compiled Region: 0/0" around each compiled frame and
   // "CompiledFunction" for its autograd function (mlp_compile's fixed trace: 4 each).
-  const auto& r = c.tl.cpu_ranges;
+  const auto& r = tl.cpu_ranges;
   for (size_t i = 0; i < r.size(); ++i) {
-    const std::string_view n = c.tl.strings.view(r.name[i]);
+    const std::string_view n = tl.strings.view(r.name[i]);
     if (n.rfind("Torch-Compiled Region", 0) == 0 || n == "CompiledFunction") return true;
   }
   return false;
@@ -85,7 +85,7 @@ std::optional<Estimate> estimate_compile_fusion(const Context& c) {
   // Already compiled: no advice to compile. What is left unfused runs outside the compiled
   // frames (graph breaks) or is what Inductor keeps apart (issue 43: mlp_compile's fixed
   // trace was told "model = torch.compile(model)", est. 1.04x).
-  if (runs_torch_compile(c)) return std::nullopt;
+  if (c.torch_compiled) return std::nullopt;
   const auto& g = c.g;
   Plan p = c.plain;
   Fused f;
