@@ -129,7 +129,9 @@ struct HttpServer::Loop {
   void expire(Clock::time_point now);
   void sweep();
   void accept_ready(Clock::time_point now);
-  bool make_room();
+  bool make_room(Clock::time_point now);
+  Connection* pick_victim();
+  static bool request_waiting(const Connection& c);
   void on_events(Connection& c, short revents, Clock::time_point now);
   void read_input(Connection& c, Clock::time_point now);
   void discard_input(Connection& c);
@@ -181,8 +183,26 @@ void HttpServer::Loop::sweep() {
 
 // Frees a slot for a new connection: the longest-idle one, else the oldest unfinished
 // request head (a slowloris), else one lingering after an error. A connection being
-// answered is never taken. False when every slot is being answered.
-bool HttpServer::Loop::make_room() {
+// answered is never taken, nor one whose request is already waiting in its socket (a
+// scraper connects and sends at once; a burst of accepts could otherwise evict it before
+// its bytes were read). False when every slot is being answered.
+bool HttpServer::Loop::make_room(Clock::time_point now) {
+  for (;;) {
+    Connection* victim = pick_victim();
+    if (victim == nullptr) return false;
+    if (victim->idle() && request_waiting(*victim)) {
+      read_input(*victim, now);   // no longer idle: answered, or a head in progress
+      if (victim->closed) break;  // it failed while being read: its slot is free
+      if (!victim->idle()) continue;
+    }
+    close_connection(*victim);
+    break;
+  }
+  sweep();
+  return true;
+}
+
+Connection* HttpServer::Loop::pick_victim() {
   Connection* victim = nullptr;
   int victim_rank = 3;
   Clock::time_point victim_since{};
@@ -205,10 +225,13 @@ bool HttpServer::Loop::make_room() {
       victim_since = since;
     }
   }
-  if (victim == nullptr) return false;
-  close_connection(*victim);
-  sweep();
-  return true;
+  return victim;
+}
+
+// Bytes are waiting in the socket (not an end of input: a closed peer may be evicted).
+bool HttpServer::Loop::request_waiting(const Connection& c) {
+  char b = 0;
+  return recv(c.fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
 }
 
 void HttpServer::Loop::accept_ready(Clock::time_point now) {
@@ -220,7 +243,7 @@ void HttpServer::Loop::accept_ready(Clock::time_point now) {
       return;
     }
     if (conns.size() >= options.max_connections) sweep();
-    if (conns.size() >= options.max_connections && !make_room()) {
+    if (conns.size() >= options.max_connections && !make_room(now)) {
       close(fd);  // every slot is sending a response: this one waits for none
       continue;
     }
