@@ -100,9 +100,9 @@ int run_analyze(const AnalyzeOptions& o) {
   // The trace export is not a reporter: it writes the timeline itself, not the Report.
   const bool trace = exporters::is_trace_format(o.format);
   auto reporter = trace ? nullptr : report::make_reporter(o.format);
-  if (!trace && !reporter) {
-    std::fprintf(stderr, "chokepoint analyze: unknown format '%s' (use %s, %s)\n", o.format.c_str(),
-                 report::reporter_formats().c_str(), exporters::trace_format_list().c_str());
+  if (!trace && !reporter) {  // add_format_option checked it: only a caller that skips the parser gets here
+    say("analyze", "unknown format '" + o.format + "' (use " + report::format_names(report::kAnalyzeFormats) + ", " +
+                       exporters::trace_format_list() + ")");
     return kExitUsage;
   }
   // --fail-on judges findings, and the trace export makes none: a CI gate that silently
@@ -175,10 +175,11 @@ RunFn add_analyze_command(CLI::App& app) {
       "recommendation and estimated speedup; or, with --format chrome, writes the timeline, step "
       "windows and sampled metrics as a trace for ui.perfetto.dev and chrome://tracing.");
   cmd->add_option("inputs", opts->inputs, "Trace files or directories")->required();
-  cmd->add_option("-f,--format", opts->format,
-                  "Report format: " + report::reporter_names() + "; or " + exporters::trace_format_list("alias") +
-                      ": a trace-event JSON file of the timeline instead of a report")
-      ->capture_default_str();
+  add_format_option(
+      cmd, &opts->format, report::kAnalyzeFormats,
+      "Report format: " + report::format_names(report::kAnalyzeFormats) + "; or " +
+          exporters::trace_format_list("alias") + ": a trace-event JSON file of the timeline instead of a report",
+      {[](const std::string& f) { return exporters::is_trace_format(f); }, exporters::trace_format_list()});
   cmd->add_option("-o,--output", opts->output,
                   "Write the report (or the trace) to FILE instead of stdout: a new file renamed over FILE once "
                   "complete; refused when FILE is a symbolic link or one of the inputs");

@@ -1,4 +1,4 @@
-// chokepoint bench [--quick | --selftest] [--json] [-o FILE] [--save] [--device N] [--only KEY]
+// chokepoint bench [--quick | --selftest] [--format text|json] [-o FILE] [--save] [--device N] [--only KEY]
 #include <unistd.h>
 
 #include <cstdio>
@@ -22,7 +22,8 @@ namespace {
 struct BenchCliOptions {
   bool quick = false;
   bool selftest = false;
-  bool json = false;
+  std::string format = "text";
+  bool json = false;  // --json, the same as --format json
   bool save = false;
   bool list = false;
   bool notes = false;
@@ -99,17 +100,13 @@ int save_profiles(const machine::Profile& p, bool quiet) {
 
 // Writes the report (text or JSON) to stdout or -o FILE.
 int emit(const BenchCliOptions& o, const machine::Profile& p) {
-  std::string text;
-  if (o.json) {
-    text = machine::profile_to_json(p);
-  } else {
-    report::RenderOptions to;
-    to.color = want_color(o.color, !o.output.empty() && o.output != "-");
-    to.notes = o.notes || o.selftest || p.mode == "selftest";
-    to.width = text_width(to.width);
-    text = report::render_bench_text(p, to);
-  }
-  return write_output("bench", o.output, text, o.quiet) ? 0 : 1;
+  const report::Format format = o.json ? report::Format::kJson
+                                       : report::parse_format(o.format, report::kBenchFormats).value();
+  report::RenderOptions to;
+  to.color = want_color(o.color, !o.output.empty() && o.output != "-");
+  to.notes = o.notes || o.selftest || p.mode == "selftest";
+  to.width = text_width(to.width);
+  return write_output("bench", o.output, report::render_bench(p, format, to), o.quiet) ? 0 : 1;
 }
 
 // --show FILE: a saved profile, judged again with this version's rules, no GPU needed.
@@ -180,7 +177,10 @@ RunFn add_bench_command(CLI::App& app) {
   cmd->add_flag("--selftest", opts->selftest,
                 "Check the method on the GPU instead of measuring: timing, copies, kernels and every GEMM "
                 "precision against a CPU reference");
-  cmd->add_flag("--json", opts->json, "Print the machine profile as JSON (schema chokepoint.profile/1)");
+  add_format_option(cmd, &opts->format, report::kBenchFormats,
+                    "Report format: " + report::format_names(report::kBenchFormats) +
+                        " (json: the machine profile, schema chokepoint.profile/1)");
+  cmd->add_flag("--json", opts->json, "The same as --format json");
   cmd->add_option("-o,--output", opts->output, "Write the report to FILE instead of stdout");
   cmd->add_flag("--save", opts->save,
                 "Save the profile where analyze/run find it: ~/.config/chokepoint/profile-<gpu>.json "

@@ -3,9 +3,12 @@
 #pragma once
 
 #include <functional>
+#include <span>
 #include <string>
 
 #include <CLI/CLI.hpp>
+
+#include "report/formats.h"
 
 namespace chokepoint::cli {
 
@@ -25,6 +28,18 @@ inline constexpr const char* kDiffSeparator = "\x01--after";
 RunFn add_tune_command(CLI::App& app);
 RunFn add_kernels_command(CLI::App& app);
 RunFn add_serve_command(CLI::App& app);
+
+// Formats a command takes beside the report formats (analyze's trace exports): which
+// names, and how they are listed in help and errors.
+struct MoreFormats {
+  std::function<bool(const std::string&)> accepts;
+  std::string names;  // "chrome (perfetto)"
+};
+
+// -f,--format for a command that offers `offered` (report/formats.h, the one list): a name
+// outside them (and `more`) is a usage error before the command runs, naming what it takes.
+CLI::Option* add_format_option(CLI::App* cmd, std::string* format, std::span<const report::Format> offered,
+                               const std::string& help, const MoreFormats& more = {});
 
 // --ceilings FILE and --no-saved-profile, shared by analyze, run and watch (analyze_command.cc).
 void add_ceilings_options(CLI::App* cmd, std::string* file, bool* no_saved_profile);

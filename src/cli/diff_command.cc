@@ -193,8 +193,8 @@ RunFn add_diff_command(CLI::App& app) {
   cmd->add_flag("--aa", opts->aa,
                 "Record this machine's run-to-run spread from RUN... (two or more runs of one unchanged program) "
                 "beside the saved machine profiles; later diffs with one run a side use it as their noise floor");
-  cmd->add_option("-f,--format", opts->format, "Format: " + report::diff_formats() + " (md: for a pull request)")
-      ->capture_default_str();
+  add_format_option(cmd, &opts->format, report::kDiffFormats,
+                    "Format: " + report::format_names(report::kDiffFormats) + " (md: for a pull request)");
   cmd->add_option("-o,--output", opts->output, "Write the diff to FILE instead of stdout");
   cmd->add_option("--color", opts->color, "Colour: auto (tty and no NO_COLOR), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))

@@ -1,4 +1,4 @@
-// chokepoint doctor [--json]: static checks of the driver, each GPU and the host.
+// chokepoint doctor [--format text|json]: static checks of the driver, each GPU and the host.
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,7 +18,8 @@ namespace chokepoint::cli {
 namespace {
 
 struct DoctorOptions {
-  bool json = false;
+  std::string format = "text";
+  bool json = false;  // --json, the same as --format json
   std::string color = "auto";
   bool dump_nvml = false;  // hidden: raw NVML values + layout checks (scripts/gpu_check.sh doctor)
   std::string host_root;   // hidden: read host files under this directory (tests)
@@ -32,14 +33,12 @@ int run_doctor_command(const DoctorOptions& o) {
     d.probe_tracer = false;  // a captured host: this machine's tracer says nothing of it
   }
   const report::DoctorReport report = pipeline::run_doctor(d);
-  if (o.json) {
-    std::cout << report::render_doctor_json(report) << std::flush;
-  } else {
-    report::RenderOptions t;
-    t.color = want_color(o.color, false);
-    t.width = text_width(t.width);
-    std::cout << report::render_doctor_text(report, t) << std::flush;
-  }
+  const report::Format format = o.json ? report::Format::kJson
+                                       : report::parse_format(o.format, report::kDoctorFormats).value();
+  report::RenderOptions t;
+  t.color = want_color(o.color, false);
+  t.width = text_width(t.width);
+  std::cout << report::render_doctor(report, format, t) << std::flush;
   return rules::exit_code_for(report.checks);
 }
 
@@ -52,7 +51,10 @@ RunFn add_doctor_command(CLI::App& app) {
       "Check this machine for what slows GPU jobs before they run: driver and CUDA versions, PCIe "
       "link, persistence mode, clocks and throttling, ECC errors, memory held by other processes, "
       "NUMA placement, CPU governor, swap, huge pages, memlock and /dev/shm.");
-  cmd->add_flag("--json", opts->json, "Print the checks as JSON (schema chokepoint.doctor/2)");
+  add_format_option(
+      cmd, &opts->format, report::kDoctorFormats,
+      "Report format: " + report::format_names(report::kDoctorFormats) + " (json: schema chokepoint.doctor/2)");
+  cmd->add_flag("--json", opts->json, "The same as --format json");
   cmd->add_option("--color", opts->color, "Colour: auto (tty and no NO_COLOR), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();

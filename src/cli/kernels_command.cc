@@ -258,9 +258,8 @@ RunFn add_kernels_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("-n,--top", o->top, "How many kernels, most time first (default 10; with --ncu 5)")
       ->check(CLI::Range(1, 1000));
-  cmd->add_option("-f,--format", o->format, "Report format: text, json, md")
-      ->check(CLI::IsMember({"text", "json", "md", "markdown"}))
-      ->capture_default_str();
+  add_format_option(cmd, &o->format, report::kKernelsFormats,
+                    "Report format: " + report::format_names(report::kKernelsFormats));
   cmd->add_option("-o,--output", o->output, "Write the report to FILE instead of stdout");
   cmd->add_option("--color", o->color, "Colour: auto (tty and no NO_COLOR), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))

@@ -305,10 +305,9 @@ void print_live_report(const LiveOptions& o, const report::Report& rep, const li
 int run_live(const char* cmd, const LiveOptions& o) {
   const std::optional<TraceSetup> tracer = trace_setup(cmd, o);
   if (!tracer) return kExitWrapperFailed;
-  auto reporter = report::make_reporter(o.format);
+  auto reporter = report::make_reporter(o.format);  // add_format_option checked the name
   if (!reporter) {
-    std::fprintf(stderr, "chokepoint %s: unknown format '%s' (use %s)\n", cmd, o.format.c_str(),
-                 report::reporter_formats().c_str());
+    say(cmd, report::parse_format(o.format, report::kAnalyzeFormats).status().message());
     return 2;
   }
   pipeline::AnalyzeOptions ao;
@@ -372,7 +371,8 @@ void add_common(CLI::App* c, LiveOptions* o) {
       ->capture_default_str();
   c->add_option("--report", o->report_file,
                 "Also write the report to FILE (refused when FILE is a symbolic link or a file of the recording)");
-  c->add_option("-f,--format", o->format, "Format of --report: " + report::reporter_names())->capture_default_str();
+  add_format_option(c, &o->format, report::kAnalyzeFormats,
+                    "Format of --report: " + report::format_names(report::kAnalyzeFormats));
   c->add_option("--view", o->view, "Live view: auto (panel on a terminal, lines otherwise), panel, lines, none")
       ->check(CLI::IsMember({"auto", "panel", "lines", "none"}))
       ->capture_default_str();

@@ -108,8 +108,8 @@ std::optional<tune::Space> parse_space(const TuneOptions& o) {
 
 // The search's options; false (said) on a usage error.
 bool search_options(const TuneOptions& o, tune::SearchOptions& so) {
-  if (o.format != "text" && o.format != "json" && o.format != "md" && o.format != "markdown") {
-    return say("tune", "unknown format '" + o.format + "' (use text, json or md)"), false;
+  if (auto f = report::parse_format(o.format, report::kTuneFormats); !f.ok()) {
+    return say("tune", f.status().message()), false;
   }
   so.grid = o.search == "grid";
   so.max_trials = o.max_trials;
@@ -172,9 +172,11 @@ struct InterruptScope {
 };
 
 std::string render(const TuneOptions& o, const tune::TuneReport& rep) {
-  if (o.format == "json") return tune::render_tune_json(rep);
-  if (o.format == "text") return tune::render_tune_text(rep, o.report_file.empty() && want_color(o.color, false));
-  return tune::render_tune_markdown(rep);
+  switch (report::parse_format(o.format, report::kTuneFormats).value()) {  // search_options checked it
+    case report::Format::kJson: return tune::render_tune_json(rep);
+    case report::Format::kText: return tune::render_tune_text(rep, o.report_file.empty() && want_color(o.color, false));
+    default: return tune::render_tune_markdown(rep);
+  }
 }
 
 int run_tune(const TuneOptions& o) {
@@ -262,7 +264,8 @@ RunFn add_tune_command(CLI::App& app) {
       "--trials", o->trials,
       "Trials file (JSON lines, appended; a rerun skips the finished trials in it). Default DIR/trials.jsonl");
   c->add_option("--unit", o->unit, "Unit of the throughput in the report (default from --metric)");
-  c->add_option("-f,--format", o->format, "text, json or md")->capture_default_str();
+  add_format_option(c, &o->format, report::kTuneFormats,
+                    "Report format: " + report::format_names(report::kTuneFormats));
   c->add_option("--report", o->report_file, "Write the report to FILE instead of stdout");
   c->add_option("--color", o->color, "auto, always, never")->check(CLI::IsMember({"auto", "always", "never"}));
   c->add_flag("--no-gpu", o->no_gpu, "Do not load NVML");

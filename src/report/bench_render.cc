@@ -153,4 +153,8 @@ std::string render_bench_text(const machine::Profile& p, const RenderOptions& o)
   return out.str();
 }
 
+std::string render_bench(const machine::Profile& p, Format format, const RenderOptions& o) {
+  return format == Format::kJson ? machine::profile_to_json(p) : render_bench_text(p, o);
+}
+
 }  // namespace chokepoint::report

@@ -8,6 +8,7 @@
 
 #include "base/terminal_text.h"
 #include "report/format_util.h"
+#include "report/formats.h"
 #include "report/text_layout.h"
 
 namespace chokepoint::report {
@@ -354,16 +355,16 @@ Json diff_to_json(const RunDiff& d) {
 }
 
 Status write_diff(const RunDiff& d, std::string_view format, std::ostream& out, const RenderOptions& opts) {
-  if (format == "text") return write_text(d, out, opts);
-  if (format == "md" || format == "markdown") return write_md(d, out);
-  if (format == "html") return write_diff_html(d, out);
-  if (format == "json") {
-    out << diff_to_json(d).dump(2, ' ', false, Json::error_handler_t::replace) << '\n';
-    return out ? Status::Ok() : Status::Error("writing the diff failed");
+  auto f = parse_format(format, kDiffFormats);
+  if (!f.ok()) return f.status();
+  switch (f.value()) {
+    case Format::kText: return write_text(d, out, opts);
+    case Format::kMarkdown: return write_md(d, out);
+    case Format::kHtml: return write_diff_html(d, out);
+    case Format::kJson: break;
   }
-  return Status::Error(ErrorCode::kUsage, "unknown format '" + std::string(format) + "' (use " + diff_formats() + ")");
+  out << diff_to_json(d).dump(2, ' ', false, Json::error_handler_t::replace) << '\n';
+  return out ? Status::Ok() : Status::Error("writing the diff failed");
 }
-
-std::string diff_formats() { return "text, md, json, html"; }
 
 }  // namespace chokepoint::report

@@ -15,10 +15,8 @@
 
 namespace chokepoint::report {
 
-// "text", "md" (alias "markdown"), "json", "html"; kUsage for another name.
+// One of kDiffFormats by name (report/formats.h); kUsage for another name.
 Status write_diff(const RunDiff& d, std::string_view format, std::ostream& out, const RenderOptions& opts);
-// The formats write_diff takes, for help and errors: "text, md, json, html".
-std::string diff_formats();
 
 nlohmann::ordered_json diff_to_json(const RunDiff& d);
 Status write_diff_html(const RunDiff& d, std::ostream& out);  // diff_html.cc

@@ -204,4 +204,8 @@ std::string render_doctor_json(const DoctorReport& r) {
   return j.dump(2) + "\n";
 }
 
+std::string render_doctor(const DoctorReport& r, Format format, const RenderOptions& o) {
+  return format == Format::kJson ? render_doctor_json(r) : render_doctor_text(r, o);
+}
+
 }  // namespace chokepoint::report

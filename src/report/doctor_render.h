@@ -8,6 +8,7 @@
 
 #include "doctor/gpu_facts.h"
 #include "doctor/host_facts.h"
+#include "report/formats.h"
 #include "report/style.h"
 #include "rules/machine_evidence.h"
 
@@ -27,5 +28,7 @@ struct DoctorReport {
 
 std::string render_doctor_text(const DoctorReport& report, const RenderOptions& options);
 std::string render_doctor_json(const DoctorReport& report);
+// One of kDoctorFormats: the text or the JSON above.
+std::string render_doctor(const DoctorReport& report, Format format, const RenderOptions& options);
 
 }  // namespace chokepoint::report

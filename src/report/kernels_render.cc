@@ -7,6 +7,7 @@
 
 #include "base/terminal_text.h"
 #include "report/format_util.h"
+#include "report/formats.h"
 #include "report/kernel_name.h"
 #include "report/text_layout.h"
 
@@ -277,15 +278,14 @@ std::string render_kernels_json(const KernelsView& v) {
   return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
-Status render_kernels(const KernelsView& v, const std::string& format, const RenderOptions& o, std::ostream& out) {
-  if (format == "text") {
-    out << render_kernels_text(v, o);
-  } else if (format == "md" || format == "markdown") {
-    out << render_kernels_markdown(v);
-  } else if (format == "json") {
-    out << render_kernels_json(v);
-  } else {
-    return Status::Error(ErrorCode::kUsage, "unknown format '" + format + "' (use text, json, md)");
+Status render_kernels(const KernelsView& v, std::string_view format, const RenderOptions& o, std::ostream& out) {
+  auto f = parse_format(format, kKernelsFormats);
+  if (!f.ok()) return f.status();
+  switch (f.value()) {
+    case Format::kText: out << render_kernels_text(v, o); break;
+    case Format::kMarkdown: out << render_kernels_markdown(v); break;
+    case Format::kJson: out << render_kernels_json(v); break;
+    case Format::kHtml: break;  // not offered: parse_format refused it
   }
   return Status::Ok();
 }

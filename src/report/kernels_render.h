@@ -6,6 +6,7 @@
 
 #include <ostream>
 #include <string>
+#include <string_view>
 
 #include "analyses/kernel_bounds.h"
 #include "base/status.h"
@@ -19,8 +20,8 @@ std::string render_kernels_text(const analyses::KernelsView& v, const RenderOpti
 std::string render_kernels_markdown(const analyses::KernelsView& v);
 std::string render_kernels_json(const analyses::KernelsView& v);
 
-// "text", "md" (or "markdown"), "json"; an error for any other format.
-Status render_kernels(const analyses::KernelsView& v, const std::string& format, const RenderOptions& o,
+// One of kKernelsFormats by name (report/formats.h); kUsage for another name.
+Status render_kernels(const analyses::KernelsView& v, std::string_view format, const RenderOptions& o,
                       std::ostream& out);
 
 }  // namespace chokepoint::report

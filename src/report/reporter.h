@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "report/formats.h"
 #include "report/report.h"
 #include "report/style.h"
 
@@ -19,20 +20,16 @@ class Reporter {
   virtual Status write(const Report& r, std::ostream& out, const RenderOptions& opts) const = 0;
 };
 
-// One report format: its name, another name it answers to ("" for none), its maker.
-// reporter_registry.cc holds the one list; help, errors and validation read it.
+// The reporter of each format analyze and run offer (report/formats.h kAnalyzeFormats):
+// reporter_registry.cc holds the one list of makers.
 struct ReporterFormat {
-  std::string_view name;
-  std::string_view alias;
+  Format format;
   std::unique_ptr<Reporter> (*make)();
 };
 std::span<const ReporterFormat> reporter_registry();
 
-// "text", "json", "md" (alias "markdown"), "html"; null for an unknown format.
+std::unique_ptr<Reporter> make_reporter(Format format);
+// The same by name ("text", "json", "md" or "markdown", "html"); null for another name.
 std::unique_ptr<Reporter> make_reporter(std::string_view format);
-// The names make_reporter accepts, for errors: "text, json, md (markdown), html".
-std::string reporter_formats();
-// The formats' names, for help: "text, json, md, html".
-std::string reporter_names();
 
 }  // namespace chokepoint::report

@@ -15,40 +15,26 @@ std::unique_ptr<Reporter> make() {
 }
 
 constexpr ReporterFormat kFormats[] = {
-    {"text", "", make<TextReporter>},
-    {"json", "", make<JsonReporter>},
-    {"md", "markdown", make<MarkdownReporter>},
-    {"html", "", make<HtmlReporter>},
+    {Format::kText, make<TextReporter>},
+    {Format::kJson, make<JsonReporter>},
+    {Format::kMarkdown, make<MarkdownReporter>},
+    {Format::kHtml, make<HtmlReporter>},
 };
 
 }  // namespace
 
 std::span<const ReporterFormat> reporter_registry() { return kFormats; }
 
-std::unique_ptr<Reporter> make_reporter(std::string_view format) {
+std::unique_ptr<Reporter> make_reporter(Format format) {
   for (const ReporterFormat& f : kFormats) {
-    if (!format.empty() && (format == f.name || format == f.alias)) return f.make();
+    if (f.format == format) return f.make();
   }
   return nullptr;
 }
 
-std::string reporter_formats() {
-  std::string s;
-  for (const ReporterFormat& f : kFormats) {
-    if (!s.empty()) s += ", ";
-    s += f.name;
-    if (!f.alias.empty()) s.append(" (").append(f.alias).append(")");
-  }
-  return s;
-}
-
-std::string reporter_names() {
-  std::string s;
-  for (const ReporterFormat& f : kFormats) {
-    if (!s.empty()) s += ", ";
-    s += f.name;
-  }
-  return s;
+std::unique_ptr<Reporter> make_reporter(std::string_view format) {
+  auto f = parse_format(format, kAnalyzeFormats);
+  return f.ok() ? make_reporter(f.value()) : nullptr;
 }
 
 }  // namespace chokepoint::report

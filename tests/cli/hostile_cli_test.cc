@@ -204,4 +204,54 @@ TEST(HostileCli, ACutGzipAndALateTraceKeyAreSaidForWhatTheyAre) {
   fs::remove(d + "/late.json");
 }
 
+// Every command's --format is one option read from one list (report/formats.h): an
+// unknown name is refused the same way, before anything runs, naming what that command
+// takes; and a format one command has is named as missing where another lacks it.
+TEST(FormatOption, EveryCommandRefusesAnUnknownFormatTheSameWay) {
+  const std::string d = temp_dir("formats");
+  const std::string trace = kData + "/kineto/input_bound.json.gz";
+  const std::string profile = kData + "/kernels/h200_run/profile.json";
+  const std::vector<std::pair<std::string, std::string>> commands = {
+      {"analyze " + trace, "text, json, md, html, chrome (perfetto)"},
+      {"run -- true", "text, json, md, html"},
+      {"diff " + trace + " " + trace, "text, json, md, html"},
+      {"kernels " + trace, "text, json, md"},
+      {"tune --param batch=1,2 -- echo {batch}", "text, json, md"},
+      {"doctor", "text, json"},
+      {"bench --show " + profile, "text, json"},
+  };
+  for (const auto& [command, names] : commands) {
+    SCOPED_TRACE(command);
+    const std::string verb = command.substr(0, command.find(' '));
+    const Output o = run(d, verb + " --format yaml" + command.substr(verb.size()));
+    EXPECT_EQ(o.rc, 2) << o.err;
+    EXPECT_NE(o.err.find("--format: unknown format 'yaml' (use " + names + ")"), std::string::npos) << o.err;
+    EXPECT_EQ(o.out, "");
+  }
+  const Output html = run(d, "kernels --format html " + trace);
+  EXPECT_EQ(html.rc, 2);
+  EXPECT_NE(html.err.find("'html' is not a format of this command (use text, json, md)"), std::string::npos)
+      << html.err;
+}
+
+// doctor and bench take --format json as analyze does; --json stays as its alias.
+TEST(FormatOption, DoctorAndBenchWriteJsonByFormatAndByTheOldFlag) {
+  const std::string d = temp_dir("json_formats");
+  const std::string profile = kData + "/kernels/h200_run/profile.json";
+  for (const std::string& flag : {std::string("--format json"), std::string("-f json"), std::string("--json")}) {
+    SCOPED_TRACE(flag);
+    const Output doctor = run(d, "doctor " + flag);
+    ASSERT_FALSE(doctor.out.empty()) << doctor.err;
+    EXPECT_EQ(nlohmann::json::parse(doctor.out).at("schema"), "chokepoint.doctor/2");
+    const Output bench = run(d, "bench " + flag + " --show " + profile);
+    ASSERT_EQ(bench.rc, 0) << bench.err;
+    const auto j = nlohmann::json::parse(bench.out);
+    EXPECT_EQ(j.at("schema"), "chokepoint.profile/1");
+    EXPECT_FALSE(j.at("gpus").empty());
+  }
+  const Output text = run(d, "bench --format text --show " + profile);
+  ASSERT_EQ(text.rc, 0) << text.err;
+  EXPECT_NE(text.out.find("GPU 0"), std::string::npos) << text.out;
+}
+
 }  // namespace
