@@ -1,4 +1,4 @@
-// libFuzzer target for the Kineto importer (docs/ARCHITECTURE.md convention 10: one fuzzer per importer).
+// libFuzzer target for the Kineto importer (docs/ARCHITECTURE.md convention 11: one fuzzer per importer).
 //
 // Each input is imported twice: in one chunk (inputs are at most -max_len=64 KiB) and in
 // 7-byte chunks, so that every event is split across reads. Besides crashes, hangs and memory blowups (ASan,

@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "analyses/live/live_analysis.h"
+#include "analyses/sampled/live_analysis.h"
 #include "rules/diagnose.h"
 #include "samples/recording_reader.h"
 
@@ -62,7 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const auto& s : r.samples.series()) {
     check(s.time_ns.size() == s.values.size() && s.values.size() == s.valid.size(), "ragged series columns");
   }
-  const auto la = chokepoint::analyses::live::analyze_recording(r);
+  const auto la = chokepoint::analyses::sampled::analyze_recording(r);
   check(la.ticks >= 0 && la.end_ns >= la.start_ns, "analysis window");
   const auto d = chokepoint::rules::diagnose_samples(r, la);
   for (const auto& f : d.findings) {

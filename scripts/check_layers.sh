@@ -51,7 +51,9 @@ missing = sorted(d for d in os.listdir("src") if os.path.isdir(os.path.join("src
 if missing:
     sys.exit(f"check_layers: folders of src/ that src/CMakeLists.txt declares no layer for: {missing}")
 
-include_re = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+# Quoted and angle includes alike: `#include <analyses/x.h>` finds the layer through the
+# same include roots, so it must obey the same graph (system headers have no layer's name).
+include_re = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]', re.M)
 relative_re = re.compile(r"(?:\.\./)+(\w+)/")
 code_ext = (".h", ".cc", ".cu", ".cuh", ".hpp", ".cpp")
 errors = []
@@ -67,9 +69,9 @@ def check_file(path, ok, owner):
             line = text.count("\n", 0, m.start()) + 1
             top = inc.split("/")[0]
             if inc.startswith("../"):
-                errors.append(f"{path}:{line}: #include \"{inc}\": a relative path out of the folder")
+                errors.append(f"{path}:{line}: #include {inc}: a relative path out of the folder")
             elif "/" in inc and top in layers and top not in ok:
-                errors.append(f"{path}:{line}: #include \"{inc}\": {owner} may not use {top} "
+                errors.append(f"{path}:{line}: #include {inc}: {owner} may not use {top} "
                               f"(may use: {', '.join(sorted(ok))})")
     elif os.path.basename(path) == "CMakeLists.txt" and path.startswith("src/"):
         for m in relative_re.finditer(text):
@@ -112,10 +114,29 @@ for root in ("tests", "fuzz", "benchmarks"):
         ok, cm = linked(d)
         check_file(path, ok, f"{path} (built by {cm or 'nothing'})")
 
+# A namespace inside a layer never takes another layer's name (rules::machine beside the
+# machine layer, analyses::live beside the live layer): `machine::x` would mean two things.
+ns_re = re.compile(r'^\s*namespace\s+chokepoint((?:::\w+)+)\s*\{', re.M)
+for layer in sorted(layers):
+    for _, path in walk(os.path.join("src", layer)):
+        if not path.endswith(code_ext):
+            continue
+        text = open(path, errors="replace").read()
+        for m in ns_re.finditer(text):
+            parts = m.group(1).split("::")[1:]
+            for inner in parts[1:]:
+                if inner in layers:
+                    line = text.count("\n", 0, m.start()) + 1
+                    errors.append(f"{path}:{line}: namespace chokepoint{m.group(1)}: '{inner}' is a layer's name")
+        for m in re.finditer(r'^\s*namespace\s+(\w+)\s*\{', text, re.M):
+            if m.group(1) in layers and m.group(1) != layer:
+                line = text.count("\n", 0, m.start()) + 1
+                errors.append(f"{path}:{line}: namespace {m.group(1)} in layer {layer}: '{m.group(1)}' is a layer's name")
+
 for e in errors:
     print(e)
 if errors:
-    print(f"check_layers: {len(errors)} include(s) going up or across layers")
+    print(f"check_layers: {len(errors)} include(s) going up or across layers, or namespaces named like a layer")
     sys.exit(1)
 print(f"check_layers: ok ({len(layers)} layers)")
 EOF

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <iterator>
 
+#include "base/text.h"
+
 namespace chokepoint {
 namespace {
 
@@ -11,14 +13,6 @@ bool parse_uint(std::string_view s, unsigned* out) {
   if (s.empty()) return false;
   const auto r = std::from_chars(s.data(), s.data() + s.size(), *out);
   return r.ec == std::errc() && r.ptr == s.data() + s.size();
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
 }
 
 }  // namespace

@@ -56,8 +56,10 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}          // NOLINT: implicit by design
-  Result(Status status) : status_(std::move(status)) {}  // NOLINT: must be an error
+  Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
+  Result(Status status) : status_(std::move(status)) {  // NOLINT: implicit by design
+    assert(!status_.ok() && "a Result made from a Status must hold an error");
+  }
 
   bool ok() const { return value_.has_value(); }
   const Status& status() const { return status_; }

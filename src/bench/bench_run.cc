@@ -9,9 +9,12 @@
 #include "base/version.h"
 #include "bench/host_facts.h"
 #include "bench/judge.h"
+#include "machine/profile_keys.h"
 #include "machine/profile_store.h"
 
 namespace chokepoint::bench {
+
+namespace key = machine::profile_key;
 namespace {
 
 std::string utc_now() {
@@ -27,9 +30,9 @@ std::string utc_now() {
 
 std::string options_json(const BenchOptions& o) {
   nlohmann::json j;
-  j["mode"] = o.mode;
-  if (!o.devices.empty()) j["devices"] = o.devices;
-  if (!o.only.empty()) j["only"] = o.only;
+  j[key::kMode] = o.mode;
+  if (!o.devices.empty()) j[key::kDevices] = o.devices;
+  if (!o.only.empty()) j[key::kOnly] = o.only;
   return j.dump();
 }
 
@@ -72,16 +75,16 @@ Result<std::vector<TestcaseInfo>> list_testcases(const BenchModule& module) {
   auto raw = module.run(R"({"list": true})", {}, &rc);
   if (!raw.ok()) return raw.status();
   auto j = nlohmann::json::parse(raw.value(), nullptr, false);
-  if (j.is_discarded() || !j.contains("testcases")) {
+  if (j.is_discarded() || !j.contains(key::kTestcases)) {
     return Status::Error("the GPU benchmark module returned no testcase list");
   }
   std::vector<TestcaseInfo> out;
-  for (const auto& t : j["testcases"]) {
+  for (const auto& t : j[key::kTestcases]) {
     TestcaseInfo i;
     i.key = t.value("key", "");
     i.description = t.value("description", "");
     i.unit = t.value("unit", "");
-    i.selftest = t.value("selftest", false);
+    i.selftest = t.value(key::kSelftest, false);
     out.push_back(std::move(i));
   }
   return out;

@@ -1,13 +1,9 @@
 #include "doctor/gpu_facts.h"
 
+#include "base/text.h"
+
 namespace chokepoint::doctor {
 namespace {
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
-}
 
 class Collector {
  public:

@@ -6,15 +6,10 @@
 #include <sstream>
 
 #include "base/cpu_list.h"
+#include "base/text.h"
 
 namespace chokepoint::doctor {
 namespace {
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
-}
 
 bool is_cpu_dir(const std::string& name) {
   if (name.size() < 4 || name.rfind("cpu", 0) != 0) return false;
@@ -35,7 +30,7 @@ std::optional<std::string> python_string(const std::string& text, const std::str
     if (next != ' ' && next != ':' && next != '=') continue;
     const auto eq = line.find('=');
     if (eq == std::string::npos) continue;
-    const std::string value = trim(line.substr(eq + 1));
+    const std::string value(trim(line.substr(eq + 1)));
     if (value == "None") return std::string();
     if (value.size() >= 2 && (value.front() == '\'' || value.front() == '"') && value.back() == value.front()) {
       return value.substr(1, value.size() - 2);
@@ -127,7 +122,7 @@ PciNuma read_pci_numa(const machine::HostInputs& in, const std::string& sysfs_bu
   const std::string dir = "/sys/bus/pci/devices/" + sysfs_bus_id;
   if (auto node = in.read(dir + "/numa_node")) {
     char* end = nullptr;
-    const std::string t = trim(*node);
+    const std::string t(trim(*node));
     const long v = std::strtol(t.c_str(), &end, 10);
     if (!t.empty() && end != nullptr && *end == '\0') p.numa_node = static_cast<int>(v);
   }
@@ -148,7 +143,7 @@ HostFacts collect_host_facts(const machine::HostInputs& in) {
     if (!is_cpu_dir(name)) continue;
     ++f.cpus_listed;
     if (auto g = in.read("/sys/devices/system/cpu/" + name + "/cpufreq/scaling_governor")) {
-      const std::string gov = trim(*g);
+      const std::string gov(trim(*g));
       if (!gov.empty()) ++f.governors[gov];
     }
   }

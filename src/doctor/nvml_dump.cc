@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "base/cpu_list.h"
-#include "sampler/nvml/clock_reasons.h"
+#include "samples/clock_reasons.h"
 
 namespace chokepoint::doctor {
 namespace {
@@ -112,7 +112,7 @@ void dump_pcie_and_clocks(const nvml::Device& d, Dumper& w, Readings& r) {
   w.value("max_clock_mem_mhz", d.max_clock_mhz(Clock::kMem));
   w.value("clocks_event_reasons", d.clocks_event_reasons(), [](uint64_t reasons) {
     std::string s = hex(reasons);
-    for (const auto& name : nvml::clock_event_reason_names(reasons)) s += " " + name;
+    for (const auto& name : samples::clock_event_reason_names(reasons)) s += " " + name;
     return s;
   });
 }

@@ -2,7 +2,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "machine/profile_keys.h"
+
 namespace chokepoint::machine {
+
+namespace key = profile_key;
+
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -43,11 +48,12 @@ ResultStatus status_from(const std::string& s) {
 
 bool read_measurement(const Json& j, Measurement* m, std::string* err) {
   std::string status = "ok";
-  bool ok = get(j, "key", &m->key, err) && get(j, "description", &m->description, err) &&
-            get(j, "unit", &m->unit, err) && get(j, "status", &status, err) && get_opt(j, "value", &m->value, err) &&
-            get(j, "samples", &m->samples, err) && get(j, "note", &m->note, err) &&
-            get(j, "seconds", &m->seconds, err) && get_opt(j, "clock_mhz", &m->clock_mhz, err) &&
-            get_opt(j, "reference", &m->reference, err) && get(j, "reference_source", &m->reference_source, err) &&
+  bool ok = get(j, key::kKey, &m->key, err) && get(j, key::kDescription, &m->description, err) &&
+            get(j, key::kUnit, &m->unit, err) && get(j, key::kStatus, &status, err) &&
+            get_opt(j, key::kValue, &m->value, err) && get(j, key::kSamples, &m->samples, err) &&
+            get(j, key::kNote, &m->note, err) && get(j, key::kSeconds, &m->seconds, err) &&
+            get_opt(j, key::kClockMhz, &m->clock_mhz, err) && get_opt(j, "reference", &m->reference, err) &&
+            get(j, "reference_source", &m->reference_source, err) &&
             get_opt(j, "pct_of_reference", &m->pct_of_reference, err) && get_opt(j, "par_pct", &m->par_pct, err) &&
             get(j, "verdict", &m->verdict, err) && get(j, "cause", &m->cause, err);
   m->status = status_from(status);
@@ -62,28 +68,30 @@ bool read_measurement(const Json& j, Measurement* m, std::string* err) {
 
 bool read_gpu(const Json& j, GpuProfile* g, std::string* err) {
   std::vector<int> cc;
-  bool ok = get(j, "index", &g->index, err) && get(j, "name", &g->name, err) && get(j, "uuid", &g->uuid, err) &&
-            get(j, "pci_bus_id", &g->pci_bus_id, err) && get(j, "cc", &cc, err) && get(j, "sms", &g->num_sms, err) &&
-            get(j, "memory_bytes", &g->memory_bytes, err) && get(j, "free_memory_bytes", &g->free_memory_bytes, err) &&
-            get(j, "l2_bytes", &g->l2_bytes, err) && get(j, "sm_clock_max_mhz", &g->sm_clock_max_mhz, err) &&
-            get(j, "mem_clock_max_mhz", &g->mem_clock_max_mhz, err) &&
-            get(j, "mem_bus_width_bits", &g->mem_bus_width_bits, err) && get(j, "ecc", &g->ecc, err) &&
-            get(j, "async_engines", &g->async_engines, err) &&
-            get_opt(j, "sm_clock_under_load_mhz", &g->sm_clock_under_load_mhz, err) &&
+  bool ok = get(j, key::kIndex, &g->index, err) && get(j, key::kName, &g->name, err) &&
+            get(j, key::kUuid, &g->uuid, err) && get(j, key::kPciBusId, &g->pci_bus_id, err) &&
+            get(j, key::kCc, &cc, err) && get(j, key::kSms, &g->num_sms, err) &&
+            get(j, key::kMemoryBytes, &g->memory_bytes, err) &&
+            get(j, key::kFreeMemoryBytes, &g->free_memory_bytes, err) && get(j, key::kL2Bytes, &g->l2_bytes, err) &&
+            get(j, key::kSmClockMaxMhz, &g->sm_clock_max_mhz, err) &&
+            get(j, key::kMemClockMaxMhz, &g->mem_clock_max_mhz, err) &&
+            get(j, key::kMemBusWidthBits, &g->mem_bus_width_bits, err) && get(j, key::kEcc, &g->ecc, err) &&
+            get(j, key::kAsyncEngines, &g->async_engines, err) &&
+            get_opt(j, key::kSmClockUnderLoadMhz, &g->sm_clock_under_load_mhz, err) &&
             get(j, "numa_node", &g->numa_node, err) && get(j, "published_gpu", &g->published_gpu, err) &&
-            get(j, "error", &g->error, err);
+            get(j, key::kError, &g->error, err);
   if (!ok) return false;
   if (cc.size() == 2) {
     g->cc_major = cc[0];
     g->cc_minor = cc[1];
   }
-  if (auto it = j.find("pcie"); it != j.end() && it->is_object()) {
-    ok = get(*it, "speed_under_load", &g->pcie_speed_under_load, err) &&
-         get(*it, "width_under_load", &g->pcie_width_under_load, err) &&
+  if (auto it = j.find(key::kPcie); it != j.end() && it->is_object()) {
+    ok = get(*it, key::kSpeedUnderLoad, &g->pcie_speed_under_load, err) &&
+         get(*it, key::kWidthUnderLoad, &g->pcie_width_under_load, err) &&
          get(*it, "speed_max", &g->pcie_speed_max, err) && get(*it, "width_max", &g->pcie_width_max, err);
     if (!ok) return false;
   }
-  if (auto it = j.find("results"); it != j.end() && it->is_array()) {
+  if (auto it = j.find(key::kResults); it != j.end() && it->is_array()) {
     for (const auto& r : *it) {
       if (!r.is_object()) continue;
       Measurement m;
@@ -115,15 +123,15 @@ bool read_host(const Json& j, HostInfo* h, std::string* err) {
 
 Json to_json(const Measurement& m) {
   Json j;
-  j["key"] = m.key;
-  j["description"] = m.description;
-  j["unit"] = m.unit;
-  j["status"] = to_string(m.status);
-  j["value"] = num(m.value);
-  j["samples"] = m.samples;
-  j["note"] = m.note;
-  j["seconds"] = m.seconds;
-  j["clock_mhz"] = num(m.clock_mhz);
+  j[key::kKey] = m.key;
+  j[key::kDescription] = m.description;
+  j[key::kUnit] = m.unit;
+  j[key::kStatus] = to_string(m.status);
+  j[key::kValue] = num(m.value);
+  j[key::kSamples] = m.samples;
+  j[key::kNote] = m.note;
+  j[key::kSeconds] = m.seconds;
+  j[key::kClockMhz] = num(m.clock_mhz);
   j["reference"] = num(m.reference);
   j["reference_source"] = m.reference_source;
   j["pct_of_reference"] = num(m.pct_of_reference);
@@ -135,31 +143,31 @@ Json to_json(const Measurement& m) {
 
 Json to_json(const GpuProfile& g) {
   Json j;
-  j["index"] = g.index;
-  j["name"] = g.name;
-  j["uuid"] = g.uuid;
-  j["pci_bus_id"] = g.pci_bus_id;
-  j["cc"] = Json::array({g.cc_major, g.cc_minor});
-  j["sms"] = g.num_sms;
-  j["memory_bytes"] = g.memory_bytes;
-  j["free_memory_bytes"] = g.free_memory_bytes;
-  j["l2_bytes"] = g.l2_bytes;
-  j["sm_clock_max_mhz"] = g.sm_clock_max_mhz;
-  j["mem_clock_max_mhz"] = g.mem_clock_max_mhz;
-  j["mem_bus_width_bits"] = g.mem_bus_width_bits;
-  j["ecc"] = g.ecc;
-  j["async_engines"] = g.async_engines;
-  j["sm_clock_under_load_mhz"] = num(g.sm_clock_under_load_mhz);
-  j["pcie"] = {{"speed_under_load", g.pcie_speed_under_load},
-               {"width_under_load", g.pcie_width_under_load},
-               {"speed_max", g.pcie_speed_max},
-               {"width_max", g.pcie_width_max}};
+  j[key::kIndex] = g.index;
+  j[key::kName] = g.name;
+  j[key::kUuid] = g.uuid;
+  j[key::kPciBusId] = g.pci_bus_id;
+  j[key::kCc] = Json::array({g.cc_major, g.cc_minor});
+  j[key::kSms] = g.num_sms;
+  j[key::kMemoryBytes] = g.memory_bytes;
+  j[key::kFreeMemoryBytes] = g.free_memory_bytes;
+  j[key::kL2Bytes] = g.l2_bytes;
+  j[key::kSmClockMaxMhz] = g.sm_clock_max_mhz;
+  j[key::kMemClockMaxMhz] = g.mem_clock_max_mhz;
+  j[key::kMemBusWidthBits] = g.mem_bus_width_bits;
+  j[key::kEcc] = g.ecc;
+  j[key::kAsyncEngines] = g.async_engines;
+  j[key::kSmClockUnderLoadMhz] = num(g.sm_clock_under_load_mhz);
+  j[key::kPcie] = {{key::kSpeedUnderLoad, g.pcie_speed_under_load},
+                   {key::kWidthUnderLoad, g.pcie_width_under_load},
+                   {"speed_max", g.pcie_speed_max},
+                   {"width_max", g.pcie_width_max}};
   j["numa_node"] = g.numa_node;
   j["published_gpu"] = g.published_gpu;
-  j["error"] = g.error;
+  j[key::kError] = g.error;
   Json results = Json::array();
   for (const auto& m : g.results) results.push_back(to_json(m));
-  j["results"] = std::move(results);
+  j[key::kResults] = std::move(results);
   Json ridges = Json::array();
   for (const auto& r : g.ridge_points) {
     ridges.push_back({{"precision", r.precision},
@@ -208,11 +216,11 @@ Result<Profile> parse_profile(std::string_view text) {
   if (j.is_discarded() || !j.is_object()) return Status::Error("profile is not a JSON object");
   Profile p;
   std::string err;
-  bool ok = get(j, "schema", &p.schema, &err) && get(j, "tool_version", &p.tool_version, &err) &&
-            get(j, "created_utc", &p.created_utc, &err) && get(j, "mode", &p.mode, &err) &&
-            get(j, "cuda_driver", &p.cuda_driver, &err) && get(j, "cuda_runtime", &p.cuda_runtime, &err) &&
-            get(j, "cublaslt", &p.cublaslt, &err) && get(j, "cublaslt_note", &p.cublaslt_note, &err) &&
-            get(j, "seconds", &p.seconds, &err) && get(j, "error", &p.error, &err);
+  bool ok = get(j, key::kSchema, &p.schema, &err) && get(j, "tool_version", &p.tool_version, &err) &&
+            get(j, "created_utc", &p.created_utc, &err) && get(j, key::kMode, &p.mode, &err) &&
+            get(j, key::kCudaDriver, &p.cuda_driver, &err) && get(j, key::kCudaRuntime, &p.cuda_runtime, &err) &&
+            get(j, key::kCublaslt, &p.cublaslt, &err) && get(j, key::kCublasltNote, &p.cublaslt_note, &err) &&
+            get(j, key::kSeconds, &p.seconds, &err) && get(j, key::kError, &p.error, &err);
   if (!ok) return Status::Error("profile: " + err);
   // Same major version only: "chokepoint.profile/1" reads "chokepoint.profile/1.x".
   const std::string_view want = kProfileSchema;
@@ -222,7 +230,7 @@ Result<Profile> parse_profile(std::string_view text) {
   if (auto it = j.find("host"); it != j.end() && it->is_object()) {
     if (!read_host(*it, &p.host, &err)) return Status::Error("profile host: " + err);
   }
-  if (auto it = j.find("gpus"); it != j.end() && it->is_array()) {
+  if (auto it = j.find(key::kGpus); it != j.end() && it->is_array()) {
     for (const auto& g : *it) {
       if (!g.is_object()) continue;
       GpuProfile gp;
@@ -235,16 +243,16 @@ Result<Profile> parse_profile(std::string_view text) {
 
 std::string profile_to_json(const Profile& p) {
   Json j;
-  j["schema"] = p.schema;
+  j[key::kSchema] = p.schema;
   j["tool_version"] = p.tool_version;
   j["created_utc"] = p.created_utc;
-  j["mode"] = p.mode;
-  j["cuda_driver"] = p.cuda_driver;
-  j["cuda_runtime"] = p.cuda_runtime;
-  j["cublaslt"] = p.cublaslt;
-  j["cublaslt_note"] = p.cublaslt_note;
-  j["seconds"] = p.seconds;
-  j["error"] = p.error;
+  j[key::kMode] = p.mode;
+  j[key::kCudaDriver] = p.cuda_driver;
+  j[key::kCudaRuntime] = p.cuda_runtime;
+  j[key::kCublaslt] = p.cublaslt;
+  j[key::kCublasltNote] = p.cublaslt_note;
+  j[key::kSeconds] = p.seconds;
+  j[key::kError] = p.error;
   j["host"] = {{"hostname", p.host.hostname},
                {"cpus", p.host.cpus},
                {"loadavg_1m", p.host.loadavg_1m},
@@ -255,7 +263,7 @@ std::string profile_to_json(const Profile& p) {
                {"env", p.host.env}};
   Json gpus = Json::array();
   for (const auto& g : p.gpus) gpus.push_back(to_json(g));
-  j["gpus"] = std::move(gpus);
+  j[key::kGpus] = std::move(gpus);
   return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 

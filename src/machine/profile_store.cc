@@ -11,15 +11,10 @@
 #include <sstream>
 
 #include "base/safe_write.h"
+#include "base/text.h"
 
 namespace chokepoint::machine {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 const char* env(const char* name) {
   const char* v = std::getenv(name);

@@ -16,7 +16,7 @@
 #include <fmt/format.h>
 
 #include "analyses/analysis.h"
-#include "analyses/live/live_analysis.h"
+#include "analyses/sampled/live_analysis.h"
 #include "base/stat_catalogue.h"
 #include "pipeline/build_report.h"
 #include "pipeline/live_report.h"
@@ -74,8 +74,8 @@ namespace {
 
 // The live analysis of a recording, with what it tells the machine context (CPUs,
 // DataLoader workers).
-analyses::live::LiveAnalysis analyze_live(const samples::Recording& rec, machine::MachineContext& ctx) {
-  analyses::live::LiveAnalysis la = analyses::live::analyze_recording(rec);
+analyses::sampled::LiveAnalysis analyze_live(const samples::Recording& rec, machine::MachineContext& ctx) {
+  analyses::sampled::LiveAnalysis la = analyses::sampled::analyze_recording(rec);
   ctx.cpus = la.host.cpu_count;
   int workers = 0;
   for (const auto& p : la.processes) workers += p.meta.role == samples::ProcessRole::kDataLoaderWorker;
@@ -133,7 +133,7 @@ void apply_loop_steps(report::Report& r, const analyses::LoopSteps& l) {
   r.window.step_time_ms = {l.step_ns / 1e6, at(0.5), at(0.95), ms.front(), ms.back()};
 }
 
-void add_stack_evidence(const Inputs& in, const analyses::live::LiveAnalysis* la, const analyses::Analysis* a,
+void add_stack_evidence(const Inputs& in, const analyses::sampled::LiveAnalysis* la, const analyses::Analysis* a,
                         StackState& st, rules::EvidenceSet& ev) {
   // Python stacks: py-spy's from the recording, else a torch.profiler trace's own
   // (with_stack=True).
@@ -191,7 +191,7 @@ report::Report untraced_live_report(report::Report live, const Inputs& in) {
 Result<report::Report> analyze_unmarked(const Inputs& in, const AnalyzeOptions& ao) {
   auto ctx = resolve_machine_context(analyses::device_specs(in.tl), ao.ceilings);
   if (!ctx.ok()) return ctx.status();
-  std::optional<analyses::live::LiveAnalysis> la;
+  std::optional<analyses::sampled::LiveAnalysis> la;
   if (in.recording) la = analyze_live(*in.recording, ctx.value());
   // A recording is judged from its traces too when `run --trace` left any that read.
   const bool trace = !in.recording || (in.trace_status.ok() && in.tl.gpu_ops.size() > 0);

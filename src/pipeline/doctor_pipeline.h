@@ -1,6 +1,6 @@
 // `chokepoint doctor`: collect the machine's static facts (the driver and each GPU over
 // NVML, the host's /proc and /sys; doctor/) and assess them with the machine rules of the
-// one engine (rules/machine/), in well under two seconds (no sampling windows, no CUDA
+// one engine (rules/checks/), in well under two seconds (no sampling windows, no CUDA
 // context). The CLI renders the report (report/doctor_render.h).
 #pragma once
 

@@ -62,12 +62,12 @@ bool idle_from_trace(const timeline::Timeline& tl, const analyses::Analysis& a, 
 }
 
 // Sampled utilization of the judged GPU, over its active window. False without one.
-bool idle_from_samples(const samples::Recording& rec, const analyses::live::LiveAnalysis& la,
+bool idle_from_samples(const samples::Recording& rec, const analyses::sampled::LiveAnalysis& la,
                        analyses::AttributionInput& in) {
   const auto gpus = la.judged_gpus();
   if (gpus.empty() || gpus.front()->active_start_ns < 0) return false;
   const auto* g = gpus.front();
-  const samples::Series* s = analyses::live::activity_series(rec.samples, g->index);
+  const samples::Series* s = analyses::sampled::activity_series(rec.samples, g->index);
   if (s == nullptr) return false;
   in.window_start_ns = g->active_start_ns;
   in.window_end_ns = g->active_end_ns;
@@ -86,7 +86,7 @@ bool idle_from_samples(const samples::Recording& rec, const analyses::live::Live
 }  // namespace
 
 std::optional<analyses::HostAttribution> attribute_host(const samples::PyStacks& stacks, const samples::Recording* rec,
-                                                        const analyses::live::LiveAnalysis* la,
+                                                        const analyses::sampled::LiveAnalysis* la,
                                                         const timeline::Timeline* tl, const analyses::Analysis* a) {
   if (stacks.empty()) return std::nullopt;
   analyses::AttributionInput in;

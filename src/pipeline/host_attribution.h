@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "analyses/analysis.h"
-#include "analyses/live/live_analysis.h"
+#include "analyses/sampled/live_analysis.h"
 #include "analyses/stacks/hotspots.h"
 #include "samples/recording_reader.h"
 #include "samples/stacks.h"
@@ -18,7 +18,7 @@ namespace chokepoint::pipeline {
 // `rec` and `la` are null for a trace alone (its python_function ranges are the stacks);
 // `tl` and `a` null for a recording without a trace.
 std::optional<analyses::HostAttribution> attribute_host(const samples::PyStacks& stacks, const samples::Recording* rec,
-                                                        const analyses::live::LiveAnalysis* la,
+                                                        const analyses::sampled::LiveAnalysis* la,
                                                         const timeline::Timeline* tl, const analyses::Analysis* a);
 
 }  // namespace chokepoint::pipeline

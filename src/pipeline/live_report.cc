@@ -15,7 +15,7 @@ namespace chokepoint::pipeline {
 namespace fs = std::filesystem;
 namespace {
 
-using analyses::live::Stat;
+using analyses::sampled::Stat;
 
 // How many processes the report lists.
 constexpr size_t kTopProcesses = 8;
@@ -38,7 +38,7 @@ Result<report::Report> analyze_recording_dir(const std::string& dir, const Analy
 }
 
 report::Report build_live_report(const std::string& dir, const samples::Recording& rec,
-                                 const analyses::live::LiveAnalysis& la, const rules::Diagnosis& d) {
+                                 const analyses::sampled::LiveAnalysis& la, const rules::Diagnosis& d) {
   report::Report r;
   r.tool_version = CHOKEPOINT_VERSION;
   report::InputInfo in;

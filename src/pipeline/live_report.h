@@ -1,11 +1,11 @@
 // The report of a live recording (`run`, `watch`, `analyze DIR` of a recording): read
-// the directory, summarize the samples (analyses/live), run the sample rules and fill
+// the directory, summarize the samples (analyses/sampled), run the sample rules and fill
 // the same Report the trace path fills, with its `live` section set.
 #pragma once
 
 #include <string>
 
-#include "analyses/live/live_analysis.h"
+#include "analyses/sampled/live_analysis.h"
 #include "base/status.h"
 #include "pipeline/analyze_pipeline.h"
 #include "pipeline/inputs.h"
@@ -21,6 +21,6 @@ Result<report::Report> analyze_recording_dir(const std::string& dir, const Analy
 // The report's live section and the samples' verdict (build_report.h does the trace's).
 
 report::Report build_live_report(const std::string& dir, const samples::Recording& rec,
-                                 const analyses::live::LiveAnalysis& la, const rules::Diagnosis& d);
+                                 const analyses::sampled::LiveAnalysis& la, const rules::Diagnosis& d);
 
 }  // namespace chokepoint::pipeline

@@ -7,7 +7,7 @@
 
 #include "base/terminal_text.h"
 #include "machine/pcie_link.h"
-#include "sampler/nvml/clock_reasons.h"
+#include "samples/clock_reasons.h"
 
 namespace chokepoint::report {
 namespace {
@@ -45,10 +45,11 @@ std::string cut(std::string s, int width) {
 std::string throttle_text(std::optional<double> mask) {
   if (!mask) return "";
   const auto bits = static_cast<uint64_t>(*mask) &
-                    ~(nvml::kReasonGpuIdle | nvml::kReasonApplicationsClocksSetting | nvml::kReasonDisplayClockSetting);
+                    ~(samples::kReasonGpuIdle | samples::kReasonApplicationsClocksSetting |
+                      samples::kReasonDisplayClockSetting);
   if (bits == 0) return "";
   std::string out;
-  for (const std::string& n : nvml::clock_event_reason_names(bits)) out += (out.empty() ? "" : ",") + n;
+  for (const std::string& n : samples::clock_event_reason_names(bits)) out += (out.empty() ? "" : ",") + n;
   return " [" + out + "]";
 }
 

@@ -26,7 +26,7 @@ std::optional<Finding> allocator_churn(const TraceEvidence& c) {
   const double share = c.a.pct(idle);
   const double speedup = analyses::projected_speedup(t.duration, idle, 0);
 
-  Finding f = new_finding("allocator-churn", Category::kHost, share, speedup);
+  Finding f = new_finding(share, speedup);
   f.remedies = {"no-empty-cache"};
   f.title = fmt::format("{:.0f} cudaMalloc/cudaFree calls per step after warm-up ({:.2f} ms per step)", per_step,
                         api_ms);

@@ -67,8 +67,6 @@ std::optional<Finding> machine_finding(const Rule& r, const MachineEvidence& m) 
     if (a.outcome != Assessment::Outcome::kFinding) continue;
     if (out && out->severity >= a.severity) continue;
     Finding f;
-    f.id = a.id;
-    f.category = r.category;
     f.severity = a.severity;
     f.title = a.gpu >= 0 ? fmt::format("GPU {}: {}: {}", a.gpu, a.title, a.observed) : a.title + ": " + a.observed;
     f.detail = a.observed + (a.expected.empty() ? "" : " (expected: " + a.expected + ")");
@@ -217,11 +215,21 @@ void withhold_estimates(Diagnosis& d) {
 }
 
 // One rule's finding from every evaluator that has evidence, or none.
+// A finding's id and category are its rule's, whichever evaluator made it: the
+// descriptor is the one place that says them.
+void stamp(Finding& f, const Rule& r) {
+  f.id = std::string(r.id);
+  f.category = r.category;
+}
+
 std::optional<Finding> rule_finding(const Rule& r, const EvidenceSet& ev, bool trace) {
   // The cross-rank rules read the ranks alone.
   if (ev.ranks != nullptr && r.ranks != nullptr) {
     std::optional<Finding> d = r.ranks(*ev.ranks);
-    if (d) d->sources = {"ranks"};
+    if (d) {
+      d->sources = {"ranks"};
+      stamp(*d, r);
+    }
     return d;
   }
   std::optional<Finding> t, s, m, k;
@@ -239,7 +247,9 @@ std::optional<Finding> rule_finding(const Rule& r, const EvidenceSet& ev, bool t
   // CUPTI tracer's trace sees no DataLoader or Python, so samples keep their say there.
   if (trace && r.trace != nullptr && !t && ev.trace->tl.cpu_ranges.size() > 0) s.reset();
   if (!t && !s && !m && !k) return std::nullopt;
-  return merge(std::move(t), std::move(s), std::move(m), std::move(k));
+  Finding f = merge(std::move(t), std::move(s), std::move(m), std::move(k));
+  stamp(f, r);
+  return f;
 }
 
 // The verdict: from the trace when it holds GPU work, else from the samples.
@@ -443,7 +453,7 @@ Diagnosis diagnose(const timeline::Timeline& tl, const analyses::Analysis& a) {
   return diagnose(ev);
 }
 
-Diagnosis diagnose_samples(const samples::Recording& rec, const analyses::live::LiveAnalysis& la) {
+Diagnosis diagnose_samples(const samples::Recording& rec, const analyses::sampled::LiveAnalysis& la) {
   const SampleEvidence s{rec, la};
   EvidenceSet ev;
   ev.samples = &s;
@@ -457,6 +467,10 @@ std::vector<Assessment> assess_machine(const MachineEvidence& m) {
     for (Assessment& a : r.machine(m)) out.push_back(std::move(a));
   }
   return out;
+}
+
+std::optional<Finding> evaluate_rule(const Rule& r, const EvidenceSet& ev) {
+  return rule_finding(r, ev, ev.trace != nullptr && ev.trace->a.total().duration > 0);
 }
 
 }  // namespace chokepoint::rules

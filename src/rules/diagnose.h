@@ -52,9 +52,13 @@ std::vector<CategoryCost> category_costs(const analyses::Analysis& a);
 // The one diagnosis over all the evidence present.
 Diagnosis diagnose(const EvidenceSet& ev);
 
+// One rule over the evidence as diagnose() runs it: what its evaluators found, merged,
+// with the rule's id and category (the descriptor's). nullopt when it finds nothing.
+std::optional<Finding> evaluate_rule(const Rule& r, const EvidenceSet& ev);
+
 // Shorthands: a trace alone, live samples alone.
 Diagnosis diagnose(const timeline::Timeline& tl, const analyses::Analysis& a);
-Diagnosis diagnose_samples(const samples::Recording& rec, const analyses::live::LiveAnalysis& la);
+Diagnosis diagnose_samples(const samples::Recording& rec, const analyses::sampled::LiveAnalysis& la);
 
 // Every machine assessment (doctor's list): each rule with a machine evaluator, in order.
 std::vector<Assessment> assess_machine(const MachineEvidence& m);

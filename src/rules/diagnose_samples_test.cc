@@ -1,6 +1,6 @@
 // The verdict of a live recording: starved GPU -> the host-side finding that explains it;
 // busy GPU -> compute / memory / transfer from GPM and PCIe; no GPU metrics -> the host.
-#include "rules/live/live_test_util.h"
+#include "rules/sampled/live_test_util.h"
 
 namespace chokepoint::rules::testing {
 namespace {
@@ -16,14 +16,8 @@ const CategoryCost* cost(const Diagnosis& d, Category c) {
 }
 
 TEST(DiagnoseSamples, StarvedByTheLoaderIsInput) {
-  RecordingBuilder b;
-  b.host_fact("cpus", "16");
-  b.gpu(0);
   // Every 5th tick from 5 at 90%, the others at 20% while the worker is saturated.
-  b.series(MetricId::kGpuUtilization, kGpu, [](int i) {
-    return std::optional<double>(i < 5 ? 0 : i % 5 == 0 ? 90 : 20);
-  });
-  b.process(kPid, ProcessRole::kLaunched);
+  RecordingBuilder b = gpu_fed_every_fifth_tick();
   b.process(kPid + 1, ProcessRole::kDataLoaderWorker);
   b.series(MetricId::kProcCpuPct, Entity::process(kPid), every(50));
   b.series(MetricId::kProcCpuPct, Entity::process(kPid + 1), every(99));
@@ -140,7 +134,7 @@ TEST(DiagnoseSamples, EverySampleRuleIsRegisteredOnce) {
   int n = 0;
   for (const auto& r : all_rules()) n += r.samples != nullptr;
   // The 12 of docs/ARCHITECTURE.md's live list plus launch-overhead, pageable-memcpy and host-work,
-  // which samples tell from input stalls (rules/live/starvation.h), and no-tensor-cores
+  // which samples tell from input stalls (rules/sampled/starvation.h), and no-tensor-cores
   // (GPM: busy SMs, idle tensor pipes).
   EXPECT_EQ(n, 16);
 }

@@ -16,8 +16,7 @@ std::optional<Finding> exposed_communication(const RankEvidence& c) {
   if (d.step_ms <= 0) return std::nullopt;
   const double share = 100 * d.exposed_comm_ms / d.step_ms;
   if (share < kMinExposedPct) return std::nullopt;
-  Finding f = new_finding("exposed-communication", Category::kCommunication, share,
-                          what_if(c, analyses::whatif::Remedy::kOverlapComm));
+  Finding f = new_finding(share, what_if(c, analyses::whatif::Remedy::kOverlapComm));
   f.remedies = {"overlap-communication", "accumulate-no-sync"};
   f.title = fmt::format("Collectives with no compute beside them take {:.2f} ms per step ({:.0f}% of the step)",
                         d.exposed_comm_ms, share);

@@ -41,7 +41,7 @@ std::optional<Finding> host_sync(const TraceEvidence& c) {
   const double per_step = c.a.per_step(api.syncs);
   const auto& top = api.sync_sites.front();
 
-  Finding f = new_finding("host-sync", Category::kSync, share, speedup);
+  Finding f = new_finding(share, speedup);
   f.remedies = {"defer-syncs"};
   f.title = fmt::format("{:.0f} synchronizations per step drain the GPU queue ({:.0f}% of the step idle)", per_step,
                         share);

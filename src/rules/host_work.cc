@@ -2,9 +2,9 @@
 // preprocessing, logging) while the GPU idles.
 #include <fmt/format.h>
 
-#include "rules/live/live_util.h"
-#include "rules/live/starvation.h"
 #include "rules/rule.h"
+#include "rules/sampled/live_util.h"
+#include "rules/sampled/starvation.h"
 
 namespace chokepoint::rules {
 namespace {
@@ -22,7 +22,7 @@ std::optional<Finding> host_work(const TraceEvidence& c) {
 
   // Upper bound: all of it moved off the critical path (overlapped or removed).
   const double speedup = analyses::projected_speedup(t.duration, idle, 0);
-  Finding f = new_finding("host-work", Category::kHost, share, speedup);
+  Finding f = new_finding(share, speedup);
   f.remedies = {"move-host-work"};
   f.title = fmt::format("GPU idles {:.1f} ms per step ({:.0f}%) while the CPU runs Python/host code",
                         c.a.ms_per_step(idle), share);
@@ -51,27 +51,27 @@ std::optional<Finding> host_work(const TraceEvidence& c) {
 namespace chokepoint::rules {
 
 std::optional<Finding> host_work_samples(const SampleEvidence& c) {
-  using live::StarveCause;
+  using sampled::StarveCause;
   std::optional<Finding> worst;
   for (const auto* g : c.la.judged_gpus()) {
-    const live::Starvation all = live::starvation(c, *g);
+    const sampled::Starvation all = sampled::starvation(c, *g);
     const double share = all.share(StarveCause::kHost);
-    if (share < live::kMinStarvedShare) continue;
+    if (share < sampled::kMinStarvedShare) continue;
     const auto& k = all.of(StarveCause::kHost);
     const double busy = k.busy / static_cast<double>(k.ticks);
     // No estimate: which of its work would go, samples cannot say.
-    Finding f = new_finding("host-work", Category::kHost, 100 * share, std::nullopt);
+    Finding f = new_finding(100 * share, std::nullopt);
     f.remedies = {"move-host-work"};
     f.title = fmt::format("{} starved in {:.0f}% of its active time while the main process was CPU-saturated",
-                          live::gpu_label(*g), 100 * share);
+                          sampled::gpu_label(*g), 100 * share);
     f.detail = fmt::format(
         "In {} of {} sampled ticks of the {:.1f} s active window the GPU was busy only {:.0f}% on average while the "
         "main process used >= {:.0f}% of a core, with no DataLoader worker busy and nothing read from storage: its "
         "own Python (per-step bookkeeping, .item() and other syncs, Python threads sharing its GIL) or framework "
         "overhead sets the pace. Samples cannot say which line: `chokepoint run --trace` or py-spy can.",
-        k.ticks, all.measured, g->active_s(), busy, live::kSaturatedCpuPct);
-    f.evidence = {evidence("host_bound_ticks_pct", 100 * share, "%", 100 * live::kMinStarvedShare),
-                  evidence_at_most("gpu_busy_in_those_ticks_pct", busy, "%", live::kStarvedBelowPct)};
+        k.ticks, all.measured, g->active_s(), busy, sampled::kSaturatedCpuPct);
+    f.evidence = {evidence("host_bound_ticks_pct", 100 * share, "%", 100 * sampled::kMinStarvedShare),
+                  evidence_at_most("gpu_busy_in_those_ticks_pct", busy, "%", sampled::kStarvedBelowPct)};
     f.recommendation =
         "Find what the main process does between launches (chokepoint run --trace, py-spy record --pid PID), then "
         "take per-step Python off the loop: values read with .item() every N steps, metrics and logging in a "

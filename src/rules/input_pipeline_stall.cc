@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "rules/live/live_util.h"
-#include "rules/live/starvation.h"
 #include "rules/rule.h"
+#include "rules/sampled/live_util.h"
+#include "rules/sampled/starvation.h"
 
 namespace chokepoint::rules {
 namespace {
@@ -22,12 +22,12 @@ constexpr int kMinWorkers = 2, kMaxWorkers = 16;
 // Without a CPU count, the workers of pytorch/examples imagenet (-j 4).
 constexpr int kDefaultWorkers = 4;
 
-std::optional<Finding> stall_on(const SampleEvidence& c, const analyses::live::GpuLive& g) {
-  using live::StarveCause;
-  const live::Starvation all = live::starvation(c, g);
-  const live::Starvation::Cause& k = all.of(StarveCause::kInput);
+std::optional<Finding> stall_on(const SampleEvidence& c, const analyses::sampled::GpuLive& g) {
+  using sampled::StarveCause;
+  const sampled::Starvation all = sampled::starvation(c, g);
+  const sampled::Starvation::Cause& k = all.of(StarveCause::kInput);
   const double share = all.share(StarveCause::kInput);
-  if (share < live::kMinStarvedShare) return std::nullopt;  // (starvation.h: loading evidence required)
+  if (share < sampled::kMinStarvedShare) return std::nullopt;  // (starvation.h: loading evidence required)
   std::optional<double> speedup = all.speedup_without(StarveCause::kInput);
   struct {
     int64_t measured, stalled, by_workers, fed;
@@ -35,12 +35,12 @@ std::optional<Finding> stall_on(const SampleEvidence& c, const analyses::live::G
   const double fed_pct = n.fed > 0 ? all.fed_busy / static_cast<double>(n.fed) : 0;
   const double stalled_pct = k.busy / static_cast<double>(n.stalled);
   int workers = 0;
-  for (const auto& p : c.la.processes) workers += live::is_worker(p) ? 1 : 0;
+  for (const auto& p : c.la.processes) workers += sampled::is_worker(p) ? 1 : 0;
   const int cpus = c.la.host.cpu_count / std::max<int>(1, static_cast<int>(c.la.judged_gpus().size()));
   const bool by_workers = n.by_workers * 2 >= n.stalled;
   // Saturated workers: by throughput over the span they load in (starvation.h).
-  const std::optional<live::LoaderGain> loading = by_workers ? live::loader_gain(c, g, cpus) : std::nullopt;
-  const live::LoaderGain gain = loading.value_or(live::LoaderGain{});
+  const std::optional<sampled::LoaderGain> loading = by_workers ? sampled::loader_gain(c, g, cpus) : std::nullopt;
+  const sampled::LoaderGain gain = loading.value_or(sampled::LoaderGain{});
   if (loading) speedup = gain.speedup;
   int suggest = cpus > 0 ? std::clamp(cpus - 1, kMinWorkers, kMaxWorkers) : kDefaultWorkers;
   if (workers > 0) {
@@ -52,21 +52,21 @@ std::optional<Finding> stall_on(const SampleEvidence& c, const analyses::live::G
     if (gain.max_workers > 0) suggest = std::min(suggest, std::max(workers + 1, gain.max_workers));
   }
 
-  Finding f = new_finding("input-pipeline-stall", Category::kInput, 100 * share, speedup);
+  Finding f = new_finding(100 * share, speedup);
   f.remedies = {"dataloader-workers"};
-  f.title = fmt::format("{} starved in {:.0f}% of its active time while the {} was CPU-saturated", live::gpu_label(g),
-                        100 * share, by_workers ? "DataLoader" : "main process");
+  f.title = fmt::format("{} starved in {:.0f}% of its active time while the {} was CPU-saturated",
+                        sampled::gpu_label(g), 100 * share, by_workers ? "DataLoader" : "main process");
   f.detail = fmt::format(
       "In {} of {} sampled ticks of the {:.1f} s active window the GPU was busy only {:.0f}% on average "
       "while {} used >= {:.0f}% of a core{}.",
       n.stalled, n.measured, g.active_s(), stalled_pct,
       by_workers ? fmt::format("a DataLoader worker (of {})", workers) : std::string("the main process"),
-      live::kSaturatedCpuPct, n.fed > 0 ? fmt::format("; when fed it runs at {:.0f}%", fed_pct) : std::string());
+      sampled::kSaturatedCpuPct, n.fed > 0 ? fmt::format("; when fed it runs at {:.0f}%", fed_pct) : std::string());
   if (!by_workers) {
     f.detail += " The main process read its data from storage meanwhile: it loads the batches itself.";
   }
-  f.evidence = {evidence("stalled_ticks_pct", 100 * share, "%", 100 * live::kMinStarvedShare),
-                evidence_at_most("gpu_busy_in_stalled_ticks_pct", stalled_pct, "%", live::kStarvedBelowPct),
+  f.evidence = {evidence("stalled_ticks_pct", 100 * share, "%", 100 * sampled::kMinStarvedShare),
+                evidence_at_most("gpu_busy_in_stalled_ticks_pct", stalled_pct, "%", sampled::kStarvedBelowPct),
                 evidence("dataloader_worker_count", workers, "processes")};
   if (n.fed > 0) f.evidence.push_back(evidence("gpu_busy_when_fed_pct", fed_pct, "%"));
   if (loading) {
@@ -117,7 +117,7 @@ std::optional<Finding> input_pipeline_stall(const TraceEvidence& c) {
   if (const auto* e = analyses::estimate_of(c.a, analyses::whatif::Remedy::kLoaderWorkers); e && e->workers > 0)
     workers = e->workers;
 
-  Finding f = new_finding("input-pipeline-stall", Category::kInput, share, std::nullopt);
+  Finding f = new_finding(share, std::nullopt);
   f.remedies = {"dataloader-workers"};
   f.title = fmt::format("GPU waits {:.1f} ms per step for the DataLoader ({:.0f}% of the step)", c.a.ms_per_step(idle),
                         share);

@@ -1,9 +1,9 @@
 // launch-overhead: many short kernels; the GPU idles between launches.
 #include <fmt/format.h>
 
-#include "rules/live/live_util.h"
-#include "rules/live/starvation.h"
 #include "rules/rule.h"
+#include "rules/sampled/live_util.h"
+#include "rules/sampled/starvation.h"
 
 namespace chokepoint::rules {
 namespace {
@@ -27,7 +27,7 @@ std::optional<Finding> launch_overhead(const TraceEvidence& c) {
                                   static_cast<double>(api.launches + api.graph_launches)
                             : 0.0;
 
-  Finding f = new_finding("launch-overhead", Category::kHost, share, std::nullopt);
+  Finding f = new_finding(share, std::nullopt);
   f.remedies = {"cuda-graphs", "bigger-batch"};
   f.title = fmt::format("GPU idles {:.0f}% of the step between kernel launches ({:.0f} kernels/step, median {:.1f} us)",
                         share, per_step, api.kernel_p50_us);
@@ -57,28 +57,28 @@ std::optional<Finding> launch_overhead(const TraceEvidence& c) {
 namespace chokepoint::rules {
 
 std::optional<Finding> launch_overhead_samples(const SampleEvidence& c) {
-  using live::StarveCause;
+  using sampled::StarveCause;
   std::optional<Finding> worst;
   for (const auto* g : c.la.judged_gpus()) {
-    const live::Starvation all = live::starvation(c, *g);
+    const sampled::Starvation all = sampled::starvation(c, *g);
     const double share = all.share(StarveCause::kLaunch);
-    if (share < live::kMinStarvedShare) continue;
+    if (share < sampled::kMinStarvedShare) continue;
     const auto& k = all.of(StarveCause::kLaunch);
     const double busy = k.busy / static_cast<double>(k.ticks);
     const double sm = k.sm_ticks > 0 ? k.sm / static_cast<double>(k.sm_ticks) : 0;
-    Finding f = new_finding("launch-overhead", Category::kHost, 100 * share, all.speedup_without(StarveCause::kLaunch));
+    Finding f = new_finding(100 * share, all.speedup_without(StarveCause::kLaunch));
     f.remedies = {"cuda-graphs", "bigger-batch"};
     f.title = fmt::format(
         "{}: kernels run {:.0f}% of the time but fill {:.1f}% of the SMs while the main process is "
         "CPU-bound: launch overhead",
-        live::gpu_label(*g), busy, sm);
+        sampled::gpu_label(*g), busy, sm);
     f.detail = fmt::format(
         "In {} of {} sampled ticks of the {:.1f} s active window the main process used >= {:.0f}% of a core while "
         "kernels ran {:.0f}% of the time (nvidia-smi utilization) and the SMs were {:.1f}% active (GPM): a stream "
         "of tiny kernels, each launched by Python/framework code slower than the GPU runs it. A trace "
         "(`chokepoint run --trace`, torch.profiler) gives the launch rate and kernel durations.",
-        k.ticks, all.measured, g->active_s(), live::kSaturatedCpuPct, busy, sm);
-    f.evidence = {evidence("launch_bound_ticks_pct", 100 * share, "%", 100 * live::kMinStarvedShare),
+        k.ticks, all.measured, g->active_s(), sampled::kSaturatedCpuPct, busy, sm);
+    f.evidence = {evidence("launch_bound_ticks_pct", 100 * share, "%", 100 * sampled::kMinStarvedShare),
                   evidence("gpu_utilization_pct", busy, "%"), evidence_at_most("sm_active_pct", sm, "%", 10.0)};
     f.recommendation =
         "Launch fewer, bigger kernels: capture the step in a CUDA Graph (torch.cuda.graphs / "

@@ -28,7 +28,7 @@ std::optional<Finding> low_occupancy(const TraceEvidence& c) {
       break;
     }
   }
-  Finding f = new_finding("low-occupancy", Category::kCompute, share, speedup);
+  Finding f = new_finding(share, speedup);
   f.remedies = {"full-grid", "bigger-batch"};
   f.title = fmt::format("{:.0f}% of the step runs kernels with fewer blocks than the {} SMs", share, k.num_sms);
   f.detail = fmt::format(

@@ -23,7 +23,7 @@ std::optional<Finding> memory_bound_elementwise(const TraceEvidence& c) {
   const auto& hbm = c.a.ceilings.hbm_gbps;
   const double per_step = c.a.per_step(fu.fusible_kernels);
 
-  Finding f = new_finding("memory-bound-elementwise", Category::kMemory, share, speedup);
+  Finding f = new_finding(share, speedup);
   f.remedies = {"torch-compile"};
   f.title = fmt::format("Unfused elementwise/normalization kernels take {:.0f}% of the step ({:.0f} per step)", share,
                         per_step);

@@ -24,7 +24,7 @@ std::optional<Finding> memory_bound_matmul(const TraceEvidence& c) {
     flops += row.flops;
   }
   const auto& hbm = c.a.ceilings.hbm_gbps;
-  Finding f = new_finding("memory-bound-matmul", Category::kMemory, share, std::nullopt);
+  Finding f = new_finding(share, std::nullopt);
   f.remedies = {"bigger-batch"};
   f.title = fmt::format("{:.0f}% of the step runs matrix products below the roofline's ridge point (memory-bound)",
                         share);

@@ -2,7 +2,7 @@
 // from the code that computes the metric: the rule's file and the analysis it reads.
 // "In % of the step" is of the analyzed step windows of a trace; a sample's "tick" is one
 // sampling interval of `run`/`watch`; a GPU's "active window" runs from the first to the
-// last tick it was at least half as busy as usual (analyses/live/live_analysis.h).
+// last tick it was at least half as busy as usual (analyses/sampled/live_analysis.h).
 #include "rules/metric_glossary.h"
 
 namespace chokepoint::rules {

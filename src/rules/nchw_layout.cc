@@ -16,7 +16,7 @@ std::optional<Finding> nchw_layout(const TraceEvidence& c) {
   const auto* e = analyses::estimate_of(c.a, analyses::whatif::Remedy::kChannelsLast);
   if (e == nullptr || e->speedup < kMinGain) return std::nullopt;
   const double share = 100.0 * (1.0 - 1.0 / e->speedup);
-  Finding f = new_finding("nchw-layout", Category::kMemory, share, e->speedup);
+  Finding f = new_finding(share, e->speedup);
   f.remedies = {"channels-last"};
   f.title = "Convolutions run on NCHW tensors: layout transposes and NCHW batch-norm kernels cost the step";
   f.detail = fmt::format("In channels_last {} (replayed: {:.2f} -> {:.2f} ms per step).", e->change, e->step_ms_before,

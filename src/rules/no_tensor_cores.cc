@@ -34,7 +34,7 @@ std::optional<Finding> no_tensor_cores(const TraceEvidence& c) {
       break;
     }
   }
-  Finding f = new_finding("no-tensor-cores", Category::kCompute, share, speedup);
+  Finding f = new_finding(share, speedup);
   f.remedies = {"autocast-bf16", "tf32"};
   f.title = fmt::format("{:.0f}% of the step runs FP32 matrix kernels without tensor cores", share);
   const char* tc = ceil.has_tf32 ? "TF32" : "FP16";
@@ -92,7 +92,7 @@ std::optional<Finding> no_tensor_cores_samples(const SampleEvidence& c) {
     const double sm = g->sm_active->mean, tensor = g->tensor_active->mean;
     const double dram = g->dram_active ? g->dram_active->mean : 0;
     if (sm < kBusySmPct || tensor > kIdleTensorPct || dram >= kDramHeavyPct) continue;
-    Finding f = new_finding("no-tensor-cores", Category::kCompute, sm, std::nullopt);
+    Finding f = new_finding(sm, std::nullopt);
     f.remedies = {"autocast-bf16", "tf32"};
     f.title = fmt::format("GPU {}: SMs {:.0f}% active but tensor cores {:.1f}%: arithmetic runs on the FP32 units",
                           g->index, sm, tensor);

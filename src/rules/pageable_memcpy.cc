@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include "base/plural.h"
-#include "rules/live/live_util.h"
-#include "rules/live/starvation.h"
 #include "rules/rule.h"
+#include "rules/sampled/live_util.h"
+#include "rules/sampled/starvation.h"
 
 namespace chokepoint::rules {
 namespace {
@@ -27,8 +27,7 @@ std::optional<Finding> pageable_memcpy(const TraceEvidence& c) {
   const TimeNs saved = known ? tr.pageable_ns - tr.pageable_at_pinned_ns : 0;
   const double speedup = analyses::projected_speedup(t.duration, saved, 0);
 
-  Finding f = new_finding("pageable-memcpy", Category::kTransfer, share,
-                          known ? std::optional<double>(speedup) : std::nullopt);
+  Finding f = new_finding(share, known ? std::optional<double>(speedup) : std::nullopt);
   f.remedies = {"pinned-copies"};
   f.title = fmt::format("{:.0f}% of the step copies pageable host memory at {:.1f} GB/s", share, achieved);
   f.detail = fmt::format(
@@ -58,22 +57,21 @@ std::optional<Finding> pageable_memcpy(const TraceEvidence& c) {
 namespace chokepoint::rules {
 
 std::optional<Finding> pageable_memcpy_samples(const SampleEvidence& c) {
-  using live::StarveCause;
+  using sampled::StarveCause;
   std::optional<Finding> worst;
   for (const auto* g : c.la.judged_gpus()) {
-    const live::Starvation all = live::starvation(c, *g);
+    const sampled::Starvation all = sampled::starvation(c, *g);
     const double share = all.share(StarveCause::kTransfer);
-    if (share < live::kMinStarvedShare) continue;
+    if (share < sampled::kMinStarvedShare) continue;
     const auto& k = all.of(StarveCause::kTransfer);
     const double gbps = k.pcie_bytes_per_s / static_cast<double>(k.ticks) / 1e9;
     const double link = g->link_gen_max && g->link_width_max
-                            ? live::pcie_gbps_per_direction(*g->link_gen_max, *g->link_width_max)
+                            ? sampled::pcie_gbps_per_direction(*g->link_gen_max, *g->link_width_max)
                             : 0;
-    Finding f = new_finding("pageable-memcpy", Category::kTransfer, 100 * share,
-                            all.speedup_without(StarveCause::kTransfer));
+    Finding f = new_finding(100 * share, all.speedup_without(StarveCause::kTransfer));
     f.remedies = {"pinned-copies"};
     f.title = fmt::format("{}: copies at {:.1f} GB/s paced by a CPU-bound main process: pageable memory",
-                          live::gpu_label(*g), gbps);
+                          sampled::gpu_label(*g), gbps);
     f.detail = fmt::format(
         "In {} of {} sampled ticks of the {:.1f} s active window the GPU was mostly idle while PCIe carried "
         "{:.1f} GB/s{} and the main process used >= {:.0f}% of a core. Copies from pageable memory are staged "
@@ -81,10 +79,11 @@ std::optional<Finding> pageable_memcpy_samples(const SampleEvidence& c) {
         "copies run at the link's speed asynchronously.",
         k.ticks, all.measured, g->active_s(), gbps,
         link > 0 ? fmt::format(" ({:.0f}% of the {:.0f} GB/s link)", 100 * gbps / link, link) : std::string(),
-        live::kSaturatedCpuPct);
-    f.evidence = {evidence("copy_bound_ticks_pct", 100 * share, "%", 100 * live::kMinStarvedShare),
-                  evidence("pcie_gb_per_s", gbps, "GB/s", 2.0),
-                  evidence_at_most("gpu_busy_pct", k.busy / static_cast<double>(k.ticks), "%", live::kStarvedBelowPct)};
+        sampled::kSaturatedCpuPct);
+    f.evidence = {
+        evidence("copy_bound_ticks_pct", 100 * share, "%", 100 * sampled::kMinStarvedShare),
+        evidence("pcie_gb_per_s", gbps, "GB/s", 2.0),
+        evidence_at_most("gpu_busy_pct", k.busy / static_cast<double>(k.ticks), "%", sampled::kStarvedBelowPct)};
     if (link > 0) f.evidence.push_back(evidence("pcie_link_gb_per_s", link, "GB/s"));
     f.recommendation =
         "Copy from pinned memory: DataLoader(pin_memory=True) or tensor.pin_memory() once for reused host buffers, "

@@ -77,10 +77,8 @@ Severity severity_for(double time_share_pct, double speedup) {
   return Severity::kInfo;
 }
 
-Finding new_finding(std::string id, Category category, double time_share_pct, std::optional<double> estimated_speedup) {
+Finding new_finding(double time_share_pct, std::optional<double> estimated_speedup) {
   Finding f;
-  f.id = std::move(id);
-  f.category = category;
   f.time_share_pct = time_share_pct;
   f.estimated_speedup = estimated_speedup;
   f.severity = severity_for(time_share_pct, estimated_speedup.value_or(0));

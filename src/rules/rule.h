@@ -14,7 +14,7 @@
 
 #include "analyses/analysis.h"
 #include "analyses/distributed/cross_rank.h"
-#include "analyses/live/live_analysis.h"
+#include "analyses/sampled/live_analysis.h"
 #include "analyses/stacks/gil.h"
 #include "analyses/stacks/hotspots.h"
 #include "rules/finding.h"
@@ -36,7 +36,7 @@ struct TraceEvidence {
 // A live recording (`run` / `watch`): the samples and their summaries.
 struct SampleEvidence {
   const samples::Recording& rec;
-  const analyses::live::LiveAnalysis& la;
+  const analyses::sampled::LiveAnalysis& la;
 };
 
 // Python stacks of the job (sampled by py-spy during `run`): the GPU's idle time charged
@@ -50,7 +50,7 @@ struct StackEvidence {
   double run_s = 0;  // the recording's length, for shares
   // The recording's samples (processes: the DataLoader's workers and their CPU); null
   // without them (a trace's stacks alone).
-  const analyses::live::LiveAnalysis* live = nullptr;
+  const analyses::sampled::LiveAnalysis* live = nullptr;
   // The stacks account for the idle time well enough to decide between input, sync and
   // host work: they cover most of it, and there is idle time worth deciding about.
   bool decisive() const {
@@ -115,7 +115,7 @@ std::optional<Finding> low_occupancy(const TraceEvidence& c);
 std::optional<Finding> unfused_optimizer(const TraceEvidence& c);
 std::optional<Finding> nchw_layout(const TraceEvidence& c);
 
-// The sample evaluators (the rule's file, or rules/live/ for sample-only rules).
+// The sample evaluators (the rule's file, or rules/sampled/ for sample-only rules).
 std::optional<Finding> input_pipeline_stall_samples(const SampleEvidence& c);
 std::optional<Finding> launch_overhead_samples(const SampleEvidence& c);
 std::optional<Finding> host_work_samples(const SampleEvidence& c);
@@ -146,9 +146,10 @@ std::optional<Finding> exposed_communication(const RankEvidence& c);
 // Shared by rules: severity from the speedup its fix promises (pass 0 when unknown) or,
 // without one, from the share of step time the finding accounts for.
 Severity severity_for(double time_share_pct, double speedup);
-// A finding with id, category, share, estimate and the severity they imply; the rule
-// then fills title, detail, evidence, recommendation and remedies.
-Finding new_finding(std::string id, Category category, double time_share_pct, std::optional<double> estimated_speedup);
+// A finding with share, estimate and the severity they imply; the rule then fills title,
+// detail, evidence, recommendation and remedies. Its id and category are the rule's: the
+// engine stamps them from the descriptor (diagnose.cc), so no evaluator repeats them.
+Finding new_finding(double time_share_pct, std::optional<double> estimated_speedup);
 Evidence evidence(std::string metric, double value, std::string unit, std::optional<double> threshold = std::nullopt);
 // Evidence that counts at or below its threshold (an idle pipe, a degraded link).
 Evidence evidence_at_most(std::string metric, double value, std::string unit, double threshold);

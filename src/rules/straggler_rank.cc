@@ -11,8 +11,7 @@ std::optional<Finding> straggler_rank(const RankEvidence& c) {
   if (!d.straggler || d.step_ms <= 0) return std::nullopt;
   const auto& s = *d.straggler;
   const double share = 100 * s.extra_ms / d.step_ms;
-  Finding f = new_finding("straggler-rank", Category::kCommunication, share,
-                          what_if(c, analyses::whatif::Remedy::kFixStraggler));
+  Finding f = new_finding(share, what_if(c, analyses::whatif::Remedy::kFixStraggler));
   f.remedies = {"fix-straggler"};
   const char* why = s.cause == "input"     ? "it waits longer for its data"
                     : s.cause == "host"    ? "its host (Python, launches, syncs) takes longer"

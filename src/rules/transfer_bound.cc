@@ -28,7 +28,7 @@ std::optional<Finding> transfer_bound(const TraceEvidence& c) {
   const TimeNs after = std::max(rest, copies);
   const double speedup = analyses::projected_speedup(t.duration, t.duration - after, 0);
 
-  Finding f = new_finding("transfer-bound", Category::kTransfer, share, speedup);
+  Finding f = new_finding(share, speedup);
   // Copies from pageable memory first become pinned and asynchronous (one remedy, one
   // estimate with pageable-memcpy); pinned copies that still dominate need fewer bytes.
   if (tr.pageable_count > 0) f.remedies = {"pinned-copies"};

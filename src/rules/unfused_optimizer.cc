@@ -17,7 +17,7 @@ std::optional<Finding> unfused_optimizer(const TraceEvidence& c) {
   if (e == nullptr || e->speedup < kMinGain) return std::nullopt;
   // The share of the step the optimizer's host time and kernels took (the replay's change).
   const double share = 100.0 * (1.0 - 1.0 / e->speedup);
-  Finding f = new_finding("unfused-optimizer", Category::kHost, share, e->speedup);
+  Finding f = new_finding(share, e->speedup);
   f.remedies = {"fused-optimizer"};
   f.title = "The optimizer step launches a kernel per parameter: " + e->change;
   f.detail = fmt::format(

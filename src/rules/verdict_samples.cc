@@ -11,13 +11,13 @@
 
 #include <fmt/format.h>
 
-#include "rules/live/live_util.h"
+#include "rules/sampled/live_util.h"
 #include "rules/verdict.h"
 
 namespace chokepoint::rules {
 namespace {
-using analyses::live::GpuLive;
-using analyses::live::LiveAnalysis;
+using analyses::sampled::GpuLive;
+using analyses::sampled::LiveAnalysis;
 // diagnose()'s line: the GPU's own work is the bottleneck only when it is busy most of the time.
 constexpr double kBusyMajorityPct = 50.0;
 // GPM DRAM activity of 60%: kernels spend most of their time moving bytes (DCGM's guide
@@ -128,7 +128,7 @@ struct GpuActivity {
 GpuActivity gpu_activity(const std::vector<const GpuLive*>& gpus, const LiveAnalysis& la, double busy) {
   GpuActivity a;
   a.busy = busy;
-  const auto stat_mean = [](const std::optional<analyses::live::Stat>& s) {
+  const auto stat_mean = [](const std::optional<analyses::sampled::Stat>& s) {
     return s ? std::optional<double>(s->mean) : std::nullopt;
   };
   a.sm = mean_over(gpus, [&](const GpuLive& g) { return stat_mean(g.sm_active); });
@@ -136,7 +136,7 @@ GpuActivity gpu_activity(const std::vector<const GpuLive*>& gpus, const LiveAnal
   a.dram = mean_over(gpus, [&](const GpuLive& g) { return stat_mean(g.dram_active); });
   for (const GpuLive* g : gpus) a.window_s = std::max(a.window_s, g->active_s());
   a.window_ns = (a.window_s > 0 ? a.window_s : la.duration_s) * 1e9;
-  a.who = gpus.size() == 1 ? live::gpu_label(*gpus[0]) : fmt::format("The {} GPUs", gpus.size());
+  a.who = gpus.size() == 1 ? sampled::gpu_label(*gpus[0]) : fmt::format("The {} GPUs", gpus.size());
   a.lead = fmt::format("{} {} busy {:.0f}% of {} {:.1f} s active window", a.who, gpus.size() == 1 ? "was" : "were",
                        busy, gpus.size() == 1 ? "its" : "their", a.window_s);
   return a;
@@ -219,7 +219,7 @@ Verdict sample_verdict(const SampleEvidence& ev, std::vector<Finding>& findings)
   if (!la.gpu_metrics || gpus.empty()) return host_only_verdict(la, host_top);
 
   Verdict d;
-  const double busy = mean_over(gpus, [](const GpuLive& g) { return analyses::live::busy_pct(g); }).value_or(0);
+  const double busy = mean_over(gpus, [](const GpuLive& g) { return analyses::sampled::busy_pct(g); }).value_or(0);
   if (busy >= kBusyMajorityPct) {
     demote_host_findings(findings, busy);
     host_top = find_host_top(findings);  // the sort moved the findings

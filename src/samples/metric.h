@@ -34,7 +34,7 @@ enum class MetricId : uint16_t {
   kGpuPowerLimitW,
   kGpuSmClockMhz,
   kGpuMemClockMhz,
-  kGpuClockEventReasons,  // bitmask, see sampler/nvml/clock_reasons.h
+  kGpuClockEventReasons,  // bitmask, see samples/clock_reasons.h
   kGpuTemperatureC,
   // Host (/proc).
   kHostCpuUserPct,    // user + nice, share of all CPUs

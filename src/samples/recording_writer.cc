@@ -63,11 +63,6 @@ Status write_meta_atomically(const std::string& dir, const RunMeta& meta) {
   return write_file_safely(path, text, o);
 }
 
-size_t RecordingWriter::KeyHash::operator()(const Key& k) const {
-  return std::hash<int64_t>()(k.entity.id * 1000003 + k.entity.pid * 7919 + static_cast<int64_t>(k.metric) * 31 +
-                              static_cast<int64_t>(k.entity.kind));
-}
-
 bool is_recording_file_name(const std::string& name) {
   // The tracer's names (tracer/trace_format.h, tracer/control.h; samples/ does not depend
   // on tracer/): its traces, and the control socket of an on-demand job, which one killed

@@ -66,20 +66,13 @@ class RecordingWriter {
       : dir_(std::move(dir)), fd_(fd), created_dirs_(std::move(created_dirs)) {}
   Status write_all(const std::string& bytes);
 
-  struct Key {
-    MetricId metric;
-    Entity entity;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    size_t operator()(const Key& k) const;
-  };
+  using Key = SeriesKey;
 
   std::string dir_;
   int fd_ = -1;
   std::vector<std::string> created_dirs_;  // made by create(), deepest first
   uint64_t bytes_written_ = 0;
-  std::unordered_map<Key, uint32_t, KeyHash> series_ids_;
+  std::unordered_map<Key, uint32_t, SeriesKeyHash> series_ids_;
   std::string buffer_;  // reused: no allocation per tick once warm
 };
 

@@ -52,7 +52,7 @@ bool parse_entity(std::string_view text, Entity* out) {
   return false;
 }
 
-size_t SampleStore::KeyHash::operator()(const Key& k) const {
+size_t SeriesKeyHash::operator()(const SeriesKey& k) const {
   uint64_t h = static_cast<uint64_t>(k.metric) * 0x9E3779B97F4A7C15ull;
   h ^= (static_cast<uint64_t>(k.entity.kind) + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2));
   h ^= (static_cast<uint64_t>(k.entity.id) + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2));

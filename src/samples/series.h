@@ -63,6 +63,17 @@ struct Series {
 
 using SeriesIndex = uint32_t;
 
+// A series' identity, the key of maps from series to anything: the metric and what it was
+// measured on.
+struct SeriesKey {
+  MetricId metric;
+  Entity entity;
+  bool operator==(const SeriesKey&) const = default;
+};
+struct SeriesKeyHash {
+  size_t operator()(const SeriesKey& k) const;
+};
+
 class SampleStore {
  public:
   // The index of the series for (metric, entity), created empty on first use.
@@ -77,16 +88,9 @@ class SampleStore {
   std::vector<const Series*> of_metric(MetricId metric) const;
 
  private:
-  struct Key {
-    MetricId metric;
-    Entity entity;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    size_t operator()(const Key& k) const;
-  };
+  using Key = SeriesKey;
   std::vector<Series> series_;
-  std::unordered_map<Key, SeriesIndex, KeyHash> index_;
+  std::unordered_map<Key, SeriesIndex, SeriesKeyHash> index_;
 };
 
 }  // namespace chokepoint::samples

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "analyses/live/live_analysis.h"
+#include "analyses/sampled/live_analysis.h"
 #include "base/severity.h"
 #include "base/version.h"
 #include "live/session.h"
@@ -251,7 +251,7 @@ void NodeSampler::diagnose(Job& job, int64_t now_ns) {
   for (const samples::Tick& t : job.ticks) rec.samples.append(t);
   rec.ticks = job.ticks.size();
 
-  const analyses::live::LiveAnalysis la = analyses::live::analyze_recording(rec);
+  const analyses::sampled::LiveAnalysis la = analyses::sampled::analyze_recording(rec);
   const rules::Diagnosis d = rules::diagnose_samples(rec, la);
   JobSnapshot& s = job.diagnosis;
   s.diagnosed = true;

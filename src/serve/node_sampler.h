@@ -11,7 +11,7 @@
 // Diagnosis. Each job keeps the last `window_ns` of ticks (its processes' samples; the
 // host's and GPUs' are shared). Every `diagnose_interval_ns` that window becomes an
 // in-memory recording, analysed and diagnosed by the same code as `run`/`watch`
-// (analyses/live, rules/diagnose_samples): its verdict and active findings go into the
+// (analyses/sampled, rules/diagnose_samples): its verdict and active findings go into the
 // snapshot. Memory is bounded: ticks older than the window are dropped, the number of
 // jobs is capped, and a job's sampler is rebuilt when its list of processes ever seen
 // grows past `max_processes_seen`.

@@ -80,9 +80,15 @@ inline constexpr uint8_t kMarkerStart = 1;
 inline constexpr uint8_t kMarkerEnd = 2;
 inline constexpr uint8_t kMarkerInstant = 3;
 
-// CUPTI's enums as the tracer copies them (cupti_activity.h, CUDA 13): memcpy direction
-// HtoD=1 DtoH=2 DtoD=8 HtoH=9 PtoP=10; memory kinds pageable=1 pinned=2 device=3 array=4
-// managed=5; synchronization types event=1 stream-wait-event=2 stream=3 context=4.
+// CUPTI's enums as the tracer copies them (cupti_activity.h, CUDA 13), named here for the
+// importer that reads them; the tracer checks each against CUPTI's own at compile time
+// (tracer/cuda/injection.cc). Record::sub of a memcpy: CUpti_ActivityMemcpyKind.
+inline constexpr uint8_t kCopyHtoD = 1, kCopyDtoH = 2, kCopyDtoD = 8, kCopyHtoH = 9, kCopyPtoP = 10;
+// Record::copy.src_kind/dst_kind: CUpti_ActivityMemoryKind.
+inline constexpr uint8_t kMemoryPageable = 1, kMemoryPinned = 2, kMemoryDevice = 3, kMemoryArray = 4,
+                         kMemoryManaged = 5;
+// Record::sub of a synchronization: CUpti_ActivitySynchronizationType.
+inline constexpr uint8_t kSyncEvent = 1, kSyncStreamWaitEvent = 2, kSyncStream = 3, kSyncContext = 4;
 inline constexpr uint8_t kFlagAsync = 0x1;
 
 struct Record {

@@ -23,27 +23,11 @@ using chokepoint::cli_test::expect_no_controls;
 const std::string kExe = CHOKEPOINT_BINARY;
 const std::string kData = std::string(CHOKEPOINT_TEST_DATA) + "/kineto/";
 
-struct Output {
-  int rc = -1;
-  std::string out;  // stdout and stderr, in that order
-};
+using Output = chokepoint::cli_test::Combined;
 
-// Runs `args` through the shell with stdout and stderr captured to separate files (named
-// per process: CTest runs the tests of this file in parallel).
+// `chokepoint ARGS` with the published ceilings only, whatever `bench --save` left here.
 Output run(const std::string& args, const std::string& env = "") {
-  const std::string dir = ::testing::TempDir() + "/cli_" + std::to_string(getpid());
-  std::filesystem::create_directories(dir);
-  const std::string so = dir + "/stdout", se = dir + "/stderr";
-  // CHOKEPOINT_PROFILE=none: published ceilings only, whatever `bench --save` left here.
-  const std::string cmd = "CHOKEPOINT_PROFILE=none " + env + " " + kExe + " " + args + " >" + so + " 2>" + se;
-  const int status = std::system(cmd.c_str());
-  Output o;
-  o.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  for (const auto& f : {so, se}) {
-    std::ifstream in(f);
-    o.out += std::string(std::istreambuf_iterator<char>(in), {});
-  }
-  return o;
+  return chokepoint::cli_test::run_combined("CHOKEPOINT_PROFILE=none " + env + " " + kExe + " " + args, "cli");
 }
 
 TEST(AnalyzeCli, TextReportOnStdout) {

@@ -3,7 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace chokepoint::cli_test {
@@ -30,6 +36,28 @@ inline void expect_no_controls(const std::string& out) {
         << out.substr(i > 80 ? i - 80 : 0, 160);
     i += n;
   }
+}
+
+// What a command printed, stdout then stderr, and its exit status.
+struct Combined {
+  int rc = -1;
+  std::string out;  // stdout and stderr, in that order
+};
+
+// Runs `shell_line` (a command without redirections) with stdout and stderr captured to
+// files of a folder named by `tag` and this process: CTest runs a file's tests in parallel.
+inline Combined run_combined(const std::string& shell_line, const std::string& tag) {
+  const std::string dir = ::testing::TempDir() + "/" + tag + "_" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  const std::string so = dir + "/stdout", se = dir + "/stderr";
+  const int status = std::system((shell_line + " >" + so + " 2>" + se).c_str());
+  Combined o;
+  o.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  for (const auto& f : {so, se}) {
+    std::ifstream in(f);
+    o.out += std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  return o;
 }
 
 }  // namespace chokepoint::cli_test

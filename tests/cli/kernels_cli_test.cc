@@ -12,33 +12,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_checks.h"
+
 namespace {
 
 const std::string kExe = CHOKEPOINT_BINARY;
 const std::string kData = std::string(CHOKEPOINT_TEST_DATA) + "/kernels/";
 
-struct Output {
-  int rc = -1;
-  std::string out;  // stdout and stderr, in that order
-};
+using Output = chokepoint::cli_test::Combined;
 
 Output run(const std::string& args, const std::string& cwd = "") {
-  const std::string dir = ::testing::TempDir() + "/kernels_cli_" + std::to_string(getpid());
-  std::filesystem::create_directories(dir);
-  const std::string so = dir + "/stdout", se = dir + "/stderr";
   const std::string cd = cwd.empty() ? "" : "cd " + cwd + " && ";
   // CHOKEPOINT_TRACER_LIB: a stand-in for the CUPTI tracer where the build has none (no
   // CUDA toolkit); the commands run here never load CUDA.
-  const std::string cmd = cd + "CHOKEPOINT_PROFILE=none NO_COLOR=1 CHOKEPOINT_TRACER_LIB=/dev/null " + kExe + " " +
-                          args + " >" + so + " 2>" + se;
-  const int status = std::system(cmd.c_str());
-  Output o;
-  o.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  for (const auto& f : {so, se}) {
-    std::ifstream in(f);
-    o.out += std::string(std::istreambuf_iterator<char>(in), {});
-  }
-  return o;
+  return chokepoint::cli_test::run_combined(
+      cd + "CHOKEPOINT_PROFILE=none NO_COLOR=1 CHOKEPOINT_TRACER_LIB=/dev/null " + kExe + " " + args, "kernels_cli");
 }
 
 TEST(KernelsCli, NcuExportInEveryFormat) {

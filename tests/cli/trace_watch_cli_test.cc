@@ -20,11 +20,7 @@
 namespace {
 
 namespace fs = std::filesystem;
-using chokepoint::run_cli_test::kExe;
-using chokepoint::run_cli_test::Output;
-using chokepoint::run_cli_test::report_json;
-using chokepoint::run_cli_test::run;
-using chokepoint::run_cli_test::temp_dir;
+using namespace chokepoint::run_cli_test;  // kExe, Output, report_json, run, temp_dir
 
 // Trace windows (docs/RECORDING.md "Trace windows"). No GPU here: CHOKEPOINT_TRACER_LIB
 // names any file (nothing loads it without CUDA), and what reaches the job is its

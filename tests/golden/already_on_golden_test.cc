@@ -17,16 +17,16 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/analyze_pipeline.h"
+#include "published_ceilings.h"
 #include "report/reporter.h"
 
 namespace chokepoint {
 namespace {
 
 const std::string kDir = std::string(CHOKEPOINT_TEST_DATA) + "/kineto/";
-const bool kNoSavedProfile = setenv("CHOKEPOINT_PROFILE", "none", 1) == 0;
 
 report::Report analyze(const std::string& path) {
-  auto r = pipeline::analyze_paths({path});
+  auto r = chokepoint::golden::analyze_fixture({path});
   EXPECT_TRUE(r.ok()) << r.status().message();
   return r.ok() ? std::move(r).value() : report::Report{};
 }

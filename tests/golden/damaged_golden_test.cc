@@ -13,6 +13,7 @@
 #include <string>
 
 #include "pipeline/analyze_pipeline.h"
+#include "published_ceilings.h"
 
 namespace {
 
@@ -21,7 +22,7 @@ const std::string kData = std::string(CHOKEPOINT_TEST_DATA);
 const std::string kDamaged = kData + "/hostile/damaged/";
 
 chokepoint::report::Report analyze(const std::string& path) {
-  auto r = chokepoint::pipeline::analyze_paths({path});
+  auto r = chokepoint::golden::analyze_fixture({path});
   EXPECT_TRUE(r.ok()) << r.status().message();
   return r.ok() ? r.value() : chokepoint::report::Report{};
 }

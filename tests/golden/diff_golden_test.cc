@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/run_diff.h"
+#include "published_ceilings.h"
 #include "report/diff_render.h"
 #include "report/html_parts.h"
 #include "report/reporter.h"
@@ -25,16 +26,11 @@ namespace chokepoint {
 namespace {
 
 using Json = nlohmann::json;
-const std::string kPairs = std::string(CHOKEPOINT_TEST_DATA) + "/pairs/";
-
-Json load(const std::string& path) {
-  std::ifstream f(path);
-  return Json::parse(f);
-}
+const std::string& kPairs = golden::kPairsDir;
+using golden::load_json;
 
 report::RunDiff diff_pair(const std::string& name) {
-  pipeline::AnalyzeOptions ao;
-  ao.ceilings.saved_profiles = false;
+  pipeline::AnalyzeOptions ao = chokepoint::golden::published_ceilings();
   auto before = pipeline::load_diff_side(kPairs + name + "/trace.json.gz", {}, ao);
   auto after = pipeline::load_diff_side(kPairs + name + "/fixed.json.gz", {}, ao);
   EXPECT_TRUE(before.ok() && after.ok());
@@ -75,7 +71,7 @@ const PairCase kCases[] = {{"gpt_autocast", "applied", true},  {"mlp_tf32", "app
                            {"mlp_compile", "partly", false},   {"gemv_batch", "partly", false}};
 
 std::string remedy_of(const std::string& name) {
-  return load(kPairs + "expected.json").at(name).at("remedy").get<std::string>();
+  return load_json(kPairs + "expected.json").at(name).at("remedy").get<std::string>();
 }
 
 class DiffPairs : public ::testing::TestWithParam<PairCase> {};
@@ -83,8 +79,8 @@ class DiffPairs : public ::testing::TestWithParam<PairCase> {};
 TEST_P(DiffPairs, FixIsSeenAndMeasured) {
   const std::string name = GetParam().name;
   SCOPED_TRACE(name);
-  const Json e = load(kPairs + "expected.json").at(name);
-  const Json m = load(kPairs + name + "/measured.json");
+  const Json e = load_json(kPairs + "expected.json").at(name);
+  const Json m = load_json(kPairs + name + "/measured.json");
   const report::RunDiff d = diff_pair(name);
   ASSERT_TRUE(d.step.speedup.has_value());
   ASSERT_TRUE(d.step.plain_speedup.has_value());
@@ -174,8 +170,7 @@ TEST(DiffPairs, Tf32PromiseCameTrue) {
 
 // A trace against itself: no change, within noise, nothing resolved or new.
 TEST(DiffPairs, SameRunIsNoChange) {
-  pipeline::AnalyzeOptions ao;
-  ao.ceilings.saved_profiles = false;
+  pipeline::AnalyzeOptions ao = chokepoint::golden::published_ceilings();
   auto side = pipeline::load_diff_side(kPairs + "mlp_tf32/trace.json.gz", {}, ao);
   ASSERT_TRUE(side.ok());
   const report::RunDiff d = pipeline::compare_reports(side.value(), side.value());
@@ -229,8 +224,7 @@ namespace {
 // and a JSON report with mistyped step fields each made findings "resolved" and remedies
 // "applied". Now what is missing is "unclear" and no promise is judged, with the reason.
 report::DiffSide side_of(const std::string& path) {
-  pipeline::AnalyzeOptions ao;
-  ao.ceilings.saved_profiles = false;
+  pipeline::AnalyzeOptions ao = chokepoint::golden::published_ceilings();
   auto s = pipeline::load_diff_side(path, {}, ao);
   EXPECT_TRUE(s.ok()) << path << ": " << s.status().message();
   return s.ok() ? std::move(s).value() : report::DiffSide{};
@@ -414,7 +408,7 @@ std::string view(const report::RunDiff& d, const char* format) {
 }
 
 TEST(DiffProperties, EveryViewSaysTheSame) {
-  const Json expected = load(kPairs + "expected.json");
+  const Json expected = load_json(kPairs + "expected.json");
   int pairs = 0;
   for (const auto& [name, e] : expected.items()) {
     if (!std::ifstream(kPairs + name + "/fixed.json.gz")) continue;

@@ -10,6 +10,7 @@
 
 #include "pipeline/analyze_pipeline.h"
 #include "pipeline/rank_inputs.h"
+#include "published_ceilings.h"
 #include "report/json_reporter.h"
 #include "report/text_reporter.h"
 
@@ -20,7 +21,7 @@ using chokepoint::report::Report;
 const std::string kDist = std::string(CHOKEPOINT_TEST_DATA) + "/distributed/";
 
 Report analyze(const std::vector<std::string>& paths) {
-  auto r = chokepoint::pipeline::analyze_paths(paths);
+  auto r = chokepoint::golden::analyze_fixture(paths);
   EXPECT_TRUE(r.ok()) << r.status().message();
   return r.ok() ? std::move(r).value() : Report{};
 }
@@ -183,14 +184,14 @@ TEST(DistributedGolden, OneRankAloneIsThePooledAnalysis) {
   // naming the jobs found (it was pooled into one impossible report), where the traces of
   // one program with and without Python stacks are one job.
   EXPECT_TRUE(chokepoint::pipeline::rank_inputs({std::string(CHOKEPOINT_TEST_DATA) + "/kineto"}).empty());
-  const auto mixed = chokepoint::pipeline::analyze_paths({std::string(CHOKEPOINT_TEST_DATA) + "/kineto"});
+  const auto mixed = chokepoint::golden::analyze_fixture({std::string(CHOKEPOINT_TEST_DATA) + "/kineto"});
   ASSERT_FALSE(mixed.ok());
   const std::string why = mixed.status().message();
   EXPECT_NE(why.find("different jobs"), std::string::npos) << why;
   EXPECT_NE(why.find("healthy_bf16.json.gz, healthy_bf16_stack.json.gz"), std::string::npos) << why;
   EXPECT_NE(why.find("input_bound.json.gz, input_bound_stack.json.gz"), std::string::npos) << why;
   const std::string k = std::string(CHOKEPOINT_TEST_DATA) + "/kineto/";
-  EXPECT_TRUE(chokepoint::pipeline::analyze_paths({k + "input_bound.json.gz", k + "input_bound_stack.json.gz"}).ok());
+  EXPECT_TRUE(chokepoint::golden::analyze_fixture({k + "input_bound.json.gz", k + "input_bound_stack.json.gz"}).ok());
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "pipeline/analyze_pipeline.h"
+#include "published_ceilings.h"
 #include "report/format_util.h"
 #include "report/html_parts.h"
 #include "report/reporter.h"
@@ -25,8 +26,6 @@
 
 namespace chokepoint {
 namespace {
-
-const bool kNoSavedProfile = setenv("CHOKEPOINT_PROFILE", "none", 1) == 0;
 
 std::vector<std::string> fixtures() {
   namespace fs = std::filesystem;
@@ -238,8 +237,7 @@ void check_all(const report::Report& rep) {
 class Estimates : public ::testing::TestWithParam<std::string> {
  protected:
   report::Report analyzed() {
-    EXPECT_TRUE(kNoSavedProfile);
-    auto r = pipeline::analyze_paths({std::string(CHOKEPOINT_TEST_DATA) + "/" + GetParam()});
+    auto r = chokepoint::golden::analyze_fixture({std::string(CHOKEPOINT_TEST_DATA) + "/" + GetParam()});
     EXPECT_TRUE(r.ok()) << r.status().message();
     return r.ok() ? std::move(r).value() : report::Report{};
   }
@@ -287,8 +285,7 @@ std::vector<std::string> recordings() {
 class Recordings : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Recordings, EveryPropertyHolds) {
-  ASSERT_TRUE(kNoSavedProfile);
-  auto r = pipeline::analyze_paths({std::string(CHOKEPOINT_TEST_DATA) + "/" + GetParam()});
+  auto r = chokepoint::golden::analyze_fixture({std::string(CHOKEPOINT_TEST_DATA) + "/" + GetParam()});
   ASSERT_TRUE(r.ok()) << r.status().message();
   check_all(r.value());
 }

@@ -16,14 +16,12 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/analyze_pipeline.h"
+#include "published_ceilings.h"
 
 namespace chokepoint {
 namespace {
 
 const std::string kDir = std::string(CHOKEPOINT_TEST_DATA) + "/kineto/";
-// Published ceilings only: a `chokepoint bench --save` profile on the machine running the
-// tests must not change the expected figures.
-const bool kNoSavedProfile = setenv("CHOKEPOINT_PROFILE", "none", 1) == 0;
 
 nlohmann::json load(const std::string& name) {
   std::ifstream f(kDir + name);
@@ -66,7 +64,7 @@ class Golden : public ::testing::TestWithParam<std::string> {};
 TEST_P(Golden, VerdictAndFindings) {
   const std::string name = GetParam();
   const auto expected = load("expected.json").at(name);
-  auto r = pipeline::analyze_paths({kDir + name + ".json.gz"});
+  auto r = chokepoint::golden::analyze_fixture({kDir + name + ".json.gz"});
   ASSERT_TRUE(r.ok()) << r.status().message();
   const auto& rep = r.value();
 
@@ -85,7 +83,7 @@ TEST_P(Golden, VerdictAndFindings) {
 TEST(GoldenHazards, TruncatedTraceKeepsVerdictAndWarns) {
   const std::string cut = ::testing::TempDir() + "/input_bound_cut_" + std::to_string(getpid()) + ".json";
   ASSERT_EQ(std::system(("gzip -dc " + kDir + "input_bound.json.gz | head -c 600000 > " + cut).c_str()), 0);
-  auto r = pipeline::analyze_paths({cut});
+  auto r = chokepoint::golden::analyze_fixture({cut});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(std::string(rules::category_name(r.value().verdict.bound)), "input");
   bool warned = false;
@@ -122,7 +120,7 @@ TEST(GoldenRoofline, NoKernelClassMovesMoreThanTheHbmCanOnTheseTraces) {
        {kDir + "fp32_gemm.json.gz", kDir + "allocator_churn.json.gz", pairs + "gemv_batch/trace.json.gz",
         pairs + "lstm_lm/trace.json.gz", pairs + "tabular_pinned/trace.json.gz"}) {
     SCOPED_TRACE(path);
-    auto r = pipeline::analyze_paths({path}, {}, {});
+    auto r = chokepoint::golden::analyze_fixture({path});
     ASSERT_TRUE(r.ok()) << r.status().message();
     int with_bytes = 0;
     for (const auto& c : r.value().roofline) {

@@ -19,12 +19,12 @@
 
 #include "edited_trace.h"
 #include "pipeline/analyze_pipeline.h"
+#include "published_ceilings.h"
 
 namespace chokepoint {
 namespace {
 
 const std::string kDir = std::string(CHOKEPOINT_TEST_DATA) + "/kineto/";
-const bool kNoSavedProfile = setenv("CHOKEPOINT_PROFILE", "none", 1) == 0;
 constexpr int64_t kGiB = 1024LL * 1024 * 1024;
 
 struct Device {
@@ -61,7 +61,7 @@ std::string edited_copy(const std::string& fixture, const char* name, int sms, i
 }
 
 report::Report analyze(const std::string& path) {
-  auto r = pipeline::analyze_paths({path});
+  auto r = chokepoint::golden::analyze_fixture({path});
   std::remove(path.c_str());
   EXPECT_TRUE(r.ok()) << r.status().message();
   return r.ok() ? std::move(r).value() : report::Report{};

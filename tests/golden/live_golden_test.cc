@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/analyze_pipeline.h"
+#include "published_ceilings.h"
 
 namespace {
 
@@ -24,7 +25,7 @@ class LiveGolden : public ::testing::TestWithParam<std::string> {};
 TEST_P(LiveGolden, VerdictAndFindings) {
   const std::string name = GetParam();
   const nlohmann::json e = expected()[name];
-  auto r = chokepoint::pipeline::analyze_paths({kLive + name});
+  auto r = chokepoint::golden::analyze_fixture({kLive + name});
   ASSERT_TRUE(r.ok()) << r.status().message();
   const auto& rep = r.value();
   ASSERT_TRUE(rep.live.has_value());
@@ -53,7 +54,7 @@ INSTANTIATE_TEST_SUITE_P(H200, LiveGolden,
 // The figures behind the verdicts, from the samples themselves.
 TEST(LiveGoldenFigures, WhatTheGpuDidInEachWorkload) {
   auto load = [](const std::string& name) {
-    auto r = chokepoint::pipeline::analyze_paths({kLive + name});
+    auto r = chokepoint::golden::analyze_fixture({kLive + name});
     EXPECT_TRUE(r.ok());
     return r.value();
   };

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "pipeline/live_report.h"
+#include "published_ceilings.h"
 
 namespace chokepoint {
 namespace {
@@ -22,8 +23,7 @@ double mean_of_buckets(const report::LiveSeries& s) {
 }
 
 TEST(LiveSeriesGolden, BucketsAgreeWithTheSummary) {
-  pipeline::AnalyzeOptions ao;
-  ao.ceilings.saved_profiles = false;
+  pipeline::AnalyzeOptions ao = chokepoint::golden::published_ceilings();
   auto r = pipeline::analyze_recording_dir(kLive + "input_bound", ao);
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_TRUE(r->live.has_value());

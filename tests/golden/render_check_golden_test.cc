@@ -19,6 +19,7 @@
 
 #include "edited_trace.h"
 #include "pipeline/analyze_pipeline.h"
+#include "published_ceilings.h"
 #include "report/reporter.h"
 #include "report/text_layout.h"
 
@@ -26,7 +27,6 @@ namespace chokepoint {
 namespace {
 
 const std::string kDir = std::string(CHOKEPOINT_TEST_DATA) + "/kineto/";
-const bool kNoSavedProfile = setenv("CHOKEPOINT_PROFILE", "none", 1) == 0;
 constexpr int64_t kGiB = 1024LL * 1024 * 1024;
 
 struct Input {
@@ -167,7 +167,7 @@ TEST_P(RenderCheck, TextMarkdownAndJsonHold) {
   const Input& param = GetParam();
   const Input in{param.name, param.resolve(), {}};
   ASSERT_FALSE(in.path.empty());
-  auto r = pipeline::analyze_paths({in.path});
+  auto r = chokepoint::golden::analyze_fixture({in.path});
   ASSERT_TRUE(r.ok()) << r.status().message();
   const report::Report& rep = r.value();
 
@@ -196,7 +196,7 @@ TEST_P(RenderCheck, TextMarkdownAndJsonHold) {
   // The same input twice: byte-identical JSON (no timing without --timings).
   const std::string json = render(rep, "json");
   expect_no_one_plural(json, in.name + " json");
-  auto again = pipeline::analyze_paths({in.path});
+  auto again = chokepoint::golden::analyze_fixture({in.path});
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(json, render(again.value(), "json")) << in.name << ": JSON differs between two runs";
 }
@@ -204,7 +204,7 @@ TEST_P(RenderCheck, TextMarkdownAndJsonHold) {
 // Without a GPU the GPU figures are unknown (null), not 0% busy and 100% idle.
 TEST(RenderCheckNoGpu, GpuFiguresNull) {
   const std::string path = testing::cpu_only_copy(kDir, "input_bound.json.gz");
-  auto r = pipeline::analyze_paths({path});
+  auto r = chokepoint::golden::analyze_fixture({path});
   std::remove(path.c_str());
   ASSERT_TRUE(r.ok()) << r.status().message();
   const auto j = nlohmann::json::parse(render(r.value(), "json"));

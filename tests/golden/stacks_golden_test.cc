@@ -6,18 +6,17 @@
 #include <string>
 
 #include "pipeline/analyze_pipeline.h"
+#include "published_ceilings.h"
 
 namespace chokepoint {
 namespace {
 
 const std::string kDir = std::string(CHOKEPOINT_TEST_DATA) + "/kineto/";
-const bool kNoSavedProfile = setenv("CHOKEPOINT_PROFILE", "none", 1) == 0;
 
 // input_bound: the dataset's __getitem__ runs in the main process (num_workers=0): the
 // GPU's idle time goes to the line that makes a sample, workloads.py:43.
 TEST(StacksGolden, InputBoundNamesTheDatasetLine) {
-  ASSERT_TRUE(kNoSavedProfile);
-  auto r = pipeline::analyze_paths({kDir + "input_bound_stack.json.gz"});
+  auto r = chokepoint::golden::analyze_fixture({kDir + "input_bound_stack.json.gz"});
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_TRUE(r->host.has_value());
   const auto& h = *r->host;
@@ -40,7 +39,7 @@ TEST(StacksGolden, InputBoundNamesTheDatasetLine) {
 
 // healthy_bf16: the GPU is busy; what little idle time there is gets no finding.
 TEST(StacksGolden, HealthyGetsNoHostFinding) {
-  auto r = pipeline::analyze_paths({kDir + "healthy_bf16_stack.json.gz"});
+  auto r = chokepoint::golden::analyze_fixture({kDir + "healthy_bf16_stack.json.gz"});
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_TRUE(r->host.has_value());
   for (const auto& f : r->findings) {

@@ -10,6 +10,7 @@
 
 #include "base/stat_catalogue.h"
 #include "pipeline/analyze_pipeline.h"
+#include "published_ceilings.h"
 
 namespace {
 
@@ -35,7 +36,7 @@ TEST(StatCatalogueGolden, EveryRaisedStatIsInTheCatalogue) {
   for (const char* dir :
        {"kineto", "kineto/hazards", "hostile", "hostile/damaged", "live", "tracer/steps", "tracer/ddp"}) {
     for (const std::string& path : inputs_in(dir)) {
-      auto r = chokepoint::pipeline::analyze_paths({path});
+      auto r = chokepoint::golden::analyze_fixture({path});
       if (!r.ok()) continue;  // unreadable inputs raise no stats
       for (const auto& s : r.value().import_stats) {
         ++raised;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "pipeline/analyze_pipeline.h"
+#include "published_ceilings.h"
 
 namespace chokepoint {
 namespace {
@@ -22,8 +23,7 @@ double span_ms(const report::StripLane& lane, const std::string& prefix) {
 }
 
 TEST(StepStripGolden, MedianStepOfAnInputBoundLoop) {
-  pipeline::AnalyzeOptions ao;
-  ao.ceilings.saved_profiles = false;
+  pipeline::AnalyzeOptions ao = chokepoint::golden::published_ceilings();
   auto r = pipeline::analyze_paths({kTrace}, {}, ao);
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_TRUE(r->median_step.has_value());

@@ -10,6 +10,7 @@
 
 #include "importers/importer.h"
 #include "pipeline/analyze_pipeline.h"
+#include "published_ceilings.h"
 #include "timeline/model.h"
 
 namespace {
@@ -92,7 +93,7 @@ TEST(TracerGolden, ExactCountsOfAKnownProgram) {
 }
 
 TEST(TracerGolden, AnalyzeOfATracedRecordingUsesTheTrace) {
-  auto r = pipeline::analyze_paths({kRec});
+  auto r = chokepoint::golden::analyze_fixture({kRec});
   ASSERT_TRUE(r.ok()) << r.status().message();
   const auto& rep = r.value();
   ASSERT_TRUE(rep.live.has_value()) << "the samples keep their section";
@@ -142,7 +143,7 @@ int launches_in_step(const timeline::Timeline& tl, size_t s) {
 
 // Analyze of the recording takes its 4 steps from the NVTX ranges.
 void check_analyze_uses_nvtx_steps(const std::string& rec) {
-  auto r = pipeline::analyze_paths({rec});
+  auto r = chokepoint::golden::analyze_fixture({rec});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r.value().window.steps, 4);
   EXPECT_EQ(r.value().window.step_source, "NVTX step ranges");
@@ -218,7 +219,7 @@ TEST(TracerGolden, AStepsWindowHoldsItsStepsWholeWithTheirLaunches) {
   EXPECT_EQ(stats.count("cupti_nvtx_unmatched"), 1);  // the lead step's end
   EXPECT_EQ(stats.count("cupti_nvtx_unclosed"), 1);   // step 651's start
 
-  auto r = pipeline::analyze_paths({file});
+  auto r = chokepoint::golden::analyze_fixture({file});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r.value().window.steps, 50);
   EXPECT_EQ(r.value().window.step_source, "NVTX step ranges");

@@ -19,6 +19,7 @@
 
 #include "edited_trace.h"
 #include "pipeline/analyze_pipeline.h"
+#include "published_ceilings.h"
 #include "report/reporter.h"
 
 namespace chokepoint {
@@ -44,8 +45,7 @@ bool write_windows(const std::string& fixture, const std::string& dir) {
 }
 
 report::Report analyze(const std::string& path) {
-  pipeline::AnalyzeOptions ao;
-  ao.ceilings.saved_profiles = false;
+  pipeline::AnalyzeOptions ao = chokepoint::golden::published_ceilings();
   auto r = pipeline::analyze_paths({path}, {}, ao);
   EXPECT_TRUE(r.ok()) << r.status().message();
   return r.ok() ? std::move(r).value() : report::Report{};

@@ -21,10 +21,13 @@
 #include "bench/cuda/testcase.h"
 #include "bench/cuda/timing.h"
 #include "bench/module_api.h"
+#include "machine/profile_keys.h"
 
 #define CP_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace chokepoint::bench::gpu {
+
+namespace key = machine::profile_key;
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -49,13 +52,13 @@ Options parse_options(const char* text) {
   if (text == nullptr || text[0] == '\0') return o;
   const Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) throw std::invalid_argument("options are not a JSON object");
-  const std::string mode = j.value("mode", "full");
+  const std::string mode = j.value(key::kMode, "full");
   if (mode == "quick") o.mode = Mode::kQuick;
   else if (mode == "selftest") o.mode = Mode::kSelftest;
   else if (mode != "full") throw std::invalid_argument("unknown mode '" + mode + "' (full, quick, selftest)");
-  if (j.contains("devices")) o.devices = j["devices"].get<std::vector<int>>();
-  if (j.contains("only")) o.only = j["only"].get<std::vector<std::string>>();
-  o.list = j.value("list", false);
+  if (j.contains(key::kDevices)) o.devices = j[key::kDevices].get<std::vector<int>>();
+  if (j.contains(key::kOnly)) o.only = j[key::kOnly].get<std::vector<std::string>>();
+  o.list = j.value(key::kList, false);
   return o;
 }
 
@@ -125,20 +128,20 @@ DeviceFacts gather_facts(int dev) {
 
 Json gpu_json(const DeviceFacts& f) {
   Json g;
-  g["index"] = f.index;
-  g["name"] = f.name;
-  g["uuid"] = f.uuid;
-  g["pci_bus_id"] = f.pci_bus_id;
-  g["cc"] = Json::array({f.cc_major, f.cc_minor});
-  g["sms"] = f.sms;
-  g["memory_bytes"] = f.total_memory;
-  g["free_memory_bytes"] = f.free_memory;
-  g["l2_bytes"] = f.l2_bytes;
-  g["sm_clock_max_mhz"] = f.sm_clock_max_mhz;
-  g["mem_clock_max_mhz"] = f.mem_clock_max_mhz;
-  g["mem_bus_width_bits"] = f.mem_bus_width_bits;
-  g["ecc"] = f.ecc;
-  g["async_engines"] = f.async_engines;
+  g[key::kIndex] = f.index;
+  g[key::kName] = f.name;
+  g[key::kUuid] = f.uuid;
+  g[key::kPciBusId] = f.pci_bus_id;
+  g[key::kCc] = Json::array({f.cc_major, f.cc_minor});
+  g[key::kSms] = f.sms;
+  g[key::kMemoryBytes] = f.total_memory;
+  g[key::kFreeMemoryBytes] = f.free_memory;
+  g[key::kL2Bytes] = f.l2_bytes;
+  g[key::kSmClockMaxMhz] = f.sm_clock_max_mhz;
+  g[key::kMemClockMaxMhz] = f.mem_clock_max_mhz;
+  g[key::kMemBusWidthBits] = f.mem_bus_width_bits;
+  g[key::kEcc] = f.ecc;
+  g[key::kAsyncEngines] = f.async_engines;
   return g;
 }
 
@@ -156,9 +159,9 @@ struct Progress {
 // Runs one testcase; never throws. Sets *lost when the CUDA context is unusable after.
 Json run_one(Testcase& t, Context& ctx, bool* lost, std::string* lost_why) {
   Json r;
-  r["key"] = t.key();
-  r["description"] = t.description();
-  r["unit"] = t.unit();
+  r[key::kKey] = t.key();
+  r[key::kDescription] = t.description();
+  r[key::kUnit] = t.unit();
   const auto t0 = Clock::now();
   std::string status = "ok", note;
   std::vector<double> samples;
@@ -205,12 +208,12 @@ Json run_one(Testcase& t, Context& ctx, bool* lost, std::string* lost_why) {
       note = cuda_error_text(e);
     }
   }
-  r["status"] = status;
-  r["value"] = status == "ok" ? Json(median(samples)) : Json(nullptr);
-  r["samples"] = status == "ok" ? Json(samples) : Json::array();
-  r["note"] = note;
-  r["clock_mhz"] = status == "ok" && clock_mhz > 0 ? Json(clock_mhz) : Json(nullptr);
-  r["seconds"] = std::chrono::duration<double>(Clock::now() - t0).count();
+  r[key::kStatus] = status;
+  r[key::kValue] = status == "ok" ? Json(median(samples)) : Json(nullptr);
+  r[key::kSamples] = status == "ok" ? Json(samples) : Json::array();
+  r[key::kNote] = note;
+  r[key::kClockMhz] = status == "ok" && clock_mhz > 0 ? Json(clock_mhz) : Json(nullptr);
+  r[key::kSeconds] = std::chrono::duration<double>(Clock::now() - t0).count();
   return r;
 }
 
@@ -220,8 +223,8 @@ Json run_device(int dev, const Options& opt, TestcaseList& tests, Progress& prog
   try {
     ctx.dev = gather_facts(dev);
   } catch (const std::exception& e) {
-    g["index"] = dev;
-    g["error"] = std::string("cannot initialise the GPU: ") + e.what();
+    g[key::kIndex] = dev;
+    g[key::kError] = std::string("cannot initialise the GPU: ") + e.what();
     progress.done += static_cast<int>(tests.size());
     return g;
   }
@@ -239,24 +242,25 @@ Json run_device(int dev, const Options& opt, TestcaseList& tests, Progress& prog
     for (auto& t : tests) {
       progress.step("GPU " + std::to_string(dev) + " " + t->key() + ": " + t->description());
       if (lost) {
-        results.push_back({{"key", t->key()},
-                           {"description", t->description()},
-                           {"unit", t->unit()},
-                           {"status", "failed"},
-                           {"value", nullptr},
-                           {"samples", Json::array()},
-                           {"note", "not run: " + lost_why},
-                           {"seconds", 0}});
+        results.push_back({{key::kKey, t->key()},
+                           {key::kDescription, t->description()},
+                           {key::kUnit, t->unit()},
+                           {key::kStatus, "failed"},
+                           {key::kValue, nullptr},
+                           {key::kSamples, Json::array()},
+                           {key::kNote, "not run: " + lost_why},
+                           {key::kSeconds, 0}});
         continue;
       }
       results.push_back(run_one(*t, ctx, &lost, &lost_why));
     }
   } catch (const std::exception& e) {
-    g["error"] = std::string("cannot set up the GPU for benchmarking: ") + e.what();
+    g[key::kError] = std::string("cannot set up the GPU for benchmarking: ") + e.what();
   }
-  g["sm_clock_under_load_mhz"] = ctx.sm_clock_under_load_mhz > 0 ? Json(ctx.sm_clock_under_load_mhz) : Json(nullptr);
-  g["pcie"] = {{"speed_under_load", ctx.pcie_speed_under_load}, {"width_under_load", ctx.pcie_width_under_load}};
-  g["results"] = std::move(results);
+  g[key::kSmClockUnderLoadMhz] = ctx.sm_clock_under_load_mhz > 0 ? Json(ctx.sm_clock_under_load_mhz) : Json(nullptr);
+  g[key::kPcie] = {{key::kSpeedUnderLoad, ctx.pcie_speed_under_load},
+                   {key::kWidthUnderLoad, ctx.pcie_width_under_load}};
+  g[key::kResults] = std::move(results);
   if (lost) cudaDeviceReset();  // let the next GPU start clean
   return g;
 }
@@ -265,22 +269,24 @@ std::string list_json() {
   Json list = Json::array();
   for (auto* make : {&make_benchmarks, &make_selftests}) {
     for (const auto& t : make()) {
-      list.push_back(
-          {{"key", t->key()}, {"description", t->description()}, {"unit", t->unit()}, {"selftest", t->selftest()}});
+      list.push_back({{key::kKey, t->key()},
+                      {key::kDescription, t->description()},
+                      {key::kUnit, t->unit()},
+                      {key::kSelftest, t->selftest()}});
     }
   }
-  return dump(Json{{"testcases", list}});
+  return dump(Json{{key::kTestcases, list}});
 }
 
 int run(const char* options_json, chokepoint_bench_progress_fn progress_fn, void* progress_ctx, std::string* out) {
   const auto t0 = Clock::now();
   Json doc;
-  doc["schema"] = kSchema;
+  doc[key::kSchema] = kSchema;
   Options opt;
   try {
     opt = parse_options(options_json);
   } catch (const std::exception& e) {
-    doc["error"] = std::string("bad benchmark options: ") + e.what();
+    doc[key::kError] = std::string("bad benchmark options: ") + e.what();
     *out = dump(doc);
     return 2;
   }
@@ -294,7 +300,8 @@ int run(const char* options_json, chokepoint_bench_progress_fn progress_fn, void
     for (const auto& key : opt.only) {
       auto it = std::find_if(tests.begin(), tests.end(), [&](const auto& t) { return t && t->key() == key; });
       if (it == tests.end()) {
-        doc["error"] = "unknown testcase '" + key + "' for mode " + mode_name(opt.mode) + " (chokepoint bench --list)";
+        doc[key::kError] = "unknown testcase '" + key + "' for mode " + mode_name(opt.mode) +
+                           " (chokepoint bench --list)";
         *out = dump(doc);
         return 2;
       }
@@ -302,29 +309,29 @@ int run(const char* options_json, chokepoint_bench_progress_fn progress_fn, void
     }
     tests = std::move(kept);
   }
-  doc["mode"] = mode_name(opt.mode);
+  doc[key::kMode] = mode_name(opt.mode);
   int driver = -1, runtime = -1;
   cudaDriverGetVersion(&driver);  // 0 when no driver is installed
   cudaRuntimeGetVersion(&runtime);
-  doc["cuda_driver"] = driver;
-  doc["cuda_runtime"] = runtime;
+  doc[key::kCudaDriver] = driver;
+  doc[key::kCudaRuntime] = runtime;
   int count = 0;
   if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0) {
-    doc["error"] = no_gpu_message(e == cudaSuccess ? cudaErrorNoDevice : e);
+    doc[key::kError] = no_gpu_message(e == cudaSuccess ? cudaErrorNoDevice : e);
     *out = dump(doc);
     return 1;
   }
   std::string why;
   const LtApi* lt = cublaslt(&why);
-  doc["cublaslt"] = lt != nullptr ? static_cast<long long>(lt->version) : -1LL;
-  doc["cublaslt_note"] = lt != nullptr ? lt->path : why;
+  doc[key::kCublaslt] = lt != nullptr ? static_cast<long long>(lt->version) : -1LL;
+  doc[key::kCublasltNote] = lt != nullptr ? lt->path : why;
   std::vector<int> devices = opt.devices;
   if (devices.empty()) {
     for (int d = 0; d < count; ++d) devices.push_back(d);
   }
   for (int d : devices) {
     if (d < 0 || d >= count) {
-      doc["error"] = "GPU " + std::to_string(d) + " does not exist (" + std::to_string(count) + " visible)";
+      doc[key::kError] = "GPU " + std::to_string(d) + " does not exist (" + std::to_string(count) + " visible)";
       *out = dump(doc);
       return 2;
     }
@@ -334,11 +341,11 @@ int run(const char* options_json, chokepoint_bench_progress_fn progress_fn, void
   bool any_ran = false;
   for (int d : devices) {
     Json g = run_device(d, opt, tests, progress);
-    any_ran = any_ran || !g.contains("error");
+    any_ran = any_ran || !g.contains(key::kError);
     gpus.push_back(std::move(g));
   }
-  doc["seconds"] = std::chrono::duration<double>(Clock::now() - t0).count();
-  doc["gpus"] = std::move(gpus);
+  doc[key::kSeconds] = std::chrono::duration<double>(Clock::now() - t0).count();
+  doc[key::kGpus] = std::move(gpus);
   *out = dump(doc);
   return any_ran ? 0 : 1;
 }
@@ -360,7 +367,8 @@ CP_EXPORT int chokepoint_bench_run(const char* options_json, chokepoint_bench_pr
   try {
     rc = chokepoint::bench::gpu::run(options_json, progress, progress_ctx, &out);
   } catch (const std::exception& e) {
-    nlohmann::json j{{"schema", "chokepoint.profile/1"}, {"error", std::string("benchmark module: ") + e.what()}};
+    nlohmann::json j{{chokepoint::machine::profile_key::kSchema, "chokepoint.profile/1"},
+                     {chokepoint::machine::profile_key::kError, std::string("benchmark module: ") + e.what()}};
     out = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     rc = 1;
   } catch (...) {

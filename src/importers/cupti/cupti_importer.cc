@@ -35,32 +35,32 @@ void stat(timeline::ImportStats& s, StatId id, int64_t n = 1) { s.add(id, n); }
 // CUPTI's enums (trace_format.h) to the model's.
 CopyKind copy_kind(uint8_t k) {
   switch (k) {
-    case 1: return CopyKind::kHtoD;
-    case 2: return CopyKind::kDtoH;
-    case 8: return CopyKind::kDtoD;
-    case 9: return CopyKind::kHtoH;
-    case 10: return CopyKind::kPtoP;
+    case tracer::kCopyHtoD: return CopyKind::kHtoD;
+    case tracer::kCopyDtoH: return CopyKind::kDtoH;
+    case tracer::kCopyDtoD: return CopyKind::kDtoD;
+    case tracer::kCopyHtoH: return CopyKind::kHtoH;
+    case tracer::kCopyPtoP: return CopyKind::kPtoP;
     default: return CopyKind::kUnknown;
   }
 }
 
 MemKind mem_kind(uint8_t k) {
   switch (k) {
-    case 1: return MemKind::kPageable;
-    case 2: return MemKind::kPinned;
-    case 3: return MemKind::kDevice;
-    case 4: return MemKind::kArray;
-    case 5: return MemKind::kManaged;
+    case tracer::kMemoryPageable: return MemKind::kPageable;
+    case tracer::kMemoryPinned: return MemKind::kPinned;
+    case tracer::kMemoryDevice: return MemKind::kDevice;
+    case tracer::kMemoryArray: return MemKind::kArray;
+    case tracer::kMemoryManaged: return MemKind::kManaged;
     default: return MemKind::kUnknown;
   }
 }
 
 SyncKind sync_kind(uint8_t t) {
   switch (t) {
-    case 1: return SyncKind::kEventSync;
-    case 2: return SyncKind::kStreamWaitEvent;
-    case 3: return SyncKind::kStreamSync;
-    case 4: return SyncKind::kContextSync;
+    case tracer::kSyncEvent: return SyncKind::kEventSync;
+    case tracer::kSyncStreamWaitEvent: return SyncKind::kStreamWaitEvent;
+    case tracer::kSyncStream: return SyncKind::kStreamSync;
+    case tracer::kSyncContext: return SyncKind::kContextSync;
     default: return SyncKind::kUnknown;
   }
 }

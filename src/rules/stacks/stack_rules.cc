@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "rules/live/live_util.h"
 #include "rules/rule.h"
+#include "rules/sampled/live_util.h"
 
 namespace chokepoint::rules {
 
@@ -64,8 +64,7 @@ void add_own_line(Finding& f, const StackEvidence& c, std::initializer_list<Host
       evidence("own_line_on_thread_pct", 100.0 * own->own_on_thread_s / a.window_s, "%", 100.0 * kMinOwnShare));
 }
 
-std::optional<Finding> for_classes(const StackEvidence& c, std::string id, Category cat,
-                                   std::initializer_list<HostClass> classes, const char* what,
+std::optional<Finding> for_classes(const StackEvidence& c, std::initializer_list<HostClass> classes, const char* what,
                                    std::vector<std::string> remedies, std::string recommendation) {
   const analyses::HostAttribution& a = c.attr;
   if (!c.decisive() || a.window_s <= 0) return std::nullopt;
@@ -95,7 +94,7 @@ std::optional<Finding> for_classes(const StackEvidence& c, std::string id, Categ
   const bool sync = classes.size() == 1 && *classes.begin() == HostClass::kSync;
   const double after = sync ? a.window_s - idle : std::max(busy, a.window_s - std::max(on_thread, idle));
   const double gain = a.window_s / std::max(after, 0.02 * a.window_s);
-  Finding f = new_finding(std::move(id), cat, share, gain);
+  Finding f = new_finding(share, gain);
   const std::string per = c.steps > 0 ? fmt::format("{:.2f} ms of GPU idle per step", 1e3 * top->idle_s / c.steps)
                                       : fmt::format("{:.0f} ms of GPU idle per second", 1e3 * top->idle_s / a.window_s);
   const std::string line = top->text.empty() ? "" : fmt::format(" `{}`", top->text);
@@ -134,7 +133,7 @@ std::optional<Finding> for_classes(const StackEvidence& c, std::string id, Categ
 }  // namespace
 
 std::optional<Finding> host_sync_stacks(const StackEvidence& c) {
-  return for_classes(c, "host-sync", Category::kSync, {HostClass::kSync}, "waiting for the GPU", {"defer-syncs"},
+  return for_classes(c, {HostClass::kSync}, "waiting for the GPU", {"defer-syncs"},
                      "Keep values on the GPU between logging steps: accumulate `loss.detach()` in a tensor and call "
                      ".item() / .cpu() only every N steps; compute metrics on the GPU; remove "
                      "torch.cuda.synchronize() from the loop.");
@@ -147,11 +146,11 @@ struct Loader {
   double busiest_pct = 0;  // the highest mean CPU of a worker, 100 = one core
 };
 
-Loader loader_of(const analyses::live::LiveAnalysis& la) {
+Loader loader_of(const analyses::sampled::LiveAnalysis& la) {
   Loader l;
   const auto margin = static_cast<int64_t>(std::max(2e9, 0.1 * la.duration_s * 1e9));
   for (const auto& p : la.processes) {
-    if (!live::is_worker(p)) continue;
+    if (!sampled::is_worker(p)) continue;
     ++l.workers;
     l.restarted += p.meta.exited && p.meta.last_seen_ns < la.end_ns - margin;
     if (p.cpu_pct) l.busiest_pct = std::max(l.busiest_pct, p.cpu_pct->mean);
@@ -168,8 +167,7 @@ Loader loader_of(const analyses::live::LiveAnalysis& la) {
 constexpr double kSpareWorkerPct = 50;
 
 std::optional<Finding> input_pipeline_stall_stacks(const StackEvidence& c) {
-  auto f = for_classes(c, "input-pipeline-stall", Category::kInput, {HostClass::kData}, "loading data",
-                       {"dataloader-workers"},
+  auto f = for_classes(c, {HostClass::kData}, "loading data", {"dataloader-workers"},
                        "Make batches off the training thread: a DataLoader with num_workers > 0, pin_memory=True and "
                        "persistent_workers=True (or a background thread that prefetches the next batch), so the GPU "
                        "never waits for the next batch.");
@@ -195,8 +193,7 @@ std::optional<Finding> input_pipeline_stall_stacks(const StackEvidence& c) {
 
 std::optional<Finding> host_work_stacks(const StackEvidence& c) {
   return for_classes(
-      c, "host-work", Category::kHost,
-      {HostClass::kOptimizer, HostClass::kLogging, HostClass::kCheckpoint, HostClass::kFramework, HostClass::kOther},
+      c, {HostClass::kOptimizer, HostClass::kLogging, HostClass::kCheckpoint, HostClass::kFramework, HostClass::kOther},
       "host work between launches", {"move-host-work"},
       "Move this work out of the step or make it cheaper: fused/foreach optimizers "
       "(fused=True), log every N steps, checkpoint asynchronously, torch.compile or CUDA graphs for "
@@ -225,7 +222,7 @@ std::optional<Finding> gil_contention_stacks(const StackEvidence& c) {
                              100.0 * t.wait_s / std::max(t.want_s, 1e-9), t.want_s);
     }
     if (waiting < 2) continue;
-    Finding f = new_finding("gil-contention", Category::kHost, 100.0 * p.wait_s / c.run_s / waiting, std::nullopt);
+    Finding f = new_finding(100.0 * p.wait_s / c.run_s / waiting, std::nullopt);
     f.remedies = {"processes-not-threads"};
     f.title = fmt::format("{} Python threads of PID {} wait for the GIL {:.0f}% of the time they have Python to run",
                           waiting, p.pid, 100.0 * p.wait_share());

@@ -8,6 +8,15 @@ namespace {
 
 using analyses::HostClass;
 
+// The rule whose stacks evaluator is `fn`, over `ev` alone, as the engine runs it.
+std::optional<Finding> run_stack_rule(StackFn fn, const StackEvidence& ev) {
+  for (const Rule& r : all_rules()) {
+    if (r.stacks == fn) return evaluate_rule(r, EvidenceSet{.stacks = &ev});
+  }
+  ADD_FAILURE() << "no rule has this stacks evaluator";
+  return std::nullopt;
+}
+
 analyses::HostAttribution attribution() {
   analyses::HostAttribution a;
   a.method = "trace";
@@ -34,7 +43,7 @@ TEST(StackRules, HostSyncCitesTheLinePerStep) {
   const auto a = attribution();
   StackEvidence ev{a, 100};
   ASSERT_TRUE(ev.decisive());
-  auto f = host_sync_stacks(ev);
+  auto f = run_stack_rule(host_sync_stacks, ev);
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->id, "host-sync");
   EXPECT_NE(f->title.find("train.py:131 `total_loss += loss.item()`"), std::string::npos) << f->title;
@@ -43,10 +52,10 @@ TEST(StackRules, HostSyncCitesTheLinePerStep) {
   ASSERT_TRUE(f->estimated_speedup.has_value());
   EXPECT_NEAR(*f->estimated_speedup, 10.0 / 7.0, 1e-9);
   // Framework time between ops holds 20% of the explained idle: worth a host-work finding.
-  auto h = host_work_stacks(ev);
+  auto h = run_stack_rule(host_work_stacks, ev);
   ASSERT_TRUE(h.has_value());
   EXPECT_NE(h->title.find("train.py:125"), std::string::npos);
-  EXPECT_FALSE(input_pipeline_stall_stacks(ev).has_value());
+  EXPECT_FALSE(run_stack_rule(input_pipeline_stall_stacks, ev).has_value());
 }
 
 TEST(StackRules, HostWorkNamesTheJobsLineThatRunsItself) {
@@ -63,7 +72,7 @@ TEST(StackRules, HostWorkNamesTheJobsLineThatRunsItself) {
   a.spots.push_back(ema);
   a.idle_by_class[static_cast<int>(HostClass::kOther)] = 0.05;
   StackEvidence ev{a, 100};
-  auto h = host_work_stacks(ev);
+  auto h = run_stack_rule(host_work_stacks, ev);
   ASSERT_TRUE(h.has_value());
   EXPECT_NE(h->title.find("train.py:125"), std::string::npos) << h->title;
   EXPECT_NE(h->detail.find("train.py:325 `ema_p.mul_(0.999).add_(p, alpha=0.001)` in update() runs the most: "
@@ -78,7 +87,7 @@ TEST(StackRules, HostWorkNamesTheJobsLineThatRunsItself) {
   // Under 1% of the window: not named.
   a.spots.back().own_on_thread_s = 0.05;
   StackEvidence small{a, 100};
-  EXPECT_EQ(host_work_stacks(small)->detail.find("runs the most"), std::string::npos);
+  EXPECT_EQ(run_stack_rule(host_work_stacks, small)->detail.find("runs the most"), std::string::npos);
 }
 
 TEST(StackRules, StacksThatCoverLittleIdleDecideNothing) {
@@ -86,7 +95,7 @@ TEST(StackRules, StacksThatCoverLittleIdleDecideNothing) {
   a.covered_idle_s = 1.0;  // a quarter of the idle time had a stack
   StackEvidence ev{a, 100};
   EXPECT_FALSE(ev.decisive());
-  EXPECT_FALSE(host_sync_stacks(ev).has_value());
+  EXPECT_FALSE(run_stack_rule(host_sync_stacks, ev).has_value());
 }
 
 TEST(StackRules, DiagnoseKeepsTheStacksFindingAndItsSource) {

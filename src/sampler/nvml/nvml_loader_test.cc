@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "sampler/nvml/clock_reasons.h"
 #include "sampler/nvml/nvml.h"
+#include "samples/clock_reasons.h"
 
 #ifndef CHOKEPOINT_FAKE_NVML_DIR
 #define CHOKEPOINT_FAKE_NVML_DIR ""
@@ -109,7 +109,7 @@ TEST_F(NvmlLoaderTest, ReadsEveryDeviceValue) {
   EXPECT_EQ(d->clock_mhz(Clock::kSm).value_or(0), 345u);
   EXPECT_EQ(d->max_clock_mhz(Clock::kSm).value_or(0), 1980u);
   EXPECT_EQ(d->clock_mhz(Clock::kMem).value_or(0), 3201u);
-  EXPECT_EQ(d->clocks_event_reasons().value_or(0), kReasonGpuIdle);
+  EXPECT_EQ(d->clocks_event_reasons().value_or(0), samples::kReasonGpuIdle);
   EXPECT_EQ(d->performance_state().value_or(-1), 0);
   EXPECT_EQ(d->power_usage_mw().value_or(0), 76123u);
   EXPECT_EQ(d->enforced_power_limit_mw().value_or(0), 700000u);
@@ -224,7 +224,7 @@ TEST_F(NvmlLoaderTest, OldDriverFallsBackAndToleratesMissingSymbols) {
   EXPECT_FALSE(mem->reserved.has_value());
   EXPECT_EQ(mem->used, 540ull << 20);
   EXPECT_EQ(d->temperature_c().value_or(0), 29) << "falls back to nvmlDeviceGetTemperature";
-  EXPECT_EQ(d->clocks_event_reasons().value_or(0), kReasonGpuIdle);
+  EXPECT_EQ(d->clocks_event_reasons().value_or(0), samples::kReasonGpuIdle);
   EXPECT_EQ(d->pci_info()->bus_id, "00000000:00:04.0");
   auto g = d->gpm_supported();
   EXPECT_FALSE(g.valid);
@@ -287,13 +287,6 @@ TEST_F(NvmlLoaderTest, InitFailureNamesTheCause) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("Driver Not Loaded"), std::string::npos) << r.status().message();
   EXPECT_NE(r.status().message().find("kernel driver is not loaded"), std::string::npos);
-}
-
-TEST(ClockReasons, NamesKnownAndUnknownBits) {
-  EXPECT_EQ(clock_event_reason_names(0), std::vector<std::string>{});
-  EXPECT_EQ(clock_event_reason_names(kReasonSwPowerCap | kReasonHwThermalSlowdown | 0x1000),
-            (std::vector<std::string>{"sw_power_cap", "hw_thermal_slowdown", "0x1000"}));
-  EXPECT_EQ(clock_event_reasons().size(), 9u);
 }
 
 TEST(ValueTest, InvalidKeepsItsCode) {

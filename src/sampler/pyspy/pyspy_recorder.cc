@@ -16,6 +16,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/text.h"
 #include "samples/stacks.h"
 
 namespace chokepoint::sampler {
@@ -41,13 +42,6 @@ std::string read_text(const std::string& path, size_t max_bytes) {
     if (!in || n == 0) break;
   }
   return s;
-}
-
-std::string trim(std::string s) {
-  const auto a = s.find_first_not_of(" \t\r\n");
-  if (a == std::string::npos) return "";
-  const auto b = s.find_last_not_of(" \t\r\n");
-  return s.substr(a, b - a + 1);
 }
 
 }  // namespace

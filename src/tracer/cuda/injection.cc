@@ -48,6 +48,21 @@ using chokepoint::tracer::RecordKind;
 using chokepoint::tracer::TraceStatus;
 using chokepoint::tracer::TraceWriter;
 
+// The .cptrace file copies CUPTI's enum values; trace_format.h names them for the importer.
+namespace tf = chokepoint::tracer;
+static_assert(tf::kCopyHtoD == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD && tf::kCopyDtoH == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH &&
+              tf::kCopyDtoD == CUPTI_ACTIVITY_MEMCPY_KIND_DTOD && tf::kCopyHtoH == CUPTI_ACTIVITY_MEMCPY_KIND_HTOH &&
+              tf::kCopyPtoP == CUPTI_ACTIVITY_MEMCPY_KIND_PTOP);
+static_assert(tf::kMemoryPageable == CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE &&
+              tf::kMemoryPinned == CUPTI_ACTIVITY_MEMORY_KIND_PINNED &&
+              tf::kMemoryDevice == CUPTI_ACTIVITY_MEMORY_KIND_DEVICE &&
+              tf::kMemoryArray == CUPTI_ACTIVITY_MEMORY_KIND_ARRAY &&
+              tf::kMemoryManaged == CUPTI_ACTIVITY_MEMORY_KIND_MANAGED);
+static_assert(tf::kSyncEvent == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE &&
+              tf::kSyncStreamWaitEvent == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT &&
+              tf::kSyncStream == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE &&
+              tf::kSyncContext == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE);
+
 // 8 MiB buffers: ~100k kernel records each; CUPTI asks for more as they fill.
 // CHOKEPOINT_TRACE_BUFFER_MB changes it (for measuring: docs/BENCHMARKS.md "Tracer cost
 // per launch").
