@@ -12,14 +12,31 @@
 
 namespace chokepoint::bench::gpu {
 
-class DeviceBuffer {
+// What every buffer of this file shows: its memory, untyped or typed, and its size.
+class Buffer {
+ public:
+  void* get() const { return p_; }
+  template <typename T>
+  T* as() const {
+    return static_cast<T*>(p_);
+  }
+  size_t bytes() const { return bytes_; }
+
+ protected:
+  Buffer() = default;
+  explicit Buffer(size_t bytes) : bytes_(bytes) {}
+  void* p_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+class DeviceBuffer : public Buffer {
  public:
   DeviceBuffer() = default;
-  explicit DeviceBuffer(size_t bytes) : bytes_(bytes) { CP_CUDA(cudaMalloc(&p_, bytes)); }
+  explicit DeviceBuffer(size_t bytes) : Buffer(bytes) { CP_CUDA(cudaMalloc(&p_, bytes)); }
   ~DeviceBuffer() {
     if (p_ != nullptr) cudaFree(p_);
   }
-  DeviceBuffer(DeviceBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), bytes_(o.bytes_) {}
+  DeviceBuffer(DeviceBuffer&& o) noexcept : Buffer(o.bytes_) { p_ = std::exchange(o.p_, nullptr); }
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
     std::swap(p_, o.p_);
     std::swap(bytes_, o.bytes_);
@@ -27,23 +44,12 @@ class DeviceBuffer {
   }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-
-  void* get() const { return p_; }
-  template <typename T>
-  T* as() const {
-    return static_cast<T*>(p_);
-  }
-  size_t bytes() const { return bytes_; }
-
- private:
-  void* p_ = nullptr;
-  size_t bytes_ = 0;
 };
 
 // Page-locked host memory (cudaHostAlloc), the fast path for DMA.
-class PinnedBuffer {
+class PinnedBuffer : public Buffer {
  public:
-  explicit PinnedBuffer(size_t bytes, unsigned flags = cudaHostAllocDefault) : bytes_(bytes) {
+  explicit PinnedBuffer(size_t bytes, unsigned flags = cudaHostAllocDefault) : Buffer(bytes) {
     CP_CUDA(cudaHostAlloc(&p_, bytes, flags));
   }
   ~PinnedBuffer() {
@@ -51,22 +57,12 @@ class PinnedBuffer {
   }
   PinnedBuffer(const PinnedBuffer&) = delete;
   PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  void* get() const { return p_; }
-  template <typename T>
-  T* as() const {
-    return static_cast<T*>(p_);
-  }
-  size_t bytes() const { return bytes_; }
-
- private:
-  void* p_ = nullptr;
-  size_t bytes_ = 0;
 };
 
 // Ordinary (pageable) host memory, touched once so that page faults are not timed.
-class PageableBuffer {
+class PageableBuffer : public Buffer {
  public:
-  explicit PageableBuffer(size_t bytes) : bytes_(bytes) {
+  explicit PageableBuffer(size_t bytes) : Buffer(bytes) {
     p_ = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
     if (p_ == nullptr) throw BenchError("cannot allocate " + std::to_string(bytes >> 20) + " MiB of host memory");
     std::memset(p_, 0x5a, bytes);
@@ -74,12 +70,6 @@ class PageableBuffer {
   ~PageableBuffer() { std::free(p_); }
   PageableBuffer(const PageableBuffer&) = delete;
   PageableBuffer& operator=(const PageableBuffer&) = delete;
-  void* get() const { return p_; }
-  size_t bytes() const { return bytes_; }
-
- private:
-  void* p_ = nullptr;
-  size_t bytes_ = 0;
 };
 
 class Stream {
