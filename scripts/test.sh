@@ -31,8 +31,8 @@ bash scripts/check_format.sh
 # One build serves every check (issue 46: CI within 30 minutes on 2 cores): clang with
 # AddressSanitizer and UndefinedBehaviorSanitizer for the tests, libFuzzer's coverage for
 # the fuzzers (they link against the same libraries), -Werror. The test programs' own
-# files are compiled at -O0 with precompiled headers (cmake/test_programs.cmake); the code
-# they test keeps -O1. ccache is used when present.
+# files are compiled at -O0 with precompiled headers, and so are the CLI and report/
+# (cmake/test_programs.cmake); the importers, analyses and pipeline keep -O1. ccache is used when present.
 section "build (clang, -fsanitize=address,undefined, fuzzer coverage, -Werror)"
 launcher=()
 if command -v ccache >/dev/null; then
@@ -41,7 +41,7 @@ if command -v ccache >/dev/null; then
   export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
 fi
 CC=clang CXX=clang++ cmake -S . -B build-ci -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCHOKEPOINT_WERROR=ON \
-      -DCHOKEPOINT_SANITIZE=address,undefined -DCHOKEPOINT_FUZZ=ON -DCHOKEPOINT_TEST_OPT=-O0 \
+      -DCHOKEPOINT_SANITIZE=address,undefined -DCHOKEPOINT_FUZZ=ON -DCHOKEPOINT_TEST_OPT=-O0 -DCHOKEPOINT_GLUE_OPT=-O0 \
       -DCMAKE_CXX_FLAGS="-fno-sanitize-recover=undefined -O1" "${launcher[@]}" >/dev/null
 cmake --build build-ci -j"$jobs"
 
