@@ -241,7 +241,7 @@ std::optional<Finding> rule_finding(const Rule& r, const EvidenceSet& ev, bool t
   // work: a samples-only guess (from CPU shares) that they do not back is dropped.
   if (ev.stacks != nullptr && ev.stacks->decisive() && r.stacks != nullptr && !t && !k) s.reset();
   // Where the stacks measured GIL waiting, that measure decides, not switch rates.
-  if (r.id == "gil-contention" && ev.stacks != nullptr && ev.stacks->gil != nullptr && !k) s.reset();
+  if (r.gil_measure_decides && ev.stacks != nullptr && ev.stacks->gil != nullptr && !k) s.reset();
   // A trace with the host's ops and annotations (torch.profiler) attributes every gap:
   // what its evaluator did not find, samples of the same run do not contradict. The
   // CUPTI tracer's trace sees no DataLoader or Python, so samples keep their say there.
@@ -273,7 +273,7 @@ void refine_host_verdict(const EvidenceSet& ev, bool trace, const std::vector<Fi
   // saturated: the host was waiting for batches.
   if (trace && v.bound == Category::kHost && ev.samples != nullptr && ev.trace->tl.cpu_ranges.size() == 0) {
     const bool loading = std::any_of(findings.begin(), findings.end(), [](const Finding& f) {
-      return f.id == "input-pipeline-stall" && f.sources == std::vector<std::string>{"samples"};
+      return f.category == Category::kInput && f.sources == std::vector<std::string>{"samples"};
     });
     if (loading) {
       v.bound = Category::kInput;
@@ -360,6 +360,12 @@ const Finding* finding_named_for_head(const Diagnosis& d, const Verdict& v, cons
 }
 
 // "about 2.41x", or "11.61-14.69x" where the estimate is a range (the recorder's cost).
+// " in samples per second" for a remedy whose gain is not in step rate (RemedyInfo::gain_in).
+std::string gain_unit(const RemedyAdvice& r) {
+  const RemedyInfo* info = find_remedy(r.id);
+  return info != nullptr && !info->gain_in.empty() ? " in " + std::string(info->gain_in) : "";
+}
+
 std::string gain_text(const RemedyAdvice& r) {
   const double x = r.estimated_speedup.value_or(0);
   if (!r.speedup_range_end) return fmt::format("about {:.2f}x", x);
@@ -387,7 +393,7 @@ std::string summary_of(const Diagnosis& d, const Verdict& v, bool untrusted) {
     const Finding* other = finding_named_for_head(d, v, *head);
     s += fmt::format("; {}{} ({}) should give {}{}.",
                      other ? fmt::format("for the {} finding, ", other->id) : std::string(), lower_first(head->title),
-                     head->id, gain_text(*head), head->id == "bigger-batch" ? " in samples per second" : "");
+                     head->id, gain_text(*head), gain_unit(*head));
   } else if (!d.remedies.empty() && gain(d.remedies.front()) >= kMinHeadlineGain) {
     const Finding* other = finding_named_for_head(d, v, d.remedies.front());
     s += fmt::format("; {}{} ({}) would give up to {:.2f}x if all of that work left the critical path.",
@@ -402,20 +408,17 @@ std::string summary_of(const Diagnosis& d, const Verdict& v, bool untrusted) {
   return s;
 }
 
-// Where Python threads of the job fight for the GIL, the launching thread's host time holds
-// its waits for it: moving the rivals to processes is the first remedy of that host work
-// too. On the H200 (the GIL pair, docs/VALIDATION.md) host-work named `loss.backward()` and
-// led with "take per-step Python off the critical path" while the process pool that removed
-// the rivals gained 1.4-850x.
-void host_work_behind_the_gil(std::vector<Finding>& findings) {
-  const bool gil = std::any_of(findings.begin(), findings.end(),
-                               [](const Finding& f) { return f.id == "gil-contention"; });
-  if (!gil) return;
-  for (Finding& f : findings) {
-    if (f.id != "host-work" ||
-        std::find(f.remedies.begin(), f.remedies.end(), "processes-not-threads") != f.remedies.end())
-      continue;
-    f.remedies.insert(f.remedies.begin(), "processes-not-threads");
+// A rule that fired and names a finding it leads a remedy for (Rule::lead_for): that
+// remedy comes first in the finding's list.
+void lead_remedies(std::vector<Finding>& findings) {
+  for (const Finding& by : std::vector<Finding>(findings)) {
+    const Rule* r = find_rule(by.id);
+    if (r == nullptr || r->lead_for.empty()) continue;
+    for (Finding& f : findings) {
+      if (f.id != r->lead_for || std::find(f.remedies.begin(), f.remedies.end(), r->lead_remedy) != f.remedies.end())
+        continue;
+      f.remedies.insert(f.remedies.begin(), std::string(r->lead_remedy));
+    }
   }
 }
 
@@ -427,7 +430,7 @@ Diagnosis diagnose(const EvidenceSet& ev) {
   for (const Rule& r : all_rules()) {
     if (std::optional<Finding> f = rule_finding(r, ev, trace)) d.findings.push_back(std::move(*f));
   }
-  host_work_behind_the_gil(d.findings);
+  lead_remedies(d.findings);
 
   Verdict v = choose_verdict(ev, trace, d.findings);
   refine_host_verdict(ev, trace, d.findings, v);

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -345,6 +346,28 @@ TEST(Glossary, ExplainsAMetricAsTheReportsPrintIt) {
   for (const auto& e : metric_glossary()) {
     SCOPED_TRACE(std::string(e.id));
     expect_lines_fit(format_glossary_entry(e));
+  }
+}
+
+// One engine: the engine's files never name a rule or a remedy to treat it apart; what a
+// rule asks of the engine is in its descriptor (Rule::gil_measure_decides, lead_for,
+// saturates_the_link; RemedyInfo::gain_in), and the names a descriptor gives are real.
+TEST(Engine, NoRuleIsSpecialCasedByItsId) {
+  const std::filesystem::path dir = std::filesystem::path(CHOKEPOINT_SOURCE_DIR) / "rules";
+  const std::regex by_id(R"((\bid|->id|\.id)\s*[!=]=\s*")");
+  int files = 0;
+  for (const char* name : {"diagnose.cc", "verdict_samples.cc", "verdict_trace.cc", "remedies.cc", "registry.cc"}) {
+    const std::string src = without_comments(read_file(dir / name));
+    ASSERT_FALSE(src.empty()) << name;
+    ++files;
+    std::smatch m;
+    EXPECT_FALSE(std::regex_search(src, m, by_id)) << name << ": " << m.str();
+  }
+  EXPECT_EQ(files, 5);
+  for (const Rule& r : all_rules()) {
+    if (r.lead_for.empty()) continue;
+    EXPECT_NE(find_rule(r.lead_for), nullptr) << r.id << " leads for an unknown rule " << r.lead_for;
+    EXPECT_NE(find_remedy(r.lead_remedy), nullptr) << r.id << " leads with an unknown remedy " << r.lead_remedy;
   }
 }
 

@@ -41,10 +41,15 @@ const std::vector<RemedyInfo>& all_remedies() {
        "model = torch.compile(model) (or compile the hot function); use fused blocks "
        "(F.scaled_dot_product_attention, fused norms).",
        Remedy::kCompileFusion},
-      {"bigger-batch", "Raise the batch size",
+      {"bigger-batch",
+       "Raise the batch size",
        "Process 4x the samples per step (scale the learning rate, or take fewer gradient-accumulation steps); "
        "for inference, batch requests together.",
-       Remedy::kBiggerBatch, true},
+       Remedy::kBiggerBatch,
+       true,
+       false,
+       {},
+       "samples per second"},
       {"fused-optimizer", "Use the fused optimizer",
        "torch.optim.AdamW(params, fused=True) (Adam, SGD and Adagrad have it too) instead of foreach=False or "
        "a hand-written update loop.",

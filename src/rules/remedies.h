@@ -26,6 +26,9 @@ struct RemedyInfo {
   // The change when the finding it removes came with the job's Python stacks, which name
   // the lines (rules/stacks): "" when `change` holds either way.
   std::string_view change_at_lines = {};
+  // What its speedup multiplies when that is not the step rate: "samples per second" for a
+  // change of the work per step (bigger-batch); "" the step rate.
+  std::string_view gain_in = {};
 };
 
 // Every remedy, in a fixed order.

@@ -91,6 +91,15 @@ struct Rule {
   MachineFn machine = nullptr;
   StackFn stacks = nullptr;
   RanksFn ranks = nullptr;
+  // How the engine treats what the rule finds, said here, never by its id in the engine:
+  // - where the job's stacks measured GIL waiting (StackEvidence::gil), that measure
+  //   decides: a samples-only finding the stacks do not back is dropped;
+  bool gil_measure_decides = false;
+  // - when it fires, remedy `lead_remedy` leads the remedies of finding `lead_for` too;
+  std::string_view lead_for = {}, lead_remedy = {};
+  // - from live samples: a busy GPU while it fires is bound by transfers, and what it
+  //   found is not host work for the samples' verdict.
+  bool saturates_the_link = false;
   std::string_view meaning;    // what it means
   std::string_view detection;  // how chokepoint detects it
   std::string_view action;     // what to do

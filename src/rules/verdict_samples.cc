@@ -67,6 +67,12 @@ void rank_findings(std::vector<Finding>& findings) {
   });
 }
 
+// A finding whose rule says a busy GPU is then bound by transfers (Rule::saturates_the_link).
+bool saturates_the_link(const Finding& f) {
+  const Rule* r = find_rule(f.id);
+  return r != nullptr && r->saturates_the_link;
+}
+
 template <typename Pred>
 const Finding* first_of(const std::vector<Finding>& findings, Pred pred) {
   const auto it = std::find_if(findings.begin(), findings.end(), pred);
@@ -74,7 +80,7 @@ const Finding* first_of(const std::vector<Finding>& findings, Pred pred) {
 }
 
 const Finding* find_host_top(const std::vector<Finding>& findings) {
-  return first_of(findings, [](const Finding& f) { return host_side(f.category) && f.id != "pcie-saturated"; });
+  return first_of(findings, [](const Finding& f) { return host_side(f.category) && !saturates_the_link(f); });
 }
 
 // No GPU metrics, or no GPU the workload used: the host findings alone decide.
@@ -226,7 +232,7 @@ Verdict sample_verdict(const SampleEvidence& ev, std::vector<Finding>& findings)
   }
   const GpuActivity a = gpu_activity(gpus, la, busy);
 
-  const Finding* pcie = first_of(findings, [](const Finding& f) { return f.id == "pcie-saturated"; });
+  const Finding* pcie = first_of(findings, saturates_the_link);
   const Category busy_cat = pcie ? Category::kTransfer
                             : a.dram && *a.dram >= kDramHeavyPct && *a.dram >= a.tensor.value_or(0)
                                 ? Category::kMemory

@@ -337,7 +337,8 @@ TEST(PairsSteps, VariableShapesUnderRunTraceFromTheOpThatBeginsEachStep) {
   EXPECT_NE(rep.window.step_source.find("the op that begins each iteration"), std::string::npos)
       << rep.window.step_source;
   ASSERT_GT(rep.window.steps, 30) << rep.window.step_source;
-  const double printed = load_json(kPairs + "empty_cache/measured.json")["round_a"]["traced"]["median_ms"].get<double>();
+  const double printed =
+      load_json(kPairs + "empty_cache/measured.json")["round_a"]["traced"]["median_ms"].get<double>();
   EXPECT_NEAR(rep.window.step_time_ms.p50 / printed, 1.0, 0.05)
       << rep.window.step_time_ms.p50 << " ms against " << printed << " ms printed; " << rep.window.step_source;
   // The replay covers the steps kept and nothing between them.

@@ -64,6 +64,7 @@ extern const Rule pcie_saturated_rule = {
     .id = "pcie-saturated",
     .category = Category::kTransfer,
     .samples = pcie_saturated,
+    .saturates_the_link = true,
     .meaning =
         "PCIe host->GPU or GPU->host traffic runs near the link's ceiling, so copies, not the "
         "GPU, set the pace while they run.",
