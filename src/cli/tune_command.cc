@@ -172,11 +172,8 @@ struct InterruptScope {
 };
 
 std::string render(const TuneOptions& o, const tune::TuneReport& rep) {
-  switch (report::parse_format(o.format, report::kTuneFormats).value()) {  // search_options checked it
-    case report::Format::kJson: return tune::render_tune_json(rep);
-    case report::Format::kText: return tune::render_tune_text(rep, o.report_file.empty() && want_color(o.color, false));
-    default: return tune::render_tune_markdown(rep);
-  }
+  const report::Format f = report::parse_format(o.format, report::kTuneFormats).value();  // search_options checked it
+  return report::render_tune(tune::tune_view(rep), f, o.report_file.empty() && want_color(o.color, false));
 }
 
 int run_tune(const TuneOptions& o) {

@@ -1,12 +1,14 @@
 // The report of `chokepoint tune`: the best configuration and its throughput, the
 // Pareto set of throughput against peak GPU memory, the largest batch that fits, every
 // trial with why it lost (how far below the best, what differs, its own verdict), and
-// how many trials the search used against the grid's size. Text, JSON or Markdown.
+// how many trials the search used against the grid's size. report/tune_render.cc renders
+// it (text, JSON or Markdown) from tune_view().
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "report/tune_view.h"
 #include "tune/search.h"
 #include "tune/space.h"
 
@@ -26,8 +28,7 @@ struct TuneReport {
 // Why trial `i` lost to the best, in words ("" for the best itself).
 std::string why_lost(const TuneReport& r, size_t i);
 
-std::string render_tune_text(const TuneReport& r, bool color = false);
-std::string render_tune_json(const TuneReport& r);
-std::string render_tune_markdown(const TuneReport& r);
+// The report's view, rendered by report/ (report::render_tune).
+report::TuneView tune_view(const TuneReport& r);
 
 }  // namespace chokepoint::tune
