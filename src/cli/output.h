@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/duration.h"  // parse_duration_ns, for the commands
 #include "base/status.h"
 
 namespace chokepoint::cli {
@@ -21,10 +22,6 @@ void say(const std::string& command, const std::string& message);
 bool want_color(const std::string& mode, bool to_file);
 // The same for a report written to `fd` (run and watch print theirs on stderr).
 bool want_color_on(const std::string& mode, bool to_file, int fd);
-
-// "100ms", "1.5s", "2m", "1h", "250us"; a bare number is seconds. Nanoseconds, or
-// nullopt when the text is not a positive duration.
-std::optional<int64_t> parse_duration_ns(const std::string& text);
 
 // Terminal width for text reports: $COLUMNS when set (at least 60), else `fallback`.
 int text_width(int fallback = 100);

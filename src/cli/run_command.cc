@@ -26,7 +26,7 @@
 #include "samples/clock.h"
 #include "samples/recording_writer.h"
 #include "tracer/setup.h"
-#include "tracer/window.h"
+#include "tracer/window_options.h"
 
 namespace chokepoint::cli {
 
@@ -115,74 +115,19 @@ bool tracing(const LiveOptions& o) {
   return !o.trace.empty() || !o.trace_steps.empty() || !o.trace_time.empty() || !o.trace_every.empty();
 }
 
-// "A:B" into its two halves; false when there is no colon.
-bool halves(const std::string& text, std::string* a, std::string* b) {
-  const size_t colon = text.find(':');
-  if (colon == std::string::npos) return false;
-  *a = text.substr(0, colon);
-  *b = text.substr(colon + 1);
-  return true;
-}
-
-// --trace-time START:LENGTH into `spec`; false (said) when malformed.
-bool time_window(const char* cmd, const std::string& text, tracer::WindowSpec& spec) {
-  std::string a, b;
-  const auto at = halves(text, &a, &b) ? parse_duration_ns(a) : std::nullopt;
-  const auto length = at ? parse_duration_ns(b) : std::nullopt;
-  if (!length || *length <= 0) {
-    say(cmd, "--trace-time '" + text + "' is not START:LENGTH (durations from the start of CUDA, e.g. 60s:10s)");
-    return false;
-  }
-  spec.kind = tracer::WindowSpec::Kind::kTime;
-  spec.at_ns = *at;
-  spec.for_ns = *length;
-  return true;
-}
-
 // The trace window the options ask for, as CHOKEPOINT_TRACE_WINDOW says it ("" for the
 // whole job); nullopt (said) on a usage error.
 std::optional<std::string> trace_window(const char* cmd, const LiveOptions& o) {
-  tracer::WindowSpec spec;
-  const int kinds = (o.trace == "on-demand") + !o.trace_steps.empty() + !o.trace_time.empty();
-  if (kinds > 1 || (!o.trace.empty() && o.trace != "whole" && o.trace != "on-demand")) {
-    say(cmd, "--trace takes whole or on-demand, and one window only: --trace=on-demand, --trace-steps or --trace-time");
+  auto w = tracer::window_from_options({.trace = o.trace,
+                                        .steps = o.trace_steps,
+                                        .time = o.trace_time,
+                                        .every = o.trace_every,
+                                        .first_word = o.command.empty() ? "" : o.command[0]});
+  if (!w.ok()) {
+    say(cmd, w.status().message());
     return std::nullopt;
   }
-  if (!o.command.empty() && (o.command[0] == "on-demand" || o.command[0] == "whole")) {
-    // `--trace on-demand`: a flag takes no separate value, so the word became the command.
-    say(cmd, "--trace takes its mode with '=': --trace=" + o.command[0]);
-    return std::nullopt;
-  }
-  if (o.trace == "on-demand") spec.kind = tracer::WindowSpec::Kind::kOnDemand;
-  if (!o.trace_time.empty() && !time_window(cmd, o.trace_time, spec)) return std::nullopt;
-  if (!o.trace_steps.empty()) {
-    const std::string text = "steps=" + o.trace_steps;
-    std::string error;
-    auto s = tracer::parse_window_spec(text, &error);
-    if (!s) {
-      say(cmd, "--trace-steps '" + o.trace_steps + "' is not WARMUP:COUNT (e.g. 100:20; COUNT at least 1)");
-      return std::nullopt;
-    }
-    spec = *s;
-  }
-  if (!o.trace_every.empty()) {
-    const auto every = parse_duration_ns(o.trace_every);
-    if (!every || *every <= 0) {
-      say(cmd, "--trace-every '" + o.trace_every + "' is not a duration (e.g. 10m)");
-      return std::nullopt;
-    }
-    spec.every_ns = *every;
-    if (spec.kind != tracer::WindowSpec::Kind::kSteps && spec.kind != tracer::WindowSpec::Kind::kTime) {
-      say(cmd, "--trace-every repeats a --trace-steps or --trace-time window; give one");
-      return std::nullopt;
-    }
-  }
-  std::string error;
-  if (!tracer::parse_window_spec(tracer::format_window_spec(spec), &error)) {
-    say(cmd, "trace window: " + error);
-    return std::nullopt;
-  }
-  return tracer::format_window_spec(spec);
+  return w.value();
 }
 
 // The tracer --trace needs: its library, and the folder of the libcupti it loads when that
