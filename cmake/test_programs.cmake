@@ -9,13 +9,12 @@
 #   - CHOKEPOINT_PCH: the headers every test file includes are precompiled once per
 #     program (target_precompile_headers) instead of parsed in each file.
 set(CHOKEPOINT_TEST_OPT "" CACHE STRING "Extra compiler flags for the test programs' own files, e.g. -O0")
-# CHOKEPOINT_GLUE_OPT: the same for the code that parses options and renders (the CLI's
-# files, report/), not the importers, analyses and pipeline the tests time: under the
-# sanitizers their templates (CLI11, nlohmann/json, fmt) take two to three times as long
-# at -O1 as at -O0 (cli/main.cc 21.8 s against 8.3 s, report/json_reporter.cc 13.0
-# against 7.7), and their run time is a small part of any test. (pipeline/ at -O0 made
-# the recordings' golden tests 25% slower: it attributes stacks.) scripts/test.sh passes -O0.
-set(CHOKEPOINT_GLUE_OPT "" CACHE STRING "Extra compiler flags for the CLI and report/, e.g. -O0")
+# CHOKEPOINT_GLUE_OPT: the same for the CLI's own files (they parse options and call a
+# pipeline): under the sanitizers CLI11's templates take 2.6 times as long at -O1 as at
+# -O0 (cli/main.cc 21.8 s against 8.3 s), and parsing options is no part of any test's
+# time. Not report/ nor pipeline/: at -O0 the golden tests that render and attribute ran
+# 10-30% slower (StatCatalogueGolden 50 s against 41 s). scripts/test.sh passes -O0.
+set(CHOKEPOINT_GLUE_OPT "" CACHE STRING "Extra compiler flags for the CLI's own files, e.g. -O0")
 function(chokepoint_glue_target target)
   if(CHOKEPOINT_GLUE_OPT)
     separate_arguments(opts UNIX_COMMAND "${CHOKEPOINT_GLUE_OPT}")

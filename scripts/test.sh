@@ -31,8 +31,8 @@ bash scripts/check_format.sh
 # One build serves every check (issue 46: CI within 30 minutes on 2 cores): clang with
 # AddressSanitizer and UndefinedBehaviorSanitizer for the tests, libFuzzer's coverage for
 # the fuzzers (they link against the same libraries), -Werror. The test programs' own
-# files are compiled at -O0 with precompiled headers, and so are the CLI and report/
-# (cmake/test_programs.cmake); the importers, analyses and pipeline keep -O1. ccache is used when present.
+# files are compiled at -O0 with precompiled headers, and so are the CLI's own files
+# (cmake/test_programs.cmake); the code they test keeps -O1. ccache is used when present.
 section "build (clang, -fsanitize=address,undefined, fuzzer coverage, -Werror)"
 launcher=()
 if command -v ccache >/dev/null; then
