@@ -105,7 +105,7 @@ void check_second_remedy(const std::string& name, const Json& e, const Json& m, 
   ASSERT_TRUE(r.ok()) << r.status().message();
   std::optional<double> est;
   for (const auto& w : r.value().remedies) {
-    if (w.id == sec["remedy"]) est = w.estimated_speedup;
+    if (w.id == sec["remedy"].get<std::string>()) est = w.estimated_speedup;
   }
   ASSERT_TRUE(est.has_value());
   const double real = m[sec["measured"][0].get<std::string>()][sec["measured"][1].get<std::string>()].get<double>();
