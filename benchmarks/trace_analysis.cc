@@ -113,6 +113,23 @@ void BM_ChromeExport(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(tl.gpu_ops.size() + tl.runtime_calls.size()));
 }
 
+// Importing the same records (input_bound, traced on the H200) from the tracer's .cptrace
+// and from an nsys SQLite export of them (tests/data/nsys/cptrace_to_nsys.py), both gzipped.
+void BM_Import(benchmark::State& state, const char* file) {
+  const std::string path = std::string(CHOKEPOINT_SOURCE_DIR) + "/tests/data/" + file;
+  size_t events = 0;
+  for (auto _ : state) {
+    timeline::Timeline tl;
+    timeline::ImportStats stats;
+    if (!importers::import_paths({path}, tl, stats).ok()) state.SkipWithError("import failed");
+    events = tl.event_count();
+  }
+  state.counters["events"] = static_cast<double>(events);
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(events));
+}
+BENCHMARK_CAPTURE(BM_Import, cptrace, "tracer/steps/input_bound.cptrace.gz")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Import, nsys, "nsys/input_bound.sqlite.gz")->Unit(benchmark::kMillisecond);
+
 // 1 copy: 23.5 k GPU ops (10 s of launch_bound); 43: 1 M; 430: 10 M.
 BENCHMARK(BM_StepInference)->Arg(1)->Arg(43)->Arg(430)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AnalyzeTrace)->Arg(1)->Arg(43)->Arg(430)->Unit(benchmark::kMillisecond);

@@ -2,7 +2,7 @@
 # Builds the fuzzers (clang, libFuzzer, ASan + UBSan), one per importer, and runs them for
 # SECONDS in all (shared equally), or only the TARGETs named:
 #
-#   fuzz/run.sh 300                 # five minutes: kineto, recording, cupti, pyspy and ncu
+#   fuzz/run.sh 300                 # five minutes: kineto, recording, cupti, pyspy, ncu and nsys
 #   fuzz/run.sh 60 recording        # the recording reader alone
 #
 # Seeds: fuzz/corpus/<target> (small pieces of the recorded traces and recordings, and
@@ -15,7 +15,7 @@ set -euo pipefail
 seconds="${1:?usage: fuzz/run.sh SECONDS [TARGET...]}"
 shift
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(kineto recording cupti pyspy ncu)
+[ ${#targets[@]} -eq 0 ] && targets=(kineto recording cupti pyspy ncu nsys)
 per=$(( seconds / ${#targets[@]} ))
 (( per < 1 )) && per=1
 root="$(cd "$(dirname "$0")/.." && pwd)"

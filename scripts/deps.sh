@@ -17,6 +17,7 @@ for a in "$@"; do
 done
 pkgs=(build-essential cmake ninja-build pkg-config libsimdjson-dev libcli11-dev libfmt-dev
       nlohmann-json3-dev zlib1g-dev
+      libsqlite3-dev  # Nsight Systems exports (importers/nsys)
       libre2-dev)  # RE2: tune's --metric patterns in linear time
 if ((test_deps)); then
   pkgs+=(libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-dev clang-format clang-tidy python3

@@ -64,6 +64,13 @@ enum class StatId : uint16_t {
   kCuptiBadCopySizes,
   kCuptiWindow,
   kCuptiWindowCut,
+  // importers/nsys: Nsight Systems' SQLite export.
+  kNsysBadTimes,
+  kNsysUnknownString,
+  kNsysBadKernelDims,
+  kNsysBadCopySizes,
+  kNsysNvtxUnclosed,
+  kNsysDamaged,
   // samples/recording_reader: a recording of run/watch.
   kMetaIntervalRebuilt,
   kMetaGpusRebuilt,

@@ -18,6 +18,7 @@
 #include "importers/input/byte_source.h"
 #include "importers/input/same_content.h"
 #include "importers/kineto/kineto_importer.h"
+#include "importers/nsys/nsys_importer.h"
 #include "tracer/trace_format.h"
 
 namespace chokepoint::importers {
@@ -240,6 +241,7 @@ std::vector<std::unique_ptr<Importer>> all_importers() {
   std::vector<std::unique_ptr<Importer>> list;
   list.push_back(make_kineto_importer());
   list.push_back(make_cupti_importer());
+  list.push_back(make_nsys_importer());
   return list;
 }
 

@@ -43,11 +43,12 @@ Status run(const std::vector<std::string>& paths, Timeline& tl, timeline::Import
   return import_paths(paths, tl, stats);
 }
 
-TEST(Registry, ListsKinetoAndCupti) {
+TEST(Registry, ListsKinetoCuptiAndNsys) {
   auto list = all_importers();
-  ASSERT_EQ(list.size(), 2u);
+  ASSERT_EQ(list.size(), 3u);
   EXPECT_EQ(list[0]->name(), "kineto");
   EXPECT_EQ(list[1]->name(), "cupti");
+  EXPECT_EQ(list[2]->name(), "nsys");
 }
 
 TEST(Registry, DirectoryOfHazardsImportsWithStats) {
@@ -121,7 +122,8 @@ TEST(Registry, UnknownFormatFailsWithOneLine) {
             "cannot read '" + bad +
                 "': not a recognized trace format (understood: kineto: PyTorch "
                 "profiler Chrome-trace JSON, .json or .json.gz; cupti: chokepoint CUPTI trace (trace-<pid>.cptrace, "
-                "written by `chokepoint run --trace`))");
+                "written by `chokepoint run --trace`); nsys: Nsight Systems SQLite export (report.sqlite, from nsys "
+                "export --type sqlite))");
 }
 
 // Issue 13: a valid trace whose first 64 KiB hold no trace key (a large metadata block
@@ -164,7 +166,8 @@ TEST(Registry, DirectorySkipsJsonThatIsNotATrace) {
   EXPECT_EQ(run({only_other.path()}, tl2, stats2).message(),
             "no recognized trace in '" + only_other.path() +
                 "' (understood: kineto: PyTorch profiler Chrome-trace JSON, .json or .json.gz; cupti: chokepoint CUPTI "
-                "trace (trace-<pid>.cptrace, written by `chokepoint run --trace`))");
+                "trace (trace-<pid>.cptrace, written by `chokepoint run --trace`); nsys: Nsight Systems SQLite "
+                "export (report.sqlite, from nsys export --type sqlite))");
 }
 
 // Issue 13: one trace of a directory that cannot be read (a damaged plain-JSON rank)
@@ -230,7 +233,8 @@ TEST(Registry, ClearErrors) {
   EXPECT_EQ(run({"/nonexistent/x.json"}, tl, stats).message(),
             "cannot read '/nonexistent/x.json': No such file or directory");
   EXPECT_EQ(run({dir.path()}, tl, stats).message(),
-            "no trace files (*.json, *.json.gz, *.cptrace, *.cptrace.gz) in directory '" + dir.path() + "'");
+            "no trace files (*.json, *.json.gz, *.cptrace, *.cptrace.gz, *.sqlite, *.sqlite.gz) in directory '" +
+                dir.path() + "'");
   const std::string empty = dir.file("empty.json", "");
   EXPECT_EQ(run({empty}, tl, stats).message(), "cannot read '" + empty + "': the file is empty");
   const std::string no_events = dir.file("x.json", R"({"ph": "X"})");
@@ -255,8 +259,9 @@ TEST(Registry, ErrorsCarryTheirCode) {
 
 TEST(Registry, ImportersDeclareTheFilesTheyRead) {
   const auto importers = all_importers();
-  EXPECT_EQ(trace_file_patterns(importers), "*.json, *.json.gz, *.cptrace, *.cptrace.gz");
-  for (const char* name : {"trace.json", "rank0.pt.trace.json.gz", "trace-42.cptrace", "trace-42.cptrace.gz"}) {
+  EXPECT_EQ(trace_file_patterns(importers), "*.json, *.json.gz, *.cptrace, *.cptrace.gz, *.sqlite, *.sqlite.gz");
+  for (const char* name :
+       {"trace.json", "rank0.pt.trace.json.gz", "trace-42.cptrace", "trace-42.cptrace.gz", "report.sqlite"}) {
     EXPECT_TRUE(is_trace_file_name(importers, name)) << name;
   }
   for (const char* name : {"meta.json.bak", "samples.jsonl", "trace.cptrace.zst", "README.md", ""}) {

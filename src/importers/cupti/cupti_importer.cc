@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "importers/cupti/cupti_records.h"
 #include "importers/input/byte_source.h"
 #include "importers/step_ranges.h"
 #include "tracer/trace_format.h"
@@ -16,9 +17,7 @@ namespace chokepoint::importers {
 namespace {
 
 using timeline::ApiKind;
-using timeline::CopyKind;
 using timeline::GpuOpKind;
-using timeline::MemKind;
 using timeline::StringId;
 using timeline::SyncKind;
 using tracer::FileHeader;
@@ -31,39 +30,6 @@ constexpr uint64_t kMaxStringBytes = 1 << 20;
 // Import stats of this format (docs/ARCHITECTURE.md convention 2), from the one catalogue
 // (base/stat_catalogue.h).
 void stat(timeline::ImportStats& s, StatId id, int64_t n = 1) { s.add(id, n); }
-
-// CUPTI's enums (trace_format.h) to the model's.
-CopyKind copy_kind(uint8_t k) {
-  switch (k) {
-    case tracer::kCopyHtoD: return CopyKind::kHtoD;
-    case tracer::kCopyDtoH: return CopyKind::kDtoH;
-    case tracer::kCopyDtoD: return CopyKind::kDtoD;
-    case tracer::kCopyHtoH: return CopyKind::kHtoH;
-    case tracer::kCopyPtoP: return CopyKind::kPtoP;
-    default: return CopyKind::kUnknown;
-  }
-}
-
-MemKind mem_kind(uint8_t k) {
-  switch (k) {
-    case tracer::kMemoryPageable: return MemKind::kPageable;
-    case tracer::kMemoryPinned: return MemKind::kPinned;
-    case tracer::kMemoryDevice: return MemKind::kDevice;
-    case tracer::kMemoryArray: return MemKind::kArray;
-    case tracer::kMemoryManaged: return MemKind::kManaged;
-    default: return MemKind::kUnknown;
-  }
-}
-
-SyncKind sync_kind(uint8_t t) {
-  switch (t) {
-    case tracer::kSyncEvent: return SyncKind::kEventSync;
-    case tracer::kSyncStreamWaitEvent: return SyncKind::kStreamWaitEvent;
-    case tracer::kSyncStream: return SyncKind::kStreamSync;
-    case tracer::kSyncContext: return SyncKind::kContextSync;
-    default: return SyncKind::kUnknown;
-  }
-}
 
 // Kernel names arrive mangled; the model keeps them as Kineto does (demangled).
 std::string demangle(const std::string& name) {
@@ -141,7 +107,7 @@ class Reader {
       stat(stats_, StatId::kCuptiTruncated);
     }
     stats_.lost("trace records whose end is before their start or out of range", bad_spans_, spans_);
-    link_sync_threads();
+    link_sync_threads(tl_, begin_calls_, begin_syncs_);
     link_waits_to_events();
     if (!open_ranges_.empty()) {
       stat(stats_, StatId::kCuptiNvtxUnclosed, static_cast<int64_t>(open_ranges_.size()));
@@ -218,7 +184,7 @@ class Reader {
         s.tid.push_back(-1);  // filled from the runtime call with the same correlation
         s.device.push_back(-1);
         s.stream.push_back(static_cast<int32_t>(r.stream));
-        s.kind.push_back(sync_kind(r.sub));
+        s.kind.push_back(cupti_sync_kind(r.sub));
         s.start.push_back(start);
         s.end.push_back(end);
         s.correlation.push_back(id(r.correlation));
@@ -268,47 +234,33 @@ class Reader {
   }
 
   void add_gpu_op(const Record& r) {
-    int64_t start = 0, end = 0;
-    if (!span(r, &start, &end)) return;
+    GpuOpRecord op;
+    if (!span(r, &op.start, &op.end)) return;
     const auto kind = static_cast<RecordKind>(r.kind);
-    timeline::GpuOps& g = tl_.gpu_ops;
-    const bool kernel = kind == RecordKind::kKernel;
-    CopyKind ck = CopyKind::kUnknown;
-    MemKind src = MemKind::kUnknown, dst = MemKind::kUnknown;
-    StringId nm;
-    if (kernel) {
+    if (kind == RecordKind::kKernel) {
       const auto it = strings_.find(r.name);
-      nm = it == strings_.end() ? name(r.name) : tl_.strings.intern(demangle(it->second));
+      op.name = it == strings_.end() ? name(r.name) : tl_.strings.intern(demangle(it->second));
+      op.grid = dims(r.kernel.grid, kMaxGrid);
+      op.block = dims(r.kernel.block, kMaxBlock);
+      op.registers = static_cast<int16_t>(std::min<uint16_t>(r.kernel.registers, 32767));
+      op.shared_mem = r.kernel.shared_bytes;
     } else if (kind == RecordKind::kMemcpy) {
-      ck = copy_kind(r.sub);
-      src = mem_kind(r.copy.src_kind);
-      dst = mem_kind(r.copy.dst_kind);
-      // The name Kineto gives copies, which kernel_class and the reports know.
-      nm = tl_.strings.intern(std::string("Memcpy ") + timeline::copy_kind_name(ck) + " (" +
-                              timeline::mem_kind_name(src) + " -> " + timeline::mem_kind_name(dst) + ")");
+      op.kind = GpuOpKind::kMemcpy;
+      op.copy_kind = cupti_copy_kind(r.sub);
+      op.src = cupti_mem_kind(r.copy.src_kind);
+      op.dst = cupti_mem_kind(r.copy.dst_kind);
+      op.name = tl_.strings.intern(copy_name(op.copy_kind, op.src, op.dst));
+      op.bytes = copy_bytes(r.copy.bytes);
     } else {
-      dst = mem_kind(r.copy.dst_kind);
-      nm = tl_.strings.intern(std::string("Memset (") + timeline::mem_kind_name(dst) + ")");
+      op.kind = GpuOpKind::kMemset;
+      op.dst = cupti_mem_kind(r.copy.dst_kind);
+      op.name = tl_.strings.intern(set_name(op.dst));
+      op.bytes = copy_bytes(r.copy.bytes);
     }
-    g.kind.push_back(kernel                        ? GpuOpKind::kKernel
-                     : kind == RecordKind::kMemcpy ? GpuOpKind::kMemcpy
-                                                   : GpuOpKind::kMemset);
-    g.device.push_back(device(r.device));
-    g.stream.push_back(static_cast<int32_t>(r.stream));
-    g.start.push_back(start);
-    g.end.push_back(end);
-    g.name.push_back(nm);
-    g.correlation.push_back(id(r.correlation));
-    g.external_id.push_back(-1);
-    g.grid.push_back(kernel ? dims(r.kernel.grid, kMaxGrid) : std::array<int32_t, 3>{});
-    g.block.push_back(kernel ? dims(r.kernel.block, kMaxBlock) : std::array<int32_t, 3>{});
-    g.registers.push_back(kernel ? static_cast<int16_t>(std::min<uint16_t>(r.kernel.registers, 32767)) : int16_t{-1});
-    g.shared_mem.push_back(kernel ? r.kernel.shared_bytes : -1);
-    g.occupancy_pct.push_back(timeline::kUnknownF);
-    g.bytes.push_back(kernel ? 0 : copy_bytes(r.copy.bytes));
-    g.copy_kind.push_back(ck);
-    g.src_kind.push_back(src);
-    g.dst_kind.push_back(dst);
+    op.device = device(r.device);
+    op.stream = static_cast<int32_t>(r.stream);
+    op.correlation = id(r.correlation);
+    append_gpu_op(tl_.gpu_ops, op);
   }
 
   // NVTX: a start record opens a range, the end record with its id closes it; the range
@@ -331,16 +283,7 @@ class Reader {
       stat(stats_, StatId::kCuptiNvtxUnmatched);
       return;
     }
-    timeline::CpuRanges& c = tl_.cpu_ranges;
-    c.pid.push_back(pid);
-    c.tid.push_back(it->second.tid);
-    c.category.push_back(timeline::CpuCategory::kUserAnnotation);
-    c.name.push_back(it->second.name);
-    c.start.push_back(it->second.start);
-    c.end.push_back(at);
-    c.external_id.push_back(-1);
-    c.sequence.push_back(-1);
-    c.inputs.push_back(timeline::CpuRanges::kNoInputs);
+    append_annotation(tl_.cpu_ranges, pid, it->second.tid, it->second.name, it->second.start, at);
     open_ranges_.erase(it);
   }
 
@@ -377,23 +320,6 @@ class Reader {
       if (it == events_.end()) continue;
       s.event_stream[row] = it->second.stream;
       s.event_correlation[row] = it->second.correlation;
-    }
-  }
-
-  // A synchronization record names no thread: the runtime call with its correlation does.
-  void link_sync_threads() {
-    std::unordered_map<int64_t, size_t> call_of;
-    const auto& c = tl_.runtime_calls;
-    for (size_t i = begin_calls_; i < c.size(); ++i) {
-      if (c.correlation[i] >= 0) call_of[c.correlation[i]] = i;
-    }
-    auto& s = tl_.sync_events;
-    for (size_t i = begin_syncs_; i < s.size(); ++i) {
-      const auto it = call_of.find(s.correlation[i]);
-      if (it != call_of.end()) {
-        s.tid[i] = c.tid[it->second];
-        s.pid[i] = c.pid[it->second];
-      }
     }
   }
 
