@@ -1,6 +1,7 @@
 #include "bench/bench_run.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <chrono>
 #include <ctime>
 
@@ -36,7 +37,7 @@ std::string options_json(const BenchOptions& o) {
   return j.dump();
 }
 
-Result<machine::Profile> finish_profile(const std::string& raw_json, const char* host_root) {
+Result<machine::Profile> finish_profile(const std::string& raw_json, const char* host_root, CauseFinder causes) {
   auto parsed = machine::parse_profile(raw_json);
   if (!parsed.ok())
     return Status::Error("the GPU benchmark module returned an unreadable result: " + parsed.status().message());
@@ -54,11 +55,12 @@ Result<machine::Profile> finish_profile(const std::string& raw_json, const char*
     p.host = collect_host_info(in);
     for (auto& g : p.gpus) fill_gpu_host_facts(g, in);
   }
-  judge(p);
+  judge(p, causes);
   return p;
 }
 
-Result<machine::Profile> run_bench(const BenchModule& module, const BenchOptions& o, const ProgressFn& progress) {
+Result<machine::Profile> run_bench(const BenchModule& module, const BenchOptions& o, const ProgressFn& progress,
+                                   CauseFinder causes) {
   int rc = 0;
   auto raw = module.run(options_json(o), progress, &rc);
   if (!raw.ok()) return raw.status();
@@ -67,7 +69,7 @@ Result<machine::Profile> run_bench(const BenchModule& module, const BenchOptions
     auto p = machine::parse_profile(raw.value());
     return Status::Error(p.ok() && !p->error.empty() ? p->error : "the benchmark module rejected the options");
   }
-  return finish_profile(raw.value());
+  return finish_profile(raw.value(), "", causes);
 }
 
 Result<std::vector<TestcaseInfo>> list_testcases(const BenchModule& module) {
@@ -114,6 +116,27 @@ bool any_selftest_failed(const machine::Profile& p) {
     }
   }
   return false;
+}
+
+Result<std::vector<std::string>> save_profiles(const machine::Profile& p) {
+  const char* env = std::getenv(machine::kProfileEnvVar);
+  const bool env_file = env != nullptr && env[0] != '\0' && !machine::profiles_disabled();
+  std::vector<std::pair<std::string, machine::Profile>> parts;
+  if (env_file) {
+    parts.emplace_back(env, p);
+  } else {
+    for (auto& [name, part] : split_by_gpu_name(p)) {
+      auto path = machine::default_profile_path(name);
+      if (!path) return Status::Error(ErrorCode::kFailed, "cannot save: neither XDG_CONFIG_HOME nor HOME is set");
+      parts.emplace_back(*path, std::move(part));
+    }
+  }
+  std::vector<std::string> saved;
+  for (const auto& [path, part] : parts) {
+    if (Status s = machine::save_profile(part, path); !s.ok()) return s;
+    saved.push_back(path);
+  }
+  return saved;
 }
 
 }  // namespace chokepoint::bench

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "machine/ceilings.h"
+#include "machine/profile.h"
 
 namespace chokepoint::bench {
 
@@ -21,7 +22,8 @@ enum class Basis {
 };
 
 // Which catalogue of likely causes explains a result below par (causes.h).
-enum class Group { kPcie, kPageable, kDram, kL2, kLaunch, kCompute, kSelftest };
+// What a testcase measures (machine/profile.h: the engine's bench evaluators read it).
+using Group = machine::BenchGroup;
 
 struct Expectation {
   std::string_view key;

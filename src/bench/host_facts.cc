@@ -54,24 +54,6 @@ std::vector<int> numa_nodes_of(const machine::HostInputs& in, const std::set<uns
 
 }  // namespace
 
-int pcie_gen_from_speed(std::string_view s) {
-  // Transfer rate per lane by generation: 2.5, 5, 8, 16, 32, 64 GT/s.
-  const double gts = std::atof(std::string(s).c_str());
-  if (gts <= 0) return -1;
-  constexpr double kRates[] = {2.5, 5, 8, 16, 32, 64};
-  for (int i = 0; i < 6; ++i) {
-    if (gts < kRates[i] * 1.1) return i + 1;
-  }
-  return 6;
-}
-
-int pcie_width_from_text(std::string_view s) {
-  std::string t(s);
-  if (!t.empty() && (t[0] == 'x' || t[0] == 'X')) t.erase(0, 1);
-  const int w = std::atoi(t.c_str());
-  return w > 0 ? w : -1;
-}
-
 machine::HostInfo collect_host_info(const machine::HostInputs& in) {
   machine::HostInfo h;
   char name[256] = {};

@@ -13,12 +13,6 @@
 
 namespace chokepoint::bench {
 
-// "32.0 GT/s PCIe" -> 5, "16.0 GT/s" -> 4, "8 GT/s" -> 3 ...; -1 when unknown.
-int pcie_gen_from_speed(std::string_view sysfs_speed);
-
-// "16" -> 16, "x16" -> 16; -1 when unknown.
-int pcie_width_from_text(std::string_view sysfs_width);
-
 // Host facts (hostname, VM, governor, load, IOMMU, NUMA nodes of this process' CPUs,
 // relevant environment). The hostname and the environment are this process's, so only
 // taken when `in` is the live machine (root "/").

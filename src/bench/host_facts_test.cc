@@ -32,17 +32,17 @@ class FakeRoot {
 };
 
 TEST(HostFacts, PcieGeneration) {
-  EXPECT_EQ(pcie_gen_from_speed("2.5 GT/s PCIe"), 1);
-  EXPECT_EQ(pcie_gen_from_speed("5.0 GT/s PCIe"), 2);
-  EXPECT_EQ(pcie_gen_from_speed("8.0 GT/s PCIe"), 3);
-  EXPECT_EQ(pcie_gen_from_speed("16.0 GT/s PCIe"), 4);
-  EXPECT_EQ(pcie_gen_from_speed("32.0 GT/s PCIe"), 5);
-  EXPECT_EQ(pcie_gen_from_speed("64.0 GT/s PCIe"), 6);
-  EXPECT_EQ(pcie_gen_from_speed("Unknown"), -1);
-  EXPECT_EQ(pcie_gen_from_speed(""), -1);
-  EXPECT_EQ(pcie_width_from_text("16"), 16);
-  EXPECT_EQ(pcie_width_from_text("x8"), 8);
-  EXPECT_EQ(pcie_width_from_text(""), -1);
+  EXPECT_EQ(machine::pcie_gen_from_speed("2.5 GT/s PCIe"), 1);
+  EXPECT_EQ(machine::pcie_gen_from_speed("5.0 GT/s PCIe"), 2);
+  EXPECT_EQ(machine::pcie_gen_from_speed("8.0 GT/s PCIe"), 3);
+  EXPECT_EQ(machine::pcie_gen_from_speed("16.0 GT/s PCIe"), 4);
+  EXPECT_EQ(machine::pcie_gen_from_speed("32.0 GT/s PCIe"), 5);
+  EXPECT_EQ(machine::pcie_gen_from_speed("64.0 GT/s PCIe"), 6);
+  EXPECT_EQ(machine::pcie_gen_from_speed("Unknown"), -1);
+  EXPECT_EQ(machine::pcie_gen_from_speed(""), -1);
+  EXPECT_EQ(machine::pcie_width_from_text("16"), 16);
+  EXPECT_EQ(machine::pcie_width_from_text("x8"), 8);
+  EXPECT_EQ(machine::pcie_width_from_text(""), -1);
 }
 
 TEST(HostFacts, FromAFakeSysfs) {

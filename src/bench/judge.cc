@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "bench/causes.h"
 #include "bench/expectations.h"
 #include "machine/bench_keys.h"
 #include "machine/ceilings.h"
@@ -15,10 +14,35 @@ namespace {
 using machine::Measurement;
 using machine::ResultStatus;
 
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : "; ") + x;
-  return s;
+// What usually holds a test of `group` back when no rule names a cause.
+std::string generic_cause(machine::BenchGroup group, const Measurement& m) {
+  switch (group) {
+    case machine::BenchGroup::kPcie:
+      return "slower than the link allows: a PCIe switch shared with other devices, or host memory bandwidth";
+    case machine::BenchGroup::kDram:
+    case machine::BenchGroup::kL2:
+      return "memory clock below its maximum (nvidia-smi -q -d CLOCK), or another process using the GPU";
+    case machine::BenchGroup::kLaunch: return "slow host CPU (single-thread speed sets the launch cost)";
+    case machine::BenchGroup::kCompute:
+      return m.key == bench_keys::kFfmaFp32 ? "the SMs did not run at full clock or were shared with other work"
+                                            : "power capping under tensor load, or cuBLASLt chose a slow kernel for "
+                                              "this shape (see the note for the algorithm)";
+    case machine::BenchGroup::kPageable:
+    case machine::BenchGroup::kSelftest: return "";
+  }
+  return "";
+}
+
+// The causes of `m` below par: the engine's rules that apply, else the generic one.
+void set_causes(Measurement& m, machine::BenchGroup group, const machine::GpuProfile& g, const machine::HostInfo& host,
+                CauseFinder causes) {
+  m.cause.clear();
+  m.cause_rules.clear();
+  for (auto& c : causes != nullptr ? causes(group, m, g, host) : std::vector<machine::BenchCause>{}) {
+    m.cause += (m.cause.empty() ? "" : "; ") + c.text;
+    m.cause_rules.push_back(std::move(c.rule));
+  }
+  if (m.cause.empty()) m.cause = generic_cause(group, m);
 }
 
 machine::Ceilings published_for(const machine::GpuProfile& g) {
@@ -32,12 +56,13 @@ machine::Ceilings published_for(const machine::GpuProfile& g) {
 }
 
 void judge_one(Measurement& m, const machine::GpuProfile& g, const machine::Ceilings& pub,
-               const machine::HostInfo& host) {
+               const machine::HostInfo& host, CauseFinder causes) {
   m.reference.reset();
   m.pct_of_reference.reset();
   m.par_pct.reset();
   m.reference_source.clear();
   m.cause.clear();
+  m.cause_rules.clear();
   if (m.status == ResultStatus::kWaived) {
     m.verdict = machine::kVerdictWaived;
     m.cause = m.note;
@@ -74,7 +99,7 @@ void judge_one(Measurement& m, const machine::GpuProfile& g, const machine::Ceil
         m.reference_source = "measured:" + pinned;
         m.pct_of_reference = 100.0 * v / *p;
       }
-      m.cause = join(likely_causes(e->group, m, g, host));
+      set_causes(m, e->group, g, host, causes);
       return;
     }
     case Basis::kExpected:
@@ -108,7 +133,7 @@ void judge_one(Measurement& m, const machine::GpuProfile& g, const machine::Ceil
     return;
   }
   m.verdict = machine::kVerdictBelowPar;
-  m.cause = join(likely_causes(e->group, m, g, host));
+  set_causes(m, e->group, g, host, causes);
 }
 
 struct RidgeSource {
@@ -152,11 +177,11 @@ std::optional<double> measured_hbm_gbps(const machine::GpuProfile& g) {
   return g.ok_value(bench_keys::kDramRead);
 }
 
-void judge(machine::Profile& p) {
+void judge(machine::Profile& p, CauseFinder causes) {
   for (auto& g : p.gpus) {
     const machine::Ceilings pub = published_for(g);
     g.published_gpu = pub.gpu;
-    for (auto& m : g.results) judge_one(m, g, pub, p.host);
+    for (auto& m : g.results) judge_one(m, g, pub, p.host, causes);
     ridge_points(g, pub);
   }
 }

@@ -109,12 +109,12 @@ TEST(RealModule, BadOptionsAreRejected) {
   ASSERT_TRUE(m.ok());
   BenchOptions o;
   o.mode = "warp-speed";
-  auto r = run_bench(*m.value(), o, {});
+  auto r = run_bench(*m.value(), o, {}, nullptr);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("unknown mode 'warp-speed'"), std::string::npos) << r.status().message();
   o.mode = "quick";
   o.only = {"no_such_test"};
-  r = run_bench(*m.value(), o, {});
+  r = run_bench(*m.value(), o, {}, nullptr);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("unknown testcase 'no_such_test'"), std::string::npos);
 }
@@ -129,7 +129,8 @@ TEST(RealModule, NoGpuIsAClearError) {
   o.mode = "quick";
   o.only = {"launch_latency"};
   int calls = 0;
-  auto r = run_bench(*m.value(), o, [&calls](int, int, const std::string&) { ++calls; });
+  auto r = run_bench(
+      *m.value(), o, [&calls](int, int, const std::string&) { ++calls; }, nullptr);
   ASSERT_FALSE(r.ok());
   const std::string& msg = r.status().message();
   EXPECT_EQ(msg.rfind("no usable GPU: ", 0), 0u) << msg;

@@ -15,6 +15,7 @@
 #include "cli/output.h"
 #include "machine/profile_store.h"
 #include "report/bench_render.h"
+#include "rules/diagnose.h"
 
 namespace chokepoint::cli {
 namespace {
@@ -69,27 +70,12 @@ int print_testcases(const bench::BenchModule& module) {
 }
 
 int save_profiles(const machine::Profile& p, bool quiet) {
-  // $CHOKEPOINT_PROFILE naming a file redirects the lookup, so it also receives the save.
-  const char* env = std::getenv(machine::kProfileEnvVar);
-  const bool env_file = env != nullptr && env[0] != '\0' && !machine::profiles_disabled();
-  std::vector<std::pair<std::string, machine::Profile>> parts;
-  if (env_file) {
-    parts.emplace_back(env, p);
-  } else {
-    for (auto& [name, part] : bench::split_by_gpu_name(p)) {
-      auto path = machine::default_profile_path(name);
-      if (!path) {
-        std::fprintf(stderr, "chokepoint bench: cannot save: neither XDG_CONFIG_HOME nor HOME is set\n");
-        return 1;
-      }
-      parts.emplace_back(*path, std::move(part));
-    }
+  auto saved = bench::save_profiles(p);
+  if (!saved.ok()) {
+    say("bench", saved.status().message());
+    return 1;
   }
-  for (const auto& [path, part] : parts) {
-    if (Status s = machine::save_profile(part, path); !s.ok()) {
-      say("bench", s.message());
-      return 1;
-    }
+  for (const std::string& path : saved.value()) {
     if (!quiet) {
       std::fprintf(stderr, "chokepoint bench: saved the profile to %s; analyze and run use its ceilings\n",
                    path.c_str());
@@ -120,7 +106,7 @@ int show_profile(const BenchCliOptions& o) {
     say("bench", o.show + ": " + p->error);
     return 1;
   }
-  bench::judge(p.value());
+  bench::judge(p.value(), rules::bench_causes);
   return emit(o, p.value());
 }
 
@@ -148,8 +134,8 @@ int run_bench(const BenchCliOptions& o) {
   ProgressPrinter progress;
   progress.enabled = !o.quiet;
   progress.tty = isatty(STDERR_FILENO) == 1;
-  auto profile = bench::run_bench(*module.value(), bo,
-                                  [&progress](int d, int t, const std::string& l) { progress(d, t, l); });
+  auto profile = bench::run_bench(
+      *module.value(), bo, [&progress](int d, int t, const std::string& l) { progress(d, t, l); }, rules::bench_causes);
   progress.finish();
   if (!profile.ok()) {
     say("bench", profile.status().message());

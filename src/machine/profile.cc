@@ -1,5 +1,7 @@
 #include "machine/profile.h"
 
+#include <cstdlib>
+
 #include <nlohmann/json.hpp>
 
 #include "machine/profile_keys.h"
@@ -55,7 +57,8 @@ bool read_measurement(const Json& j, Measurement* m, std::string* err) {
             get_opt(j, key::kClockMhz, &m->clock_mhz, err) && get_opt(j, "reference", &m->reference, err) &&
             get(j, "reference_source", &m->reference_source, err) &&
             get_opt(j, "pct_of_reference", &m->pct_of_reference, err) && get_opt(j, "par_pct", &m->par_pct, err) &&
-            get(j, "verdict", &m->verdict, err) && get(j, "cause", &m->cause, err);
+            get(j, "verdict", &m->verdict, err) && get(j, "cause", &m->cause, err) &&
+            get(j, "cause_rules", &m->cause_rules, err);
   m->status = status_from(status);
   // An ok result without a value cannot be used as a ceiling: treat it as failed.
   if (ok && m->status == ResultStatus::kOk && !m->value) {
@@ -138,6 +141,7 @@ Json to_json(const Measurement& m) {
   j["par_pct"] = num(m.par_pct);
   j["verdict"] = m.verdict;
   j["cause"] = m.cause;
+  j["cause_rules"] = m.cause_rules;
   return j;
 }
 
@@ -265,6 +269,34 @@ std::string profile_to_json(const Profile& p) {
   for (const auto& g : p.gpus) gpus.push_back(to_json(g));
   j[key::kGpus] = std::move(gpus);
   return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+double foreign_gpu_memory_gib(const GpuProfile& g) {
+  // A CUDA context with cuBLASLt loaded takes up to ~1 GiB of device memory on large GPUs
+  // (module images, local memory reservation); more than this much missing at the start
+  // means another process holds it.
+  constexpr double kOwnContextGiB = 1.5;
+  if (g.memory_bytes <= 0 || g.free_memory_bytes < 0) return 0;
+  const double used = static_cast<double>(g.memory_bytes - g.free_memory_bytes) / (1u << 30);
+  return used > kOwnContextGiB ? used : 0;
+}
+
+int pcie_gen_from_speed(std::string_view s) {
+  // Transfer rate per lane by generation: 2.5, 5, 8, 16, 32, 64 GT/s.
+  const double gts = std::atof(std::string(s).c_str());
+  if (gts <= 0) return -1;
+  constexpr double kRates[] = {2.5, 5, 8, 16, 32, 64};
+  for (int i = 0; i < 6; ++i) {
+    if (gts < kRates[i] * 1.1) return i + 1;
+  }
+  return 6;
+}
+
+int pcie_width_from_text(std::string_view s) {
+  std::string t(s);
+  if (!t.empty() && (t[0] == 'x' || t[0] == 'X')) t.erase(0, 1);
+  const int w = std::atoi(t.c_str());
+  return w > 0 ? w : -1;
 }
 
 }  // namespace chokepoint::machine

@@ -41,6 +41,19 @@ struct Measurement {
   std::optional<double> par_pct;           // below this percentage the verdict is "below par"
   std::string verdict;                     // "ok" | "below par" | "above published" | "info" | "waived" | "failed"
   std::string cause;                       // the likely cause when not ok, else a remark
+  // The engine's rules behind `cause`, in its order (rules/registry.cc: the ids doctor,
+  // run and analyze report, e.g. "pcie-link-degraded"); empty for a generic cause.
+  std::vector<std::string> cause_rules;
+};
+
+// What a testcase measures, for the causes of a result below par: which part of the
+// machine can hold it back (bench/expectations.h gives each testcase's).
+enum class BenchGroup { kPcie, kPageable, kDram, kL2, kLaunch, kCompute, kSelftest };
+
+// One likely cause of a result below par: the rule that found it and its sentence.
+struct BenchCause {
+  std::string rule;
+  std::string text;
 };
 
 // Roofline ridge point: the arithmetic intensity (FLOP per byte of DRAM traffic) above
@@ -96,6 +109,16 @@ struct HostInfo {
   std::vector<int> process_numa_nodes;  // NUMA nodes of the CPUs this process may use
   std::vector<std::string> env;         // settings that change results, "NAME=value"
 };
+
+// GPU memory other processes hold, from the free memory at the start minus what a CUDA
+// context of `chokepoint bench`'s own takes; 0 when unknown.
+double foreign_gpu_memory_gib(const GpuProfile& g);
+
+// "32.0 GT/s PCIe" -> 5, "16.0 GT/s" -> 4, "8 GT/s" -> 3 ...; -1 when unknown (sysfs
+// current_link_speed / max_link_speed, and NVML's readings as bench keeps them).
+int pcie_gen_from_speed(std::string_view sysfs_speed);
+// "16" -> 16, "x16" -> 16; -1 when unknown.
+int pcie_width_from_text(std::string_view sysfs_width);
 
 struct Profile {
   std::string schema = kProfileSchema;

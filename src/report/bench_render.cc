@@ -95,7 +95,13 @@ void render_result(std::ostringstream& out, const machine::Measurement& m, const
   out << "  " << pad(safe(m.key), kKeyCol) << lpad(measured, kValueCol) << lpad(ref, kValueCol) << lpad(pct, kPctCol)
       << "  " << verdict_text(m, Style(o)) << "\n";
   const bool explain = m.verdict != machine::kVerdictOk && !m.cause.empty();
-  if (explain) wrap(out, m.cause, 6, o.width);
+  if (explain) {
+    // The engine's rules behind the cause, as doctor, run and analyze name them
+    // (`chokepoint explain <id>`).
+    std::string rules;
+    for (const auto& r : m.cause_rules) rules += (rules.empty() ? " [" : ", ") + r;
+    wrap(out, m.cause + (rules.empty() ? "" : rules + "]"), 6, o.width);
+  }
   if (o.notes && !m.note.empty() && m.note != m.cause) wrap(out, "(" + m.note + ")", 6, o.width);
 }
 

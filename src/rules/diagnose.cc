@@ -472,6 +472,17 @@ std::vector<Assessment> assess_machine(const MachineEvidence& m) {
   return out;
 }
 
+std::vector<machine::BenchCause> bench_causes(machine::BenchGroup group, const machine::Measurement& m,
+                                              const machine::GpuProfile& gpu, const machine::HostInfo& host) {
+  const BenchEvidence ev{group, m, gpu, host};
+  std::vector<machine::BenchCause> out;
+  for (const Rule& r : all_rules()) {
+    if (r.bench == nullptr) continue;
+    if (auto text = r.bench(ev)) out.push_back({std::string(r.id), std::move(*text)});
+  }
+  return out;
+}
+
 std::optional<Finding> evaluate_rule(const Rule& r, const EvidenceSet& ev) {
   return rule_finding(r, ev, ev.trace != nullptr && ev.trace->a.total().duration > 0);
 }

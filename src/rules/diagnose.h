@@ -63,4 +63,10 @@ Diagnosis diagnose_samples(const samples::Recording& rec, const analyses::sample
 // Every machine assessment (doctor's list): each rule with a machine evaluator, in order.
 std::vector<Assessment> assess_machine(const MachineEvidence& m);
 
+// Why a result of `chokepoint bench` is below par: each rule with a bench evaluator that
+// applies, in the registry's order, as (rule id, sentence). Empty when none applies
+// (bench/judge.cc then says what usually does). Its signature is bench::CauseFinder's.
+std::vector<machine::BenchCause> bench_causes(machine::BenchGroup group, const machine::Measurement& m,
+                                              const machine::GpuProfile& gpu, const machine::HostInfo& host);
+
 }  // namespace chokepoint::rules

@@ -1,6 +1,7 @@
 // no-tensor-cores: FP32 GEMM/conv on a GPU with tensor cores (TF32 / AMP would use them).
 #include <fmt/format.h>
 
+#include "rules/checks/checks.h"
 #include "rules/rule.h"
 
 namespace chokepoint::rules {
@@ -118,6 +119,7 @@ extern const Rule no_tensor_cores_rule = {
     .category = Category::kCompute,
     .trace = no_tensor_cores,
     .samples = no_tensor_cores_samples,
+    .bench = checks::bench_tf32_off,
     .meaning =
         "FP32 matrix work (GEMM, convolution) on a GPU with tensor cores: TF32 or bf16/fp16 mixed "
         "precision would run it several times faster.",

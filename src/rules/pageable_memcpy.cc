@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "base/plural.h"
+#include "rules/checks/checks.h"
 #include "rules/rule.h"
 #include "rules/sampled/live_util.h"
 #include "rules/sampled/starvation.h"
@@ -99,6 +100,7 @@ extern const Rule pageable_memcpy_rule = {
     .category = Category::kTransfer,
     .trace = pageable_memcpy,
     .samples = pageable_memcpy_samples,
+    .bench = checks::bench_pageable,
     .meaning =
         "Host<->device copies from or to pageable memory: the driver stages them through a pinned "
         "buffer at a fraction of the link's speed and the host blocks.",

@@ -43,7 +43,10 @@ namespace chokepoint::rules {
   X(transparent_hugepages)    \
   X(memlock)                  \
   X(dev_shm)                  \
-  X(trace_ready)
+  X(trace_ready)              \
+  X(profiler_attached)        \
+  X(launch_blocking)          \
+  X(io_virtualization)
 
 #define CHOKEPOINT_DECLARE_RULE(name) extern const Rule name##_rule;
 CHOKEPOINT_RULES(CHOKEPOINT_DECLARE_RULE)

@@ -17,6 +17,7 @@
 #include "analyses/sampled/live_analysis.h"
 #include "analyses/stacks/gil.h"
 #include "analyses/stacks/hotspots.h"
+#include "machine/profile.h"
 #include "rules/finding.h"
 #include "rules/machine_evidence.h"
 #include "timeline/import_stats.h"
@@ -63,6 +64,16 @@ struct RankEvidence {
   const analyses::distributed::DistributedAnalysis& d;
 };
 
+// One result of `chokepoint bench` below par (or a pageable copy, judged against pinned),
+// with its GPU's profile and the host it ran on: what the rules' bench evaluators read to
+// say why (bench/judge.h asks the engine, rules::bench_causes).
+struct BenchEvidence {
+  machine::BenchGroup group;
+  const machine::Measurement& m;
+  const machine::GpuProfile& gpu;
+  const machine::HostInfo& host;
+};
+
 // Everything one diagnosis reads; absent parts are null.
 struct EvidenceSet {
   const TraceEvidence* trace = nullptr;
@@ -79,6 +90,9 @@ using SampleFn = std::optional<Finding> (*)(const SampleEvidence&);
 using MachineFn = std::vector<Assessment> (*)(const MachineEvidence&);
 using StackFn = std::optional<Finding> (*)(const StackEvidence&);
 using RanksFn = std::optional<Finding> (*)(const RankEvidence&);
+// A bench evaluator: the sentence saying how the rule's condition holds the result back,
+// or nothing when it does not apply.
+using BenchFn = std::optional<std::string> (*)(const BenchEvidence&);
 
 // A rule is defined in its own file as `extern const Rule NAME_rule = {.id = ..., ...};`
 // and listed by one line in registry.cc. The three texts are its `chokepoint explain`
@@ -91,6 +105,7 @@ struct Rule {
   MachineFn machine = nullptr;
   StackFn stacks = nullptr;
   RanksFn ranks = nullptr;
+  BenchFn bench = nullptr;
   // How the engine treats what the rule finds, said here, never by its id in the engine:
   // - where the job's stacks measured GIL waiting (StackEvidence::gil), that measure
   //   decides: a samples-only finding the stacks do not back is dropped;

@@ -6,6 +6,7 @@
 
 #include "bench/judge.h"
 #include "bench/testing/canned_profiles.h"
+#include "rules/diagnose.h"
 
 namespace chokepoint::report {
 namespace {
@@ -13,7 +14,7 @@ namespace {
 machine::Profile canned() {
   auto p = machine::parse_profile(bench::testing::kH200Raw).value();
   p.gpus[0].find("d2h_pinned")->value = 20.0;  // one result below par, to see its cause
-  bench::judge(p);
+  bench::judge(p, rules::bench_causes);
   return p;
 }
 
@@ -49,6 +50,16 @@ TEST(TextRender, BelowParShowsThresholdAndCause) {
   const auto after = t.find(d2h) + d2h.size() + 1;
   EXPECT_EQ(t.substr(after, 6), "      ");  // the cause, indented under the row
   EXPECT_NE(t.find("PCIe switch", after), std::string::npos);
+  EXPECT_EQ(t.find("[", after), std::string::npos) << "a generic cause names no rule";
+}
+
+TEST(TextRender, ACauseNamesItsRules) {
+  machine::Profile p = canned();
+  p.gpus[0].pcie_speed_under_load = "16.0 GT/s PCIe";
+  p.gpus[0].pcie_speed_max = "32.0 GT/s PCIe";
+  bench::judge(p, rules::bench_causes);
+  const std::string t = render_bench_text(p);
+  EXPECT_NE(t.find("[pcie-link-degraded]"), std::string::npos) << t;
 }
 
 TEST(TextRender, WaivedFailedAndSummary) {

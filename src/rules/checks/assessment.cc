@@ -161,6 +161,7 @@ extern const Rule gpu_shared_rule = {
     .id = "gpu-shared",
     .category = Category::kMemory,
     .machine = checks::gpu_shared,
+    .bench = checks::bench_gpu_shared,
     .meaning = "Other processes run on the GPU and take its time and memory.",
     .detection = "doctor: NVML's list of compute processes on each GPU.",
     .action = "Stop them or move the job to a free GPU (CUDA_VISIBLE_DEVICES).",
@@ -185,6 +186,7 @@ extern const Rule cpu_governor_rule = {
     .id = "cpu-governor",
     .category = Category::kHost,
     .machine = checks::cpu_governor,
+    .bench = checks::bench_governor,
     .meaning =
         "The CPU frequency governor is not performance: launches and data loading run on slower "
         "or waking cores.",

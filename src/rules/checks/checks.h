@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "rules/machine_evidence.h"
+#include "rules/rule.h"
 
 namespace chokepoint::rules::checks {
 
@@ -30,6 +31,19 @@ std::vector<Assessment> transparent_hugepages(const MachineEvidence& m);
 std::vector<Assessment> memlock(const MachineEvidence& m);
 std::vector<Assessment> dev_shm(const MachineEvidence& m);
 std::vector<Assessment> trace_ready(const MachineEvidence& m);
+
+// The rules' bench evaluators (checks/bench.cc): why a `chokepoint bench` result is below par.
+std::optional<std::string> bench_pcie_link(const BenchEvidence& e);
+std::optional<std::string> bench_numa(const BenchEvidence& e);
+std::optional<std::string> bench_gpu_shared(const BenchEvidence& e);
+std::optional<std::string> bench_clock(const BenchEvidence& e);
+std::optional<std::string> bench_tf32_off(const BenchEvidence& e);
+std::optional<std::string> bench_pageable(const BenchEvidence& e);
+std::optional<std::string> bench_host_busy(const BenchEvidence& e);
+std::optional<std::string> bench_governor(const BenchEvidence& e);
+std::optional<std::string> bench_profiler(const BenchEvidence& e);
+std::optional<std::string> bench_launch_blocking(const BenchEvidence& e);
+std::optional<std::string> bench_io_virtualization(const BenchEvidence& e);
 
 // One subject each: what the evaluators above run per GPU / on the host.
 Assessment check_nvidia_driver(const doctor::NvmlFacts& n);

@@ -147,6 +147,7 @@ extern const Rule clock_throttled_rule = {
     .category = Category::kCompute,
     .samples = clock_throttled,
     .machine = checks::clock_throttled,
+    .bench = checks::bench_clock,
     .meaning =
         "The SM clock is held down while the GPU works: thermal or hardware slowdown (too hot, "
         "power brake) is a fault; the software power cap is normal under full load.",

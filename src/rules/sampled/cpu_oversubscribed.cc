@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "rules/checks/checks.h"
 #include "rules/rule.h"
 #include "rules/sampled/live_util.h"
 
@@ -96,6 +97,7 @@ extern const Rule cpu_oversubscribed_rule = {
     .id = "cpu-oversubscribed",
     .category = Category::kHost,
     .samples = cpu_oversubscribed,
+    .bench = checks::bench_host_busy,
     .meaning =
         "More runnable threads than CPUs: the job's threads wait in the run queue, usually every "
         "DataLoader worker running intra-op thread pools on all cores.",

@@ -101,6 +101,7 @@ extern const Rule numa_mismatch_rule = {
     .category = Category::kHost,
     .samples = numa_mismatch,
     .machine = checks::numa_mismatch,
+    .bench = checks::bench_numa,
     .meaning =
         "A process of the job is pinned to CPUs far from its GPU (another NUMA node or socket): "
         "its copies and pinned buffers cross the socket link.",

@@ -72,6 +72,7 @@ extern const Rule pcie_link_degraded_rule = {
     .category = Category::kTransfer,
     .samples = pcie_link_degraded,
     .machine = checks::pcie_link_degraded,
+    .bench = checks::bench_pcie_link,
     .meaning =
         "The GPU's PCIe link runs below the generation or width that the GPU and slot support (a "
         "bad riser, a wrong slot, a BIOS setting), so every copy is slower.",
