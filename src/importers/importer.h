@@ -4,6 +4,7 @@
 // whether it recognizes them, and lets the first that does read the file into the model.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -22,6 +23,9 @@ using ProgressFn = void (*)(void* ctx, uint64_t bytes_done, uint64_t bytes_total
 struct ImportOptions {
   ProgressFn progress = nullptr;
   void* progress_ctx = nullptr;
+  // The first bytes of files already read by the caller (decompressed, at least 64 KiB or
+  // the whole file), by path: a file found here is sniffed from them and not opened twice.
+  const std::map<std::string, std::string>* heads = nullptr;
 };
 
 class Importer {

@@ -336,10 +336,19 @@ struct FilePass {
   size_t* imported;
 };
 
+// The head of `file` to sniff: the caller's (ImportOptions::heads, read once by the input
+// plan), else read now.
+Result<std::string> sniff_head(const std::string& file, const ImportOptions& o) {
+  if (o.heads != nullptr) {
+    if (auto it = o.heads->find(file); it != o.heads->end()) return it->second.substr(0, kSniffBytes);
+  }
+  return read_head(file, kSniffBytes);
+}
+
 // One file of import_files: sniffed, then imported, skipped or named in *failed.
 Status import_file(const InputFile& input, FilePass& pass) {
   const std::string& file = input.path;
-  Result<std::string> head = read_head(file, kSniffBytes);
+  Result<std::string> head = sniff_head(file, pass.file_opts);
   if (!head.ok()) {
     if (!input.from_directory) return head.status();
     pass.failed->emplace_back(file, head.status().message());

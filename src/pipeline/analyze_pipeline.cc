@@ -55,13 +55,15 @@ Status one_job(const Inputs& in) {
 Result<report::Report> analyze_paths(const std::vector<std::string>& paths, const importers::ImportOptions& io,
                                      const AnalyzeOptions& ao) {
   const auto t0 = std::chrono::steady_clock::now();
+  // Each input classified, sniffed and parsed once, for the ranks and the import alike.
+  InputPlan plan = plan_inputs(paths);
   // The traces of two ranks or more: each rank on its own, then side by side.
-  if (const std::vector<RankInput> ranks = rank_inputs(paths); !ranks.empty()) {
+  if (const std::vector<RankInput> ranks = rank_inputs(plan); !ranks.empty()) {
     auto r = analyze_rank_inputs(ranks, paths, io, ao);
     if (r.ok()) r->analysis_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
   }
-  auto in = load_inputs(paths, io);
+  auto in = load_inputs(std::move(plan), io);
   if (!in.ok()) return in.status();
   if (Status s = one_job(in.value()); !s.ok()) return s;
   auto r = analyze_inputs(in.value(), ao);

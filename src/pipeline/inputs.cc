@@ -96,13 +96,16 @@ Result<samples::PyStacks> read_stack_file(const std::string& dir, const std::str
   return importers::read_pyspy_chrometrace(path, origin_ns);
 }
 
-Result<Inputs> load_recording(const std::string& dir, const importers::ImportOptions& opts) {
-  auto rec = samples::read_recording(dir);
-  if (!rec.ok()) return rec.status();
+namespace {
+
+// A recording already parsed, with its trace files (importers::ImportOptions::heads may
+// hold their heads) and its Python stacks.
+Inputs load_parsed_recording(const std::string& dir, samples::Recording rec, std::vector<std::string> trace_files,
+                             const importers::ImportOptions& opts) {
   Inputs in;
-  in.recording = std::move(rec).value();
+  in.recording = std::move(rec);
   in.recording_dir = dir;
-  in.trace_files = recording_trace_files(dir);
+  in.trace_files = std::move(trace_files);
   if (!in.trace_files.empty()) {
     in.trace_status = importers::import_paths(in.trace_files, in.tl, in.stats, opts);
     // Half a timeline from a failed import would pass for the whole run.
@@ -113,19 +116,37 @@ Result<Inputs> load_recording(const std::string& dir, const importers::ImportOpt
   return in;
 }
 
-Result<Inputs> load_inputs(const std::vector<std::string>& paths, const importers::ImportOptions& opts) {
-  for (const std::string& p : paths) {
-    if (!is_recording_dir(p)) continue;
-    if (paths.size() > 1) {
-      return Status::Error(ErrorCode::kInput,
-                           p + " is a chokepoint recording: analyze it on its own, not together with other inputs");
+}  // namespace
+
+Result<Inputs> load_recording(const std::string& dir, const importers::ImportOptions& opts) {
+  auto rec = samples::read_recording(dir);
+  if (!rec.ok()) return rec.status();
+  return load_parsed_recording(dir, std::move(rec).value(), recording_trace_files(dir), opts);
+}
+
+Result<Inputs> load_inputs(InputPlan plan, const importers::ImportOptions& opts) {
+  importers::ImportOptions with_heads = opts;
+  with_heads.heads = &plan.heads;  // sniffed once, by the plan
+  for (PlannedPath& p : plan.paths) {
+    if (!p.is_recording) continue;
+    if (plan.paths.size() > 1) {
+      return Status::Error(
+          ErrorCode::kInput,
+          p.path + " is a chokepoint recording: analyze it on its own, not together with other inputs");
     }
-    return load_recording(p, opts);
+    if (!p.recording) return samples::read_recording(p.path).status();  // why it does not read
+    return load_parsed_recording(p.path, std::move(*p.recording), std::move(p.trace_files), with_heads);
   }
+  std::vector<std::string> paths;
+  for (const PlannedPath& p : plan.paths) paths.push_back(p.path);
   Inputs in;
-  Status s = importers::import_paths(paths, in.tl, in.stats, opts);
+  Status s = importers::import_paths(paths, in.tl, in.stats, with_heads);
   if (!s.ok()) return s;
   return in;
+}
+
+Result<Inputs> load_inputs(const std::vector<std::string>& paths, const importers::ImportOptions& opts) {
+  return load_inputs(plan_inputs(paths), opts);
 }
 
 }  // namespace chokepoint::pipeline

@@ -9,6 +9,7 @@
 
 #include "base/status.h"
 #include "importers/importer.h"
+#include "pipeline/input_plan.h"
 #include "samples/recording_reader.h"
 #include "samples/stacks.h"
 #include "timeline/import_stats.h"
@@ -52,8 +53,11 @@ Result<samples::PyStacks> read_stack_file(const std::string& dir, const std::str
 // recording (samples::read_recording).
 Result<Inputs> load_recording(const std::string& dir, const importers::ImportOptions& opts = {});
 
-// Reads `paths`. Fails when nothing could be read, when a trace file is not recognized
-// (see importers::import_paths), or when a recording is given together with other inputs.
+// Reads the inputs of `plan` (input_plan.h: nothing it classified, sniffed or parsed is
+// done again). Fails when nothing could be read, when a trace file is not recognized (see
+// importers::import_paths), or when a recording is given together with other inputs.
+Result<Inputs> load_inputs(InputPlan plan, const importers::ImportOptions& opts = {});
+// The same, planned here.
 Result<Inputs> load_inputs(const std::vector<std::string>& paths, const importers::ImportOptions& opts = {});
 
 }  // namespace chokepoint::pipeline

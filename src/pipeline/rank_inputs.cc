@@ -18,9 +18,6 @@ namespace chokepoint::pipeline {
 namespace fs = std::filesystem;
 
 namespace {
-// torch.profiler writes distributedInfo before traceEvents, after deviceProperties (a few
-// KiB per GPU): this much of the head holds it.
-constexpr size_t kRankHeadBytes = 256 * 1024;
 
 // The integer after `"key"` and its colon at or after `from`, -1 none.
 int64_t int_after(const std::string& s, size_t from, const std::string& key) {
@@ -122,16 +119,15 @@ bool add_by_device(const std::vector<std::string>& files, int32_t domain, ByRank
 // A recording's CUPTI traces, one per process, by the rank its process had (or, when no
 // process had one, by their GPUs); false when a trace's process had none (or the
 // recording does not read).
-bool add_recording(const std::string& dir, int32_t domain, ByRank& by_rank) {
-  auto rec = samples::read_recording(dir);
-  if (!rec.ok()) return false;
+bool add_recording(const PlannedPath& p, int32_t domain, ByRank& by_rank) {
+  if (!p.recording) return false;
   std::vector<std::string> unranked;
   ByRank named;
-  for (const std::string& f : importers::distinct_contents(recording_trace_files(dir))) {
+  for (const std::string& f : importers::distinct_contents(p.trace_files)) {
     const int64_t pid = pid_of_trace_file(f);
     int32_t rank = -1;
-    for (const auto& p : rec.value().meta.processes) {
-      if (p.pid == pid && p.rank) rank = *p.rank;
+    for (const auto& proc : p.recording->meta.processes) {
+      if (proc.pid == pid && proc.rank) rank = *proc.rank;
     }
     if (rank < 0) {
       unranked.push_back(f);
@@ -147,32 +143,14 @@ bool add_recording(const std::string& dir, int32_t domain, ByRank& by_rank) {
   return false;
 }
 
-// The trace files of a path: itself, or the recognized files of a directory by name.
-std::vector<std::string> trace_files(const std::string& path) {
-  const auto importers = importers::all_importers();
-  std::vector<std::string> files;
-  std::error_code ec;
-  if (!fs::is_directory(path, ec)) return {path};
-  for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
-    // The error_code form: a symbolic link loop in the directory is skipped here (the
-    // import names it), not thrown as an internal error (issue 47).
-    std::error_code type_ec;
-    if (it->is_regular_file(type_ec) && importers::is_trace_file_name(importers, it->path().filename().string()))
-      files.push_back(it->path().string());
-  }
-  std::sort(files.begin(), files.end());
-  // A copy of a trace under another name is not another rank (the import says which).
-  return importers::distinct_contents(files);
-}
-
 // Trace files by the rank their head names (or, when none names one, CUPTI traces by
 // their GPUs); false when one names none.
-bool add_traces(const std::string& path, int32_t domain, ByRank& by_rank) {
+bool add_traces(const PlannedPath& p, const InputPlan& plan, int32_t domain, ByRank& by_rank) {
   std::vector<std::string> unranked;
   ByRank named;
-  for (const std::string& f : trace_files(path)) {
-    auto head = importers::read_head(f, kRankHeadBytes);
-    const int32_t rank = head.ok() ? rank_in_head(head.value()) : -1;
+  for (const std::string& f : p.trace_files) {
+    const auto it = plan.ranks.find(f);
+    const int32_t rank = it == plan.ranks.end() ? -1 : it->second;
     if (rank < 0) {
       unranked.push_back(f);
       continue;
@@ -186,14 +164,13 @@ bool add_traces(const std::string& path, int32_t domain, ByRank& by_rank) {
 
 }  // namespace
 
-std::vector<RankInput> rank_inputs(const std::vector<std::string>& paths) {
+std::vector<RankInput> rank_inputs(const InputPlan& plan) {
   ByRank by_rank;
   bool all = true;
-  for (size_t i = 0; i < paths.size(); ++i) {
+  for (size_t i = 0; i < plan.paths.size(); ++i) {
     const auto domain = static_cast<int32_t>(i);
-    all = (is_recording_dir(paths[i]) ? add_recording(paths[i], domain, by_rank)
-                                      : add_traces(paths[i], domain, by_rank)) &&
-          all;
+    const PlannedPath& p = plan.paths[i];
+    all = (p.is_recording ? add_recording(p, domain, by_rank) : add_traces(p, plan, domain, by_rank)) && all;
   }
   // Files without a rank beside ranked ones, or one rank seen twice in two domains: not a
   // job's ranks; the pooled analysis applies.

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "pipeline/input_plan.h"
+
 namespace chokepoint::pipeline {
 
 struct RankInput {
@@ -30,8 +32,8 @@ int32_t rank_in_head(const std::string& head);
 // The pid of a CUPTI trace file name (".../trace-4242.cptrace", "trace-4242-w2.cptrace.gz"), -1 none.
 int64_t pid_of_trace_file(const std::string& path);
 
-// Files of `paths` grouped by rank, in rank order; empty unless they hold two ranks or
-// more (then `analyze` pools them as one job, as before).
-std::vector<RankInput> rank_inputs(const std::vector<std::string>& paths);
+// The trace files of the inputs grouped by rank, in rank order; empty unless they hold
+// two ranks or more (then `analyze` pools them as one job, as before).
+std::vector<RankInput> rank_inputs(const InputPlan& plan);
 
 }  // namespace chokepoint::pipeline

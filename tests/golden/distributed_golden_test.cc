@@ -9,6 +9,7 @@
 #include <string>
 
 #include "pipeline/analyze_pipeline.h"
+#include "pipeline/input_plan.h"
 #include "pipeline/rank_inputs.h"
 #include "published_ceilings.h"
 #include "report/json_reporter.h"
@@ -142,7 +143,7 @@ TEST(DistributedGolden, RealGlooStragglerOnTheH200) {
 // ranks' GPUs are judged one by one, and without collectives no straggler is named.
 TEST(DistributedGolden, TwoGpuDdpRecordingWithoutTraces) {
   const std::string rec = std::string(CHOKEPOINT_TEST_DATA) + "/live/ddp_2gpu";
-  EXPECT_TRUE(chokepoint::pipeline::rank_inputs({rec}).empty());
+  EXPECT_TRUE(chokepoint::pipeline::rank_inputs(chokepoint::pipeline::plan_inputs({rec})).empty());
   const Report r = analyze({rec});
   EXPECT_FALSE(r.distributed.has_value());
   ASSERT_TRUE(r.live.has_value());
@@ -159,7 +160,7 @@ TEST(DistributedGolden, TwoGpuDdpRecordingWithoutTraces) {
 // (tracer/steps: no NCCL, one GPU) stay pooled.
 TEST(DistributedGolden, PerProcessCuptiTracesOfADdpJobAreRanksByGpu) {
   const std::string ddp = std::string(CHOKEPOINT_TEST_DATA) + "/tracer/ddp";
-  const auto ranks = chokepoint::pipeline::rank_inputs({ddp});
+  const auto ranks = chokepoint::pipeline::rank_inputs(chokepoint::pipeline::plan_inputs({ddp}));
   ASSERT_EQ(ranks.size(), 2u);
   EXPECT_EQ(ranks[0].by_device, "GPU 0, pid 653");
   EXPECT_EQ(ranks[1].by_device, "GPU 1, pid 654");
@@ -174,16 +175,21 @@ TEST(DistributedGolden, PerProcessCuptiTracesOfADdpJobAreRanksByGpu) {
                                  [](const auto& s) { return s.name == "import_ranks_by_device"; });
   ASSERT_NE(stat, r.import_stats.end());
   EXPECT_NE(stat->description.find("rank 1: GPU 1, pid 654"), std::string::npos) << stat->description;
-  EXPECT_TRUE(chokepoint::pipeline::rank_inputs({std::string(CHOKEPOINT_TEST_DATA) + "/tracer/steps"}).empty());
+  EXPECT_TRUE(chokepoint::pipeline::rank_inputs(
+                  chokepoint::pipeline::plan_inputs({std::string(CHOKEPOINT_TEST_DATA) + "/tracer/steps"}))
+                  .empty());
 }
 
 TEST(DistributedGolden, OneRankAloneIsThePooledAnalysis) {
-  EXPECT_TRUE(chokepoint::pipeline::rank_inputs({kDist + "straggler8/rank0.json.gz"}).empty());
-  EXPECT_EQ(chokepoint::pipeline::rank_inputs({kDist + "straggler8"}).size(), 8u);
+  EXPECT_TRUE(chokepoint::pipeline::rank_inputs(chokepoint::pipeline::plan_inputs({kDist + "straggler8/rank0.json.gz"}))
+                  .empty());
+  EXPECT_EQ(chokepoint::pipeline::rank_inputs(chokepoint::pipeline::plan_inputs({kDist + "straggler8"})).size(), 8u);
   // A directory of unrelated single-GPU traces is neither ranks nor one job: refused,
   // naming the jobs found (it was pooled into one impossible report), where the traces of
   // one program with and without Python stacks are one job.
-  EXPECT_TRUE(chokepoint::pipeline::rank_inputs({std::string(CHOKEPOINT_TEST_DATA) + "/kineto"}).empty());
+  EXPECT_TRUE(chokepoint::pipeline::rank_inputs(
+                  chokepoint::pipeline::plan_inputs({std::string(CHOKEPOINT_TEST_DATA) + "/kineto"}))
+                  .empty());
   const auto mixed = chokepoint::golden::analyze_fixture({std::string(CHOKEPOINT_TEST_DATA) + "/kineto"});
   ASSERT_FALSE(mixed.ok());
   const std::string why = mixed.status().message();
