@@ -1,8 +1,8 @@
 #include "bench/bench_run.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 
 #include <nlohmann/json.hpp>

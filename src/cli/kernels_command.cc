@@ -13,12 +13,10 @@
 #include "cli/commands.h"
 #include "cli/exit_status.h"
 #include "cli/output.h"
-#include "importers/ncu/ncu_csv.h"
-#include "live/child.h"
 #include "pipeline/inputs.h"
 #include "pipeline/kernels_pipeline.h"
+#include "pipeline/ncu_session.h"
 #include "report/kernels_render.h"
-#include "tracer/setup.h"
 
 namespace chokepoint::cli {
 namespace {
@@ -74,137 +72,13 @@ int run_files(const KernelsCliOptions& o) {
   return write_view(o, v.value(), keep);
 }
 
-// ncu: --ncu-path, else on PATH, else the CUDA toolkit's usual place; "" when none.
-std::string find_ncu(const std::string& given) {
-  if (!given.empty()) return ::access(given.c_str(), X_OK) == 0 ? given : std::string();
-  const char* path = std::getenv("PATH");
-  std::string dirs = path != nullptr ? path : "";
-  dirs += ":/usr/local/cuda/bin";
-  std::stringstream ss(dirs);
-  for (std::string d; std::getline(ss, d, ':');) {
-    if (d.empty()) continue;
-    const std::string p = d + "/ncu";
-    if (::access(p.c_str(), X_OK) == 0 && is_regular_file_path(p)) return p;
-  }
-  return "";
-}
-
-// A new directory for what the run leaves: DIR, else DIR.1, DIR.2 ...
-Result<std::string> fresh_dir(const std::string& base) {
-  std::error_code ec;
-  for (int i = 0; i < 1000; ++i) {
-    const std::string d = i == 0 ? base : base + "." + std::to_string(i);
-    if (fs::exists(d, ec)) continue;
-    if (!fs::create_directories(d, ec))
-      return Status::Error(ErrorCode::kIo, "cannot create '" + d + "': " + ec.message());
-    return fs::absolute(d, ec).string();
-  }
-  return Status::Error(ErrorCode::kIo, "no free directory name like '" + base + "'");
-}
-
-// Runs argv with its stdout and stderr in files; its exit status.
-Result<int> run_to_files(const std::vector<std::string>& argv, const std::string& out, const std::string& err,
-                         const std::vector<std::pair<std::string, std::string>>& env = {}) {
-  std::vector<std::string> sh = {"/bin/sh", "-c", "out=$1; err=$2; shift 2; exec \"$@\" > \"$out\" 2> \"$err\"",
-                                 "sh",      out,  err};
-  sh.insert(sh.end(), argv.begin(), argv.end());
-  auto child = live::Child::spawn(sh, env);
-  if (!child.ok()) return child.status();
-  return child.value().wait();
-}
-
-std::string file_text(const std::string& path) {
-  auto t = read_regular_file(path);
-  return t.ok() ? t.value() : std::string();
-}
-
-bool mentions(const std::string& text, const char* what) { return text.find(what) != std::string::npos; }
-
-// Step 1: the command under the CUPTI tracer; the trace files it left.
-Result<std::vector<std::string>> traced_run(const KernelsCliOptions& o, const std::string& dir) {
-  const std::string tracer = tracer::find_tracer_library();
-  if (tracer.empty()) {
-    return Status::Error(ErrorCode::kUnsupported,
-                         "--ncu needs the CUPTI tracer, libchokepoint_tracer.so, next to the chokepoint executable "
-                         "(or $CHOKEPOINT_TRACER_LIB)");
-  }
-  if (!o.quiet) say(kCmd, "1/2: tracing the command to find its top kernels (output in " + dir + "/trace.out)");
-  auto rc = run_to_files(o.args, dir + "/trace.out", dir + "/trace.err",
-                         {{"CUDA_INJECTION64_PATH", tracer}, {"CHOKEPOINT_TRACE_DIR", dir}});
-  if (!rc.ok()) return rc.status();
-  std::vector<std::string> files = pipeline::recording_trace_files(dir);
-  if (rc.value() != 0) {
-    say(kCmd, "the command exited with status " + std::to_string(rc.value()) + " in the traced run (its output: " +
-                  dir + "/trace.out, trace.err)" + (files.empty() ? "" : "; going on with what it traced"));
-  }
-  if (files.empty()) {
-    return Status::Error(ErrorCode::kInput,
-                         "the traced run left no trace in " + dir +
-                             ": the command launched no CUDA work (or another CUPTI client held it)");
-  }
-  return files;
-}
-
-// Step 2: ncu on each target; the metrics of those it measured.
-int profile_targets(const KernelsCliOptions& o, const std::string& ncu, const std::string& dir,
-                    const pipeline::NcuPlan& plan) {
-  bool tensor = true;
-  std::vector<pipeline::NcuTarget> done;
-  std::vector<timeline::KernelMetrics> metrics;
-  for (size_t i = 0; i < plan.targets.size(); ++i) {
-    const auto& t = plan.targets[i];
-    const std::string base = dir + "/ncu-" + std::to_string(i + 1);
-    if (!o.quiet) {
-      say(kCmd, "2/2: ncu on kernel " + std::to_string(i + 1) + "/" + std::to_string(plan.targets.size()) + " " +
-                    t.function + " (launch " + std::to_string(t.launch_skip + 1) + " of its name)");
-    }
-    for (int attempt = 0; attempt < 2; ++attempt) {
-      const auto argv = pipeline::ncu_command_line(ncu, t, pipeline::ncu_metrics(tensor), o.args);
-      auto rc = run_to_files(argv, base + ".csv", base + ".log");
-      if (!rc.ok()) {
-        say(kCmd, "cannot run ncu: " + rc.status().message());
-        return kExitFailed;
-      }
-      auto f = importers::read_ncu_csv(base + ".csv");
-      if (f.ok()) {
-        done.push_back(t);
-        metrics.push_back(f.value().kernels.front());
-        break;
-      }
-      const std::string said = file_text(base + ".csv") + file_text(base + ".log");
-      if (mentions(said, "ERR_NVGPUCTRPERM")) {
-        say(kCmd,
-            "ncu may not read the GPU's performance counters (ERR_NVGPUCTRPERM): run as root, or let every user "
-            "profile: `options nvidia NVreg_RestrictProfilingToAdminUsers=0` in /etc/modprobe.d/, then reload the "
-            "driver or reboot (https://developer.nvidia.com/ERR_NVGPUCTRPERM). The trace and ncu's output are in " +
-                dir);
-        return kExitFailed;
-      }
-      if (tensor && (mentions(said, "Failed to find metric") || mentions(said, "nvalid metric"))) {
-        tensor = false;  // an older GPU or ncu without Hopper's tensor-path counters
-        continue;
-      }
-      say(kCmd, "ncu measured nothing for " + t.function + " (exit " + std::to_string(rc.value()) + "; " +
-                    f.status().message() + "); its output: " + base + ".csv, .log");
-      break;
-    }
-  }
-  if (metrics.empty()) {
-    say(kCmd, "ncu measured none of the kernels; the trace and ncu's output are in " + dir);
-    return kExitFailed;
-  }
-  analyses::KernelsView v = pipeline::kernels_from_plan(plan, done, metrics, {dir});
-  if (!tensor) v.notes.push_back("ncu did not know the tensor-path FLOP counters: tensor FLOP/s not measured");
-  v.notes.push_back("the traced run and ncu's exports are kept in " + dir);
-  return write_view(o, v, {});
-}
-
 int run_ncu(const KernelsCliOptions& o) {
   if (o.args.empty()) {
     say(kCmd, "--ncu needs the command to profile, after -- (chokepoint kernels --ncu -- python train.py)");
     return kExitUsage;
   }
-  const std::string ncu = find_ncu(o.ncu_path);
+  const char* path = std::getenv("PATH");
+  const std::string ncu = pipeline::find_ncu(o.ncu_path, path != nullptr ? path : "");
   if (ncu.empty()) {
     say(kCmd, o.ncu_path.empty() ? "ncu (Nsight Compute) is not on PATH nor in /usr/local/cuda/bin: install Nsight "
                                    "Compute (part of the CUDA toolkit) or name it with --ncu-path"
@@ -218,22 +92,24 @@ int run_ncu(const KernelsCliOptions& o) {
       return kExitUsage;
     }
   }
-  auto dir = fresh_dir(o.dir);
+  pipeline::NcuSessionOptions so;
+  so.command = o.args;
+  so.ncu = ncu;
+  so.kernels = ko;
+  auto dir = pipeline::fresh_dir(o.dir);
   if (!dir.ok()) {
     say(kCmd, dir.status().message());
     return exit_status(dir.status());
   }
-  auto files = traced_run(o, dir.value());
-  if (!files.ok()) {
-    say(kCmd, files.status().message());
-    return exit_status(files.status());
+  so.dir = dir.value();
+  auto v = pipeline::run_ncu_session(so, [&o](const std::string& line, bool progress) {
+    if (!progress || !o.quiet) say(kCmd, line);
+  });
+  if (!v.ok()) {
+    say(kCmd, v.status().message());
+    return exit_status(v.status());
   }
-  auto plan = pipeline::plan_ncu(files.value(), ko);
-  if (!plan.ok()) {
-    say(kCmd, plan.status().message() + " (the trace is in " + dir.value() + ")");
-    return exit_status(plan.status());
-  }
-  return profile_targets(o, ncu, dir.value(), plan.value());
+  return write_view(o, v.value(), {});
 }
 
 }  // namespace

@@ -130,19 +130,14 @@ std::optional<std::string> trace_window(const char* cmd, const LiveOptions& o) {
   return w.value();
 }
 
-// The tracer --trace needs: its library, and the folder of the libcupti it loads when that
-// is not where the library was built to find it ("" then); nullopt (said) when there is
-// no library. One that does not load here on its own is said and still used. Without
-// --trace: both empty.
-struct TraceSetup {
-  std::string library;
-  std::string cupti_dir;
-};
-
-std::optional<TraceSetup> trace_setup(const char* cmd, const LiveOptions& o) {
-  if (!tracing(o)) return TraceSetup{};
-  const std::string tracer = tracer::find_tracer_library();
-  if (tracer.empty()) {
+// The tracer --trace needs (tracer::resolve_trace_setup), with what the user is told;
+// nullopt (said) when there is no library. Without --trace: empty.
+std::optional<tracer::TraceSetup> trace_setup(const char* cmd, const LiveOptions& o) {
+  if (!tracing(o)) return tracer::TraceSetup{};
+  const char* path = std::getenv("PATH");
+  tracer::TraceSetup t = tracer::resolve_trace_setup(o.command, path != nullptr ? path : "");
+  using Outcome = tracer::TraceSetup::Outcome;
+  if (t.outcome == Outcome::kNoLibrary) {
     std::fprintf(stderr,
                  "chokepoint %s: --trace needs the CUPTI tracer, libchokepoint_tracer.so, next to the chokepoint "
                  "executable (or at $CHOKEPOINT_TRACER_LIB), and there is none: this build found no CUDA toolkit "
@@ -152,40 +147,27 @@ std::optional<TraceSetup> trace_setup(const char* cmd, const LiveOptions& o) {
                  cmd);
     return std::nullopt;
   }
-  const tracer::TracerProbe probe = tracer::probe_tracer(tracer);
-  if (probe.loads) return TraceSetup{tracer, ""};
-  // No CUPTI where the build found it: PyTorch's wheels bring one into the job's Python
-  // environment (nvidia-cuda-cupti), which the job then loads through LD_LIBRARY_PATH.
-  const char* path = std::getenv("PATH");
-  const std::string python = tracer::python_of_command(o.command, path != nullptr ? path : "");
-  const std::string wheel = probe.cupti_soname.empty()
-                                ? std::string()
-                                : tracer::find_wheel_cupti(tracer::site_packages_of(python), probe.cupti_soname);
-  if (!wheel.empty() && tracer::probe_tracer(tracer, wheel).loads) {
-    if (!o.quiet) {
-      std::fprintf(stderr, "chokepoint %s: --trace: CUPTI from the job's Python environment: %s\n", cmd,
-                   escape_controls(wheel).c_str());
-    }
-    return TraceSetup{tracer, std::filesystem::path(wheel).parent_path().string()};
+  if (t.outcome == Outcome::kWheelCupti && !o.quiet) {
+    std::fprintf(stderr, "chokepoint %s: --trace: CUPTI from the job's Python environment: %s\n", cmd,
+                 escape_controls(t.wheel).c_str());
   }
-  // Said, not refused: the job may bring a CUPTI of its own that the loader reuses
-  // (PyTorch loads one at import, from wherever its environment keeps it).
-  if (!o.quiet) {
-    const std::string need = probe.cupti_soname.empty() ? "its CUPTI library" : probe.cupti_soname;
-    const std::string where = python.empty() ? "" : " (" + escape_controls(python) + ")";
+  if (t.outcome == Outcome::kUnsure && !o.quiet) {
+    const std::string need = t.probe.cupti_soname.empty() ? "its CUPTI library" : t.probe.cupti_soname;
+    const std::string where = t.python.empty() ? "" : " (" + escape_controls(t.python) + ")";
     std::fprintf(stderr,
                  "chokepoint %s: --trace: the tracer %s does not load here on its own: %s. It needs %s: unless "
                  "the job loads one itself (PyTorch does), there will be no trace. Install the CUDA toolkit of "
                  "that version, or the nvidia-cuda-cupti wheel in the job's Python environment%s; `chokepoint "
                  "doctor` checks this\n",
-                 cmd, escape_controls(tracer).c_str(), escape_controls(probe.error).c_str(), need.c_str(),
+                 cmd, escape_controls(t.library).c_str(), escape_controls(t.probe.error).c_str(), need.c_str(),
                  where.c_str());
   }
-  return TraceSetup{tracer, ""};
+  return t;
 }
 
 // The monitor's options from the command line; false (said) on a usage error.
-bool monitor_options(const char* cmd, const LiveOptions& o, const TraceSetup& tracer, live::MonitorOptions& mo) {
+bool monitor_options(const char* cmd, const LiveOptions& o, const tracer::TraceSetup& tracer,
+                     live::MonitorOptions& mo) {
   if (tracing(o)) {
     const std::optional<std::string> window = trace_window(cmd, o);
     if (!window) return false;
@@ -248,7 +230,7 @@ void print_live_report(const LiveOptions& o, const report::Report& rep, const li
 }
 
 int run_live(const char* cmd, const LiveOptions& o) {
-  const std::optional<TraceSetup> tracer = trace_setup(cmd, o);
+  const std::optional<tracer::TraceSetup> tracer = trace_setup(cmd, o);
   if (!tracer) return kExitWrapperFailed;
   auto reporter = report::make_reporter(o.format);  // add_format_option checked the name
   if (!reporter) {

@@ -2,7 +2,6 @@
 // `run --trace=on-demand` for a trace window, over its control socket (tracer/control.h).
 // PID may be the job's process or one it started (torchrun's ranks): every process of
 // PID's tree whose tracer listens gets the request.
-#include <dirent.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -17,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/pid_option.h"
+#include "sampler/proc/process_tree.h"
 #include "tracer/control.h"
 #include "tracer/trace_format.h"
 #include "tracer/window.h"
@@ -54,37 +54,6 @@ bool read_traced(int64_t pid, Traced* t, int* err) {
   return true;
 }
 
-int64_t parent_of(int64_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(in)), {});
-  const size_t close = text.rfind(')');
-  if (close == std::string::npos) return 0;
-  std::istringstream rest(text.substr(close + 1));
-  std::string state;
-  int64_t ppid = 0;
-  rest >> state >> ppid;
-  return ppid;
-}
-
-// PID and every process below it.
-std::vector<int64_t> tree_of(int64_t root) {
-  std::map<int64_t, int64_t> parent;
-  if (DIR* d = opendir("/proc")) {
-    while (dirent* e = readdir(d)) {
-      const int64_t pid = std::atoll(e->d_name);
-      if (pid > 0) parent[pid] = parent_of(pid);
-    }
-    closedir(d);
-  }
-  std::vector<int64_t> tree{root};
-  for (size_t i = 0; i < tree.size(); ++i) {
-    for (const auto& [pid, ppid] : parent) {
-      if (ppid == tree[i]) tree.push_back(pid);
-    }
-  }
-  return tree;
-}
-
 // The request over one process's socket: true when it answered "ok".
 bool ask(const Traced& t, const std::string& request) {
   const std::string socket = tracer::control_socket_path(t.dir, t.pid);
@@ -114,7 +83,8 @@ std::vector<Traced> traced_in(int64_t root, std::string* why) {
     return {};
   }
   std::vector<Traced> found;
-  for (int64_t pid : tree_of(root)) {
+  sampler::proc::ProcFs procfs = sampler::proc::ProcFs::live();
+  for (int64_t pid : sampler::proc::process_tree(procfs, root)) {
     if (read_traced(pid, &t, &err) && !t.dir.empty()) found.push_back(t);
   }
   if (found.empty()) *why = "process " + std::to_string(root) + " was not started by `chokepoint run --trace`";

@@ -215,4 +215,31 @@ std::string find_wheel_cupti(const std::vector<std::string>& site_packages, cons
   return "";
 }
 
+TraceSetup resolve_trace_setup(const std::vector<std::string>& command, const std::string& path_env) {
+  TraceSetup t;
+  t.library = find_tracer_library();
+  if (t.library.empty()) return t;  // kNoLibrary
+  t.probe = probe_tracer(t.library);
+  if (t.probe.loads) {
+    t.outcome = TraceSetup::Outcome::kLoads;
+    return t;
+  }
+  // No CUPTI where the build found it: PyTorch's wheels bring one into the job's Python
+  // environment (nvidia-cuda-cupti), which the job then loads through LD_LIBRARY_PATH.
+  t.python = python_of_command(command, path_env);
+  const std::string wheel = t.probe.cupti_soname.empty()
+                                ? std::string()
+                                : find_wheel_cupti(site_packages_of(t.python), t.probe.cupti_soname);
+  if (!wheel.empty() && probe_tracer(t.library, wheel).loads) {
+    t.outcome = TraceSetup::Outcome::kWheelCupti;
+    t.wheel = wheel;
+    t.cupti_dir = std::filesystem::path(wheel).parent_path().string();
+    return t;
+  }
+  // Not refused: the job may bring a CUPTI of its own that the loader reuses (PyTorch
+  // loads one at import, from wherever its environment keeps it).
+  t.outcome = TraceSetup::Outcome::kUnsure;
+  return t;
+}
+
 }  // namespace chokepoint::tracer

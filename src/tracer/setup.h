@@ -43,6 +43,26 @@ std::vector<std::string> site_packages_of(const std::string& python);
 // folders (nvidia/cuda_cupti/lib, nvidia/cu13/lib ...) and torch/lib. "" when none.
 std::string find_wheel_cupti(const std::vector<std::string>& site_packages, const std::string& soname);
 
+// What `run --trace` will use, decided before the job starts.
+struct TraceSetup {
+  enum class Outcome {
+    kNoLibrary,   // no libchokepoint_tracer.so: --trace cannot work (refused)
+    kLoads,       // the tracer loads here with the CUPTI it was built against
+    kWheelCupti,  // it loads with the CUPTI of the job's Python environment (cupti_dir)
+    kUnsure,      // it does not load on its own (probe.error): used, the job may bring one
+  };
+  Outcome outcome = Outcome::kNoLibrary;
+  std::string library;    // the tracer library
+  std::string cupti_dir;  // kWheelCupti: the folder of the wheel's libcupti, for LD_LIBRARY_PATH
+  std::string wheel;      // kWheelCupti: that libcupti
+  std::string python;     // the job's Python interpreter, "" when it is none
+  TracerProbe probe;      // what loading the tracer alone showed
+};
+
+// The tracer library, probed; when it does not load on its own, a CUPTI of the soname it
+// needs from the Python environment `command` runs in (resolved on `path_env`, PATH's form).
+TraceSetup resolve_trace_setup(const std::vector<std::string>& command, const std::string& path_env);
+
 // The CUDA major version a libcupti soname or path names: 13 for ".../libcupti.so.13"; 0 when none.
 int cupti_major_of(const std::string& soname_or_path);
 
