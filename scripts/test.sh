@@ -53,7 +53,7 @@ section "clang-tidy (.clang-tidy: cognitive complexity <= 35, bug-prone checks)"
 JOBS=$jobs bash scripts/check_tidy.sh build-ci
 
 if [[ "${SKIP_FUZZ:-0}" != 1 ]]; then
-  section "fuzz the importers (Kineto, recordings, CUPTI traces, py-spy stacks, ncu CSV) for ${FUZZ_SECONDS:-60} s"
+  section "fuzz the importers (Kineto, recordings, CUPTI traces, py-spy stacks, ncu CSV, nsys exports) for ${FUZZ_SECONDS:-60} s"
   FUZZ_BUILD_DIR=$PWD/build-ci bash fuzz/run.sh "${FUZZ_SECONDS:-60}"
 fi
 
