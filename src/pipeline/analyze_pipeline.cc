@@ -59,7 +59,9 @@ Result<report::Report> analyze_paths(const std::vector<std::string>& paths, cons
   InputPlan plan = plan_inputs(paths);
   // The traces of two ranks or more: each rank on its own, then side by side.
   if (const std::vector<RankInput> ranks = rank_inputs(plan); !ranks.empty()) {
-    auto r = analyze_rank_inputs(ranks, paths, io, ao);
+    importers::ImportOptions with_heads = io;
+    with_heads.heads = &plan.heads;  // each rank's files sniffed from the plan's heads
+    auto r = analyze_rank_inputs(ranks, paths, with_heads, ao);
     if (r.ok()) r->analysis_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
   }

@@ -18,10 +18,11 @@ namespace {
 
 namespace dist = analyses::distributed;
 
-// One rank's files imported into a timeline of their own; a recording's CUPTI traces get
-// the rank their process had.
-Status import_rank(const RankInput& r, timeline::Timeline& tl, timeline::ImportStats& stats) {
-  Status s = importers::import_paths(r.files, tl, stats, {});
+// One rank's files imported into a timeline of their own (sniffed from `heads`, the input
+// plan's, when given); a recording's CUPTI traces get the rank their process had.
+Status import_rank(const RankInput& r, const std::map<std::string, std::string>* heads, timeline::Timeline& tl,
+                   timeline::ImportStats& stats) {
+  Status s = importers::import_paths(r.files, tl, stats, {.heads = heads});
   if (!s.ok()) return s;
   for (auto& src : tl.sources) {
     if (src.rank < 0) src.rank = r.rank;
@@ -36,10 +37,11 @@ struct RankResult {
 };
 
 // Imports, analyzes and summarizes one rank; its timeline is gone when this returns.
-RankResult summarize(const RankInput& r, const AnalyzeOptions& ao, std::mutex& ctx_mutex) {
+RankResult summarize(const RankInput& r, const std::map<std::string, std::string>* heads, const AnalyzeOptions& ao,
+                     std::mutex& ctx_mutex) {
   RankResult out;
   timeline::Timeline tl;
-  out.status = import_rank(r, tl, out.stats);
+  out.status = import_rank(r, heads, tl, out.stats);
   if (!out.status.ok()) return out;
   Result<machine::MachineContext> ctx = Status::Error("unresolved");
   {
@@ -74,7 +76,7 @@ Result<report::Report> analyze_rank_inputs(const std::vector<RankInput>& ranks, 
   std::mutex ctx_mutex;
   auto work = [&] {
     for (size_t i = next++; i < ranks.size(); i = next++) {
-      results[i] = summarize(ranks[i], ao, ctx_mutex);
+      results[i] = summarize(ranks[i], io.heads, ao, ctx_mutex);
       const size_t d = ++done;
       if (io.progress != nullptr && workers == 1) io.progress(io.progress_ctx, d, ranks.size());
     }
@@ -122,7 +124,7 @@ Result<report::Report> analyze_rank_inputs(const std::vector<RankInput>& ranks, 
   const auto it = std::find_if(ranks.begin(), ranks.end(), [&](const RankInput& r) { return r.rank == detailed; });
   timeline::Timeline tl;
   timeline::ImportStats detail_stats;
-  if (Status s = import_rank(*it, tl, detail_stats); !s.ok()) return s;
+  if (Status s = import_rank(*it, io.heads, tl, detail_stats); !s.ok()) return s;
   auto ctx = resolve_machine_context(analyses::device_specs(tl), ao.ceilings);
   if (!ctx.ok()) return ctx.status();
   const analyses::Analysis a = analyses::analyze(tl, ctx.value());
