@@ -239,7 +239,9 @@ std::optional<Finding> rule_finding(const Rule& r, const EvidenceSet& ev, bool t
   if (ev.stacks != nullptr && r.stacks != nullptr) k = r.stacks(*ev.stacks);
   // Stacks that account for the GPU's idle time decide between input, sync and host
   // work: a samples-only guess (from CPU shares) that they do not back is dropped.
-  if (ev.stacks != nullptr && ev.stacks->decisive() && r.stacks != nullptr && !t && !k) s.reset();
+  if (ev.stacks != nullptr && ev.stacks->decisive() && r.stacks != nullptr && !r.stacks_can_miss && !t && !k) {
+    s.reset();
+  }
   // Where the stacks measured GIL waiting, that measure decides, not switch rates.
   if (r.gil_measure_decides && ev.stacks != nullptr && ev.stacks->gil != nullptr && !k) s.reset();
   // A trace with the host's ops and annotations (torch.profiler) attributes every gap:

@@ -33,6 +33,12 @@ const std::vector<GlossaryEntry>& other_entries() {
        "Load batches in DataLoader worker processes so the next batch is ready when the step ends.",
        "Suggested by input-pipeline-stall; its gain is the step replayed with the loading time overlapped.",
        "DataLoader(..., num_workers=N, pin_memory=True, persistent_workers=True, prefetch_factor=4)."},
+      {"prefetch-batches", "remedy",
+       "Make the next batch while the GPU runs this one, where the loop makes its batches itself (no DataLoader).",
+       "Suggested by input-pipeline-stall when the Python stacks hold the wait outside torch.utils.data; its "
+       "estimate is an upper bound: all of the batch making off the step.",
+       "The batch code in an IterableDataset read by DataLoader(num_workers=N, pin_memory=True), or a background "
+       "thread filling a queue of 2-4 batches."},
       {"pinned-copies", "remedy",
        "Copy from pinned memory without blocking, at the link's speed and overlapped with compute.",
        "Suggested by pageable-memcpy and transfer-bound; its gain is the step replayed with pinned copy rates.",

@@ -100,13 +100,19 @@ extern const Rule pageable_memcpy_rule = {
     .category = Category::kTransfer,
     .trace = pageable_memcpy,
     .samples = pageable_memcpy_samples,
+    .stacks = pageable_memcpy_stacks,
     .bench = checks::bench_pageable,
+    // A copy made inside a library's code (a Trainer's _prepare_inputs calling .to) is
+    // library time in the stacks, not a copy: the samples' PCIe evidence keeps its say.
+    .stacks_can_miss = true,
     .meaning =
         "Host<->device copies from or to pageable memory: the driver stages them through a pinned "
         "buffer at a fraction of the link's speed and the host blocks.",
     .detection =
         "From a trace: memcpy events marked pageable, 1% of the step or more. From live samples: "
-        "a starved GPU, a CPU-saturated main process and PCIe far below the link.",
+        "a starved GPU, a CPU-saturated main process and PCIe far below the link. From Python stacks: "
+        "the launching thread held in a line that copies to the GPU (.to(device), .cuda(), copy_) while "
+        "the GPU is idle.",
     .action =
         "Pin the host tensors (pin_memory()) and copy with .to(device, non_blocking=True). Remedy "
         "pinned-copies.",

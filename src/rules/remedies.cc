@@ -28,6 +28,11 @@ const std::vector<RemedyInfo>& all_remedies() {
        "DataLoader(..., num_workers=N, pin_memory=True, persistent_workers=True, prefetch_factor=4) with N up "
        "to the free cores, and .to(device, non_blocking=True) in the loop.",
        Remedy::kLoaderWorkers},
+      {"prefetch-batches", "Make the next batch while the GPU runs this one",
+       "The loop makes its batches itself (no DataLoader): wrap that code in a torch.utils.data.IterableDataset "
+       "read by a DataLoader(num_workers=N, pin_memory=True), or make batch k+1 in a background thread (a queue "
+       "of 2-4 batches) while step k runs, and copy with .to(device, non_blocking=True).",
+       std::nullopt, false, true},
       {"pinned-copies", "Copy from pinned memory without blocking",
        "Pin the host tensors once (x = x.pin_memory(), or DataLoader(pin_memory=True)) and copy with "
        ".to(device, non_blocking=True).",

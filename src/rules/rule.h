@@ -110,6 +110,9 @@ struct Rule {
   // - where the job's stacks measured GIL waiting (StackEvidence::gil), that measure
   //   decides: a samples-only finding the stacks do not back is dropped;
   bool gil_measure_decides = false;
+  // - where the job's stacks account for the GPU's idle time, a samples-only finding its
+  //   stacks evaluator does not back is dropped, unless the stacks can miss what it found;
+  bool stacks_can_miss = false;
   // - when it fires, remedy `lead_remedy` leads the remedies of finding `lead_for` too;
   std::string_view lead_for = {}, lead_remedy = {};
   // - from live samples: a busy GPU while it fires is bound by transfers, and what it
@@ -161,6 +164,7 @@ std::optional<Finding> numa_mismatch(const SampleEvidence& c);
 std::optional<Finding> host_sync_stacks(const StackEvidence& c);
 std::optional<Finding> input_pipeline_stall_stacks(const StackEvidence& c);
 std::optional<Finding> host_work_stacks(const StackEvidence& c);
+std::optional<Finding> pageable_memcpy_stacks(const StackEvidence& c);
 std::optional<Finding> gil_contention_stacks(const StackEvidence& c);
 
 // The cross-rank evaluators (one file per rule).

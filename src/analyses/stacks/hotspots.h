@@ -3,9 +3,17 @@
 // (samples/stacks.h), aggregated by the innermost frame of the job's own code (file:line,
 // function) and classified by what the stack is doing:
 //
-//   sync        the line calls .item() / .cpu() / .tolist() / .numpy() / synchronize /
-//               prints a tensor (read from the line's text), or the stack is in
-//               torch.cuda.synchronize: the thread waits for the GPU, then launches late
+//   sync        the stack is in torch.cuda.synchronize or prints a tensor, or its innermost
+//               frame is the job's line itself and that line calls .item() / .cpu() /
+//               .tolist() / .numpy() / synchronize (read from the line's text): the thread
+//               waits for the GPU, then launches late
+//   transfer    the innermost frame is the job's line itself and that line copies a tensor
+//               to the GPU (.to(device), .cuda(), copy_): a copy that holds the thread is a
+//               blocking one (a pageable source; a pinned non_blocking copy returns at once)
+//   waiting     the innermost frames wait for other threads or processes (threading's
+//               join/wait/locks, queue, concurrent.futures, multiprocessing): the thread
+//               launches nothing while it waits; the GPU's idle time belongs to the threads
+//               it waits for (attribute_host_time hands it over to them)
 //   data        torch.utils.data (the loader, or the main thread waiting on its workers),
 //               numpy memmap/npyio, PIL, torchvision transforms and datasets, or a function
 //               of the job named like get_batch / load / collate / decode / read
@@ -14,6 +22,10 @@
 //   checkpoint  torch.save / serialization, safetensors
 //   framework   torch's own Python between ops: modules' forward, autograd, dynamo
 //   other       the job's own code otherwise
+//
+// The line's text is read only when the stack's innermost frame is that line (the time is
+// in a native call the line makes): a line `t.join(); torch.cuda.synchronize()` whose
+// stack ends in threading.join is waiting on threads, not on the GPU (issue 42).
 //
 // GPU idleness comes from the trace when there is one (exact idle intervals of the GPU)
 // or from the sampled utilization (a tick 30% busy charges 70% of the stack's time in it).
@@ -28,8 +40,8 @@
 
 namespace chokepoint::analyses {
 
-enum class HostClass { kSync, kData, kOptimizer, kLogging, kCheckpoint, kFramework, kOther };
-inline constexpr int kNumHostClasses = 7;
+enum class HostClass { kSync, kData, kOptimizer, kLogging, kCheckpoint, kFramework, kOther, kTransfer, kWait };
+inline constexpr int kNumHostClasses = 9;
 std::string_view host_class_name(HostClass c);
 
 // A stretch of time and the share of it the GPU was idle (1 for a trace's idle interval).
@@ -55,12 +67,19 @@ struct HotSpot {
 };
 
 struct HostAttribution {
-  std::string method;         // "trace" (exact idle intervals) or "sampled utilization"
-  std::string thread;         // the launching thread(s), e.g. "MainThread of pid 4242"
+  std::string method;  // "trace" (exact idle intervals) or "sampled utilization"
+  std::string thread;  // the launching thread(s), e.g. "MainThread of pid 4242"
+  // The launching thread that mostly waited on other threads of its process and gave its
+  // place to them ("MainThread of pid 4242"; `thread` then names those it waited for);
+  // "" when none did.
+  std::string waiting_thread;
   double window_s = 0;        // analyzed time
   double gpu_idle_s = 0;      // GPU idle time in the window
   double covered_idle_s = 0;  // of it, while the launching thread had a sampled stack
   double idle_by_class[kNumHostClasses] = {};
+  // Of the covered idle time, what stacks inside torch.utils.data hold (a DataLoader in
+  // use, its workers or not); the rest of the data class is the job's own batch making.
+  double dataloader_idle_s = 0;
   std::vector<HotSpot> spots;  // largest idle_s first
   double idle_share(HostClass c) const {
     return covered_idle_s > 0 ? idle_by_class[static_cast<int>(c)] / covered_idle_s : 0;
@@ -95,6 +114,10 @@ std::vector<const HotSpot*> spots_to_show(const HostAttribution& a, size_t by_id
 // Whether a line of the job's code waits for the GPU: .item(), .cpu(), .tolist(),
 // .numpy(), synchronize().
 bool line_syncs(std::string_view text);
+
+// Whether a line of the job's code copies a tensor to the GPU: .cuda(), copy_(), or .to()
+// naming a device (cuda, dev, device, gpu) or non_blocking.
+bool line_copies_to_gpu(std::string_view text);
 
 // The class of one stack (innermost frame first); `text` is the line of the innermost
 // frame of the job's own code ("" unknown).

@@ -172,6 +172,72 @@ TEST(HostHotspots, ClassifiesByLibraryAndLineText) {
   EXPECT_EQ(classify_stack(f.s, {user}, "x = y + 1"), HostClass::kOther);
 }
 
+// The leaf frame, not the line's text, says what the thread does (issue 42): a line that
+// joins threads and then synchronizes, whose stack ends in threading's join, is waiting on
+// threads; the same line with the thread in its own native call is a sync.
+TEST(HostHotspots, TheLeafFrameDecidesNotTheLineText) {
+  Fixture f;
+  const int32_t line = f.frame("gil_join", "misreads.py", 75);
+  const int32_t lock = f.frame("_wait_for_tstate_lock", "/usr/lib/python3.12/threading.py", 1167);
+  const int32_t join = f.frame("join", "/usr/lib/python3.12/threading.py", 1147);
+  const int32_t sync = f.frame("synchronize", "/x/site-packages/torch/cuda/__init__.py", 985);
+  const int32_t builtin_to = f.frame("to", "<built-in>", 0);
+  const std::string text = "for t in threads: t.join(); torch.cuda.synchronize()";
+  EXPECT_EQ(classify_stack(f.s, {lock, join, line}, text), HostClass::kWait);
+  EXPECT_EQ(classify_stack(f.s, {sync, line}, text), HostClass::kSync);
+  EXPECT_EQ(classify_stack(f.s, {line}, text), HostClass::kSync);
+  // A copy to the GPU that holds the thread (a pageable source), in py-spy's stacks (the
+  // line is the leaf) and in a trace's (a built-in call under the line).
+  EXPECT_EQ(classify_stack(f.s, {line}, "xg = host.to(dev, non_blocking=False)"), HostClass::kTransfer);
+  EXPECT_EQ(classify_stack(f.s, {builtin_to, line}, "x = batch.cuda()"), HostClass::kTransfer);
+  EXPECT_EQ(classify_stack(f.s, {line}, "x = x.to(torch.float16)"), HostClass::kOther);
+  // A DataLoader's wait on its workers' queue is loading data, though its leaf waits.
+  const int32_t next = f.frame("__next__", "/x/site-packages/torch/utils/data/dataloader.py", 630);
+  const int32_t qget = f.frame("get", "/usr/lib/python3.12/queue.py", 180);
+  EXPECT_EQ(classify_stack(f.s, {lock, qget, next, line}, "for x, y in loader:"), HostClass::kData);
+  EXPECT_TRUE(line_copies_to_gpu("a, b = x.to(device), y.to(device)"));
+  EXPECT_TRUE(line_copies_to_gpu("buf.copy_(src, non_blocking=True)"));
+  EXPECT_FALSE(line_copies_to_gpu("m = model.to_empty()"));
+}
+
+// The main thread waits in join for the whole window while two threads of its process run
+// Python and launch the GPU work: the idle time goes to their lines, not the join.
+TEST(HostHotspots, AThreadThatOnlyWaitsGivesWayToTheThreadsItWaitsFor) {
+  Fixture f;
+  f.s.threads = {
+      {10, 10, "MainThread"}, {10, 12, "Thread-1 (worker)"}, {10, 13, "Thread-2 (worker)"}, {10, 14, "pin_memory"}};
+  const int32_t line = f.frame("main", "job.py", 30);
+  const int32_t join = f.frame("join", "/usr/lib/python3.12/threading.py", 1147);
+  const int32_t work = f.frame("worker", "job.py", 12);
+  const int32_t cond = f.frame("wait", "/usr/lib/python3.12/threading.py", 355);
+  f.s.source_lines["job.py:30"] = "for t in threads: t.join(); torch.cuda.synchronize()";
+  const int32_t joining = f.stack({join, line});
+  const int32_t working = f.stack({work});
+  const int32_t idle_thread = f.stack({cond, work});
+  f.seg(0, joining, 0, 1000);
+  f.seg(1, working, 0, 1000);
+  f.seg(2, working, 0, 400);
+  f.seg(3, idle_thread, 0, 1000);  // waits too: not a stand-in
+  AttributionInput in;
+  in.stacks = &f.s;
+  in.window_end_ns = 1000 * kMs;
+  in.idle = {{0, 1000 * kMs, 0.5}};
+  in.method = "sampled utilization";
+  HostAttribution a = attribute_host_time(in);
+  EXPECT_EQ(a.waiting_thread, "MainThread of pid 10");
+  EXPECT_EQ(a.thread, "Thread-1 (worker) of pid 10, Thread-2 (worker) of pid 10");
+  ASSERT_FALSE(a.spots.empty());
+  EXPECT_EQ(a.spots[0].frame.line, 12);
+  EXPECT_EQ(a.spots[0].cls, HostClass::kOther);
+  EXPECT_DOUBLE_EQ(a.idle_by_class[static_cast<int>(HostClass::kWait)], 0.0);
+  EXPECT_DOUBLE_EQ(a.idle_by_class[static_cast<int>(HostClass::kSync)], 0.0);
+  // A trace names the launching thread: it keeps it, waiting or not.
+  in.launch_threads = {{10, 10}};
+  a = attribute_host_time(in);
+  EXPECT_EQ(a.waiting_thread, "");
+  EXPECT_EQ(a.spots[0].cls, HostClass::kWait);
+}
+
 TEST(HostHotspots, NoStacksNoWindowNothing) {
   AttributionInput in;
   EXPECT_TRUE(attribute_host_time(in).spots.empty());

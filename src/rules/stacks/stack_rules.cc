@@ -109,10 +109,14 @@ std::optional<Finding> for_classes(const StackEvidence& c, std::initializer_list
                           100.0 * h.idle_s / std::max(a.gpu_idle_s, 1e-9));
   }
   f.detail = fmt::format(
-      "The GPU was idle {:.0f}% of {:.1f} s ({}); sampled Python stacks of {} put {:.0f}% of that idle time in {}, "
+      "The GPU was idle {:.0f}% of {:.1f} s ({}); sampled Python stacks of {}{} put {:.0f}% of that idle time in {}, "
       "{:.0f}% at {} in {}(){}.{}",
       100.0 * a.gpu_idle_s / a.window_s, a.window_s,
       a.method == "trace" ? "from the trace" : "from sampled utilization", a.thread,
+      a.waiting_thread.empty() ? ""
+                               : fmt::format(" (the threads that ran while {} waited on them, in join, locks or "
+                                             "queues)",
+                                             a.waiting_thread),
       100.0 * idle / std::max(a.gpu_idle_s, 1e-9), what, 100.0 * top->idle_s / std::max(a.gpu_idle_s, 1e-9),
       where(*top), top->frame.function,
       top->inner.empty() || top->inner == top->frame.function ? "" : " (inside " + top->inner + ")",
@@ -137,6 +141,18 @@ std::optional<Finding> host_sync_stacks(const StackEvidence& c) {
                      "Keep values on the GPU between logging steps: accumulate `loss.detach()` in a tensor and call "
                      ".item() / .cpu() only every N steps; compute metrics on the GPU; remove "
                      "torch.cuda.synchronize() from the loop.");
+}
+
+// A copy to the GPU that holds the launching thread is a blocking one: from pageable
+// memory (staged by the CPU through the driver's bounce buffer) or synchronous. A pinned
+// source copied with non_blocking=True returns at once, so the thread moves on to launch.
+// pageable_item (tests/data/workloads/misreads.py): a 64 MB pageable tensor copied each
+// step, then one scalar read with .cpu(); the copy was read as sync time (issue 42).
+std::optional<Finding> pageable_memcpy_stacks(const StackEvidence& c) {
+  return for_classes(c, {HostClass::kTransfer}, "copying to the GPU", {"pinned-copies"},
+                     "Copy from pinned memory without blocking: pin the host tensor once (tensor.pin_memory(), or "
+                     "DataLoader(pin_memory=True)) and copy with .to(device, non_blocking=True); keep data that is "
+                     "reused on the GPU instead of copying it every step.");
 }
 
 // The job's DataLoader workers as the samples saw them.
@@ -171,7 +187,22 @@ std::optional<Finding> input_pipeline_stall_stacks(const StackEvidence& c) {
                        "Make batches off the training thread: a DataLoader with num_workers > 0, pin_memory=True and "
                        "persistent_workers=True (or a background thread that prefetches the next batch), so the GPU "
                        "never waits for the next batch.");
-  if (!f || c.live == nullptr) return f;
+  if (!f) return f;
+  // No DataLoader in the stacks that hold the wait: the loop cuts its batches itself (a
+  // memmap sliced in the loop, as nanoGPT's get_batch), and workers are not the change.
+  const double data_idle = c.attr.idle_by_class[static_cast<int>(HostClass::kData)];
+  if (c.attr.dataloader_idle_s < 0.5 * data_idle) {
+    f->remedies = {"prefetch-batches"};
+    f->detail += fmt::format(
+        " No DataLoader holds this time ({:.0f}% of it is in torch.utils.data): the loop makes its batches itself.",
+        100.0 * c.attr.dataloader_idle_s / std::max(data_idle, 1e-9));
+    f->recommendation =
+        "Make the next batch while the GPU runs this one: the batch code in an IterableDataset read by a "
+        "DataLoader(num_workers=N, pin_memory=True), or a background thread filling a queue of 2-4 batches; copy "
+        "with .to(device, non_blocking=True).";
+    return f;
+  }
+  if (c.live == nullptr) return f;
   const Loader l = loader_of(*c.live);
   if (l.workers == 0 || l.restarted > 0 || l.busiest_pct >= kSpareWorkerPct) return f;
   // No remedy of ours shortens this wait, so no estimate either: a finding's estimate is its

@@ -111,5 +111,44 @@ TEST(StackRules, DiagnoseKeepsTheStacksFindingAndItsSource) {
   EXPECT_EQ(d.remedies.front().id, "defer-syncs");
 }
 
+// A loop that cuts its batches itself (no DataLoader in the stacks) is told to prefetch
+// them, not to add DataLoader workers (issue 42: an eager GPT script slicing a memmap got
+// dataloader-workers first).
+TEST(StackRules, BatchesMadeWithoutADataLoaderArePrefetchedNotGivenWorkers) {
+  auto a = attribution();
+  analyses::HotSpot getb;
+  getb.frame = {"get_batch", "/home/u/train.py", 40};
+  getb.cls = HostClass::kData;
+  getb.idle_s = 2.0;
+  getb.on_thread_s = 2.0;
+  a.spots.insert(a.spots.begin(), getb);
+  a.idle_by_class[static_cast<int>(HostClass::kData)] = 2.0;
+  StackEvidence ev{a, 100};
+  auto f = run_stack_rule(input_pipeline_stall_stacks, ev);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->remedies, std::vector<std::string>{"prefetch-batches"});
+  EXPECT_NE(f->detail.find("the loop makes its batches itself"), std::string::npos) << f->detail;
+  // With the wait inside torch.utils.data, workers are the change.
+  a.dataloader_idle_s = 2.0;
+  StackEvidence dl{a, 100};
+  EXPECT_EQ(run_stack_rule(input_pipeline_stall_stacks, dl)->remedies, std::vector<std::string>{"dataloader-workers"});
+}
+
+// The launching thread held in a copy to the GPU: pageable-memcpy, with pinned copies.
+TEST(StackRules, AThreadHeldInACopyIsAPageableCopy) {
+  auto a = attribution();
+  a.spots[0].text = "xg = host.to(dev)";
+  a.spots[0].cls = HostClass::kTransfer;
+  a.idle_by_class[static_cast<int>(HostClass::kSync)] = 0;
+  a.idle_by_class[static_cast<int>(HostClass::kTransfer)] = 3.0;
+  StackEvidence ev{a, 100};
+  EXPECT_FALSE(run_stack_rule(host_sync_stacks, ev).has_value());
+  auto f = run_stack_rule(pageable_memcpy_stacks, ev);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->id, "pageable-memcpy");
+  EXPECT_EQ(f->remedies, std::vector<std::string>{"pinned-copies"});
+  EXPECT_NE(f->title.find("copying to the GPU"), std::string::npos) << f->title;
+}
+
 }  // namespace
 }  // namespace chokepoint::rules
