@@ -99,7 +99,14 @@ std::optional<analyses::HostAttribution> attribute_host(const samples::PyStacks&
   if (tl != nullptr && a != nullptr && tl->gpu_ops.size() > 0) {
     if (!idle_from_trace(*tl, *a, stacks, in)) return std::nullopt;
   } else if (rec != nullptr && la != nullptr) {
-    if (!idle_from_samples(*rec, *la, in)) return std::nullopt;
+    if (!idle_from_samples(*rec, *la, in)) {
+      // No GPU work to wait (no GPU metrics, or a CPU-only run or phase): the stacks still
+      // say where the host's time went, over the whole recording (issue 42).
+      if (la->end_ns <= la->start_ns) return std::nullopt;
+      in.window_start_ns = la->start_ns;
+      in.window_end_ns = la->end_ns;
+      in.method = std::string(analyses::kNoGpuWork);
+    }
   } else {
     return std::nullopt;
   }

@@ -325,6 +325,20 @@ void host_hotspots(const Report& r, std::ostream& out) {
     return;
   }
   const analyses::HostAttribution& h = *r.host;
+  if (h.no_gpu_work()) {  // no GPU work to wait: where the host's time went (issue 42)
+    out << "## Where the host's time goes (Python stacks)\n\n";
+    out << fmt::format("No GPU work in {}: time on {}, by line.\n\n", format_seconds(h.window_s), escape(h.thread));
+    out << "| Line | Function | Class | Of the run | Code |\n|---|---|---|---:|---|\n";
+    for (const analyses::HotSpot* p : analyses::spots_to_show(h, 10, 3)) {
+      const analyses::HotSpot& s = *p;
+      out << "| " << code(fmt::format("{}:{}", s.frame.file, s.frame.line), true) << " | "
+          << code(s.frame.function, true) << " | " << analyses::host_class_name(s.cls) << " | "
+          << format_pct(100 * s.on_thread_s / h.window_s) << " | "
+          << (s.text.empty() ? std::string() : code(s.text, true)) << " |\n";
+    }
+    out << '\n';
+    return;
+  }
   out << "## Where the GPU waits (Python stacks)\n\n";
   out << fmt::format("GPU idle {} of {} ({}); the stacks of {} cover {} of it.\n\n",
                      format_pct(h.window_s > 0 ? 100 * h.gpu_idle_s / h.window_s : 0), format_seconds(h.window_s),

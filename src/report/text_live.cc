@@ -12,6 +12,17 @@
 
 namespace chokepoint::report::text {
 
+namespace {
+
+// A frame's file without its directory; "(library code only)" for no frame of the job's.
+std::string short_file(const std::string& file) {
+  if (file.empty()) return "(library code only)";
+  const auto slash = file.rfind('/');
+  return slash == std::string::npos ? file : file.substr(slash + 1);
+}
+
+}  // namespace
+
 void TextWriter::live_header() {
   const LiveSummary& l = *r_.live;
   std::vector<std::string> items = {l.recording, format_seconds(l.duration_s),
@@ -44,6 +55,10 @@ void TextWriter::host_section() {
     return;
   }
   const analyses::HostAttribution& h = *r_.host;
+  if (h.no_gpu_work()) {
+    no_gpu_host_section(h);
+    return;
+  }
   out_ << style_(Tone::kBold, "Where the GPU waits (Python stacks)") << '\n';
   field("idle", {fmt::format("GPU idle {} of {} ({})", format_pct(h.window_s > 0 ? 100 * h.gpu_idle_s / h.window_s : 0),
                              format_seconds(h.window_s), h.method == "trace" ? "trace" : "sampled utilization"),
@@ -55,15 +70,28 @@ void TextWriter::host_section() {
   };
   for (const analyses::HotSpot* p : analyses::spots_to_show(h, 6, 2)) {
     const analyses::HotSpot& s = *p;
-    std::string file = s.frame.file.empty() ? "(library code only)" : s.frame.file;
-    if (const auto slash = file.rfind('/'); slash != std::string::npos && !s.frame.file.empty())
-      file = file.substr(slash + 1);
+    const std::string file = short_file(s.frame.file);
     const std::string per = r_.host_steps > 0
                                 ? format_ms(1e3 * s.idle_s / static_cast<double>(r_.host_steps)) + "/step"
                                 : format_pct(h.gpu_idle_s > 0 ? 100 * s.idle_s / h.gpu_idle_s : 0) + " of idle";
     std::vector<std::string> items = {fmt::format("{}:{} {}()", file, s.frame.line, s.frame.function),
                                       std::string(analyses::host_class_name(s.cls)), per};
     if (analyses::own_time_shown(h, s)) items.push_back("runs itself " + per_step(s.own_on_thread_s));
+    if (!s.text.empty()) items.push_back("`" + s.text + "`");
+    field("", items);
+  }
+  out_ << '\n';
+}
+
+// No GPU work to wait: where the launching thread's time went, by line (issue 42).
+void TextWriter::no_gpu_host_section(const analyses::HostAttribution& h) {
+  out_ << style_(Tone::kBold, "Where the host's time goes (Python stacks)") << '\n';
+  field("window", {fmt::format("no GPU work in {}: time on {}, by line", format_seconds(h.window_s), h.thread)});
+  for (const analyses::HotSpot* p : analyses::spots_to_show(h, 6, 2)) {
+    const analyses::HotSpot& s = *p;
+    std::vector<std::string> items = {
+        fmt::format("{}:{} {}()", short_file(s.frame.file), s.frame.line, s.frame.function),
+        std::string(analyses::host_class_name(s.cls)), format_pct(100 * s.on_thread_s / h.window_s) + " of the run"};
     if (!s.text.empty()) items.push_back("`" + s.text + "`");
     field("", items);
   }

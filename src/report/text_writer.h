@@ -98,6 +98,7 @@ class TextWriter {
   void live_header();
   void live_section();
   void host_section();
+  void no_gpu_host_section(const analyses::HostAttribution& h);
 
   const Report& r_;
   std::ostream& out_;

@@ -262,6 +262,12 @@ TEST(RunCli, StacksAndTheJobsSourceLinesAreRecorded) {
   EXPECT_GT(meta["stacks"]["origin_ns"].get<int64_t>(), meta["start_ns"].get<int64_t>());
   const auto sources = report_json(d + "/rec/sources.json");
   EXPECT_EQ(sources[d + "/sleep.py:2"], "time.sleep(1.5)") << sources.dump();
+  // No GPU work here: the report still says where the host's time went, by line (issue 42).
+  const Output a = run(d, "analyze " + d + "/rec -f text --color never");
+  ASSERT_EQ(a.rc, 0) << a.err;
+  EXPECT_NE(a.out.find("Where the host's time goes (Python stacks)"), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("sleep.py:2 <module>()"), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("`time.sleep(1.5)`"), std::string::npos) << a.out;
 }
 
 #if defined(__SANITIZE_ADDRESS__)

@@ -353,6 +353,15 @@ bool own_time_shown(const HostAttribution& a, const HotSpot& h) {
 
 std::vector<const HotSpot*> spots_to_show(const HostAttribution& a, size_t by_idle, size_t by_own) {
   std::vector<const HotSpot*> out;
+  if (a.no_gpu_work()) {
+    for (const HotSpot& h : a.spots) {
+      if (h.on_thread_s > 0) out.push_back(&h);
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const HotSpot* x, const HotSpot* y) { return x->on_thread_s > y->on_thread_s; });
+    if (out.size() > by_idle + by_own) out.resize(by_idle + by_own);
+    return out;
+  }
   for (size_t i = 0; i < a.spots.size() && out.size() < by_idle; ++i) {
     if (a.spots[i].idle_s > 0) out.push_back(&a.spots[i]);
   }

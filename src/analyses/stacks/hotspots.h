@@ -66,8 +66,12 @@ struct HotSpot {
   double own_on_thread_s = 0;
 };
 
+// HostAttribution::method when no GPU work was seen: the stacks show where the host's time
+// went (time on the thread), with no GPU idle time to charge.
+inline constexpr std::string_view kNoGpuWork = "no GPU work";
+
 struct HostAttribution {
-  std::string method;  // "trace" (exact idle intervals) or "sampled utilization"
+  std::string method;  // "trace" (exact idle intervals), "sampled utilization" or kNoGpuWork
   std::string thread;  // the launching thread(s), e.g. "MainThread of pid 4242"
   // The launching thread that mostly waited on other threads of its process and gave its
   // place to them ("MainThread of pid 4242"; `thread` then names those it waited for);
@@ -87,6 +91,7 @@ struct HostAttribution {
   // The spot of the job's own code with the most own time on the launching thread, among
   // `classes` (all when empty); nullptr when no line of the job's ran itself.
   const HotSpot* top_own(const std::vector<HostClass>& classes = {}) const;
+  bool no_gpu_work() const { return method == kNoGpuWork; }
 };
 
 struct AttributionInput {
@@ -105,7 +110,8 @@ HostAttribution attribute_host_time(const AttributionInput& in);
 // Whether a spot's own time is worth showing: at least 1% of the window on the thread.
 bool own_time_shown(const HostAttribution& a, const HotSpot& h);
 
-// The spots a report lists: the `by_idle` with the most GPU idle time, then up to `by_own`
+// The spots a report lists: the `by_idle` with the most GPU idle time (with no GPU work:
+// the most time on the launching thread), then up to `by_own`
 // more whose own time is shown (own_time_shown), most own time first, outside the model's
 // code (the framework class): the job's own lines that run the most themselves, which a
 // list by total time can leave out (unet_diffusion's EMA loop was 11th).
