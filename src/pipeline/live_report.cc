@@ -85,6 +85,7 @@ report::Report build_live_report(const std::string& dir, const samples::Recordin
     lg.name = g.name;
     lg.used = g.used;
     lg.active_s = g.active_s();
+    if (g.active_start_ns >= 0) lg.first_work_s = static_cast<double>(g.active_start_ns - la.start_ns) / 1e9;
     lg.util_pct = live_stat(g.util);
     lg.sm_active_pct = live_stat(g.sm_active);
     lg.sm_occupancy_pct = live_stat(g.sm_occupancy);

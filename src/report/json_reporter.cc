@@ -221,6 +221,7 @@ Json live_json(const LiveSummary& l) {
                         {"name", str_or_null(g.name)},
                         {"used", g.used},
                         {"active_s", num(g.active_s)},
+                        {"first_work_s", num(g.first_work_s)},
                         {"util_pct", live_stat_json(g.util_pct)},
                         {"sm_active_pct", live_stat_json(g.sm_active_pct)},
                         {"sm_occupancy_pct", live_stat_json(g.sm_occupancy_pct)},

@@ -191,8 +191,9 @@ void live(const Report& r, std::ostream& out) {
            "|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
     for (const LiveGpu& g : l.gpus) {
       out << "| " << g.index << ' ' << escape(g.name, true) << " | " << (g.used ? "yes" : "no") << " | "
-          << format_seconds(g.active_s) << " | " << md_stat(g.util_pct, "%") << " | " << md_stat(g.sm_active_pct, "%")
-          << " | " << md_stat(g.tensor_active_pct, "%") << " | " << md_stat(g.dram_active_pct, "%") << " | "
+          << format_seconds(g.active_s) << (g.first_work_s ? " from " + format_seconds(*g.first_work_s) : "") << " | "
+          << md_stat(g.util_pct, "%") << " | " << md_stat(g.sm_active_pct, "%") << " | "
+          << md_stat(g.tensor_active_pct, "%") << " | " << md_stat(g.dram_active_pct, "%") << " | "
           << (g.memory_used_max_bytes ? format_bytes(static_cast<int64_t>(*g.memory_used_max_bytes)) : "–") << " | "
           << (g.power_w ? format_number(g.power_w->mean) + " W" : "–") << " |\n";
     }

@@ -151,6 +151,7 @@ struct LiveGpu {
   std::string name;
   bool used = false;
   double active_s = 0;
+  std::optional<double> first_work_s;  // seconds from the recording's start to its first active tick
   std::optional<LiveStat> util_pct, sm_active_pct, sm_occupancy_pct, tensor_active_pct, dram_active_pct;
   std::optional<LiveStat> pcie_rx_bytes_per_s, pcie_tx_bytes_per_s, power_w, sm_clock_mhz;
   std::optional<double> memory_used_max_bytes, memory_total_bytes, power_limit_w;

@@ -112,10 +112,12 @@ void TextWriter::live_section() {
                        format_bytes(static_cast<int64_t>(s->p95)));
   };
   for (const LiveGpu& g : l.gpus) {
-    field(fmt::format("GPU{}", g.index),
-          {fmt::format("active {}", format_seconds(g.active_s)), "util " + m(g.util_pct, "%"),
-           "SM " + m(g.sm_active_pct, "%"), "tensor " + m(g.tensor_active_pct, "%"),
-           "DRAM " + m(g.dram_active_pct, "%"), "occupancy " + m(g.sm_occupancy_pct, "%")});
+    field(
+        fmt::format("GPU{}", g.index),
+        {g.first_work_s ? fmt::format("active {} from {}", format_seconds(g.active_s), format_seconds(*g.first_work_s))
+                        : fmt::format("active {}", format_seconds(g.active_s)),
+         "util " + m(g.util_pct, "%"), "SM " + m(g.sm_active_pct, "%"), "tensor " + m(g.tensor_active_pct, "%"),
+         "DRAM " + m(g.dram_active_pct, "%"), "occupancy " + m(g.sm_occupancy_pct, "%")});
     std::vector<std::string> more = {"PCIe rx " + rate(g.pcie_rx_bytes_per_s), "tx " + rate(g.pcie_tx_bytes_per_s)};
     if (g.memory_used_max_bytes && g.memory_total_bytes) {
       more.push_back(fmt::format("memory peak {} of {}", format_bytes(static_cast<int64_t>(*g.memory_used_max_bytes)),

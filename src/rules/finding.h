@@ -48,6 +48,9 @@ struct Finding {
   // The remedy whose estimate estimated_speedup is (issue 44: a finding printed "est. 4.0x
   // with cuda-graphs" where 4.0x was bigger-batch's and cuda-graphs' own was 1.00x).
   std::string estimate_remedy;
+  // What it found held the run before the GPU's first work (a start-up), not the GPU's
+  // active window: a GPU busy afterwards does not make it context (rules/verdict_samples.cc).
+  bool before_gpu_work = false;
 };
 
 // "bigger-batch": its estimate is of samples per second, not of the step.

@@ -125,6 +125,12 @@ const std::vector<GlossaryEntry>& metric_glossary() {
        "From live samples (`run`/`watch`): process CPU and affinity masks, the GPU's local CPUs. Printed by "
        "numa-mismatch.",
        "Context for numa-mismatch; it is the finding's share."},
+      {"first_gpu_work_s", "metric",
+       "Seconds from the start of the recording to the first sampled tick at which a GPU the job used was active.",
+       "From live samples (`run`/`watch`): the GPU's active window. Printed by cpu-oversubscribed when the start-up "
+       "was oversubscribed.",
+       "cpu-oversubscribed judges the start-up when it lasts 2 s or more and a fifth of the run, and fires when half "
+       "of its ticks were oversubscribed."},
       {"flop_per_byte", "metric",
        "Arithmetic intensity of the memory-bound matrix products with recorded shapes: their FLOPs over the fewest "
        "bytes they move (inputs read once, output written once).",
@@ -326,7 +332,8 @@ const std::vector<GlossaryEntry>& metric_glossary() {
       {"oversubscribed_ticks_pct", "metric",
        "Share of the ticks while the GPUs were active (every tick when none was) in which the tree's threads waited "
        "for a CPU a fifth as long as they ran, while using half a core or more (where that is not sampled: PSI cpu "
-       "some at 20%, or the run queue above the CPUs), in %.",
+       "some at 20%, or the run queue above the CPUs), in %. When the finding is about the start-up (it gives "
+       "first_gpu_work_s), the share of all the run's ticks that were such ticks before the GPU's first work.",
        "From live samples (`run`/`watch`): schedstat run delay and process CPU, else /proc/pressure/cpu or "
        "/proc/stat. Printed by cpu-oversubscribed.",
        "cpu-oversubscribed fires at 10% or more."},

@@ -111,7 +111,7 @@ Verdict host_only_verdict(const LiveAnalysis& la, const Finding* host_top) {
 // estimate of its own, such a finding is context (info), and says why.
 void demote_host_findings(std::vector<Finding>& findings, double busy) {
   for (Finding& f : findings) {
-    if (!host_side(f.category) || f.estimated_speedup || f.severity == Severity::kInfo) continue;
+    if (!host_side(f.category) || f.estimated_speedup || f.severity == Severity::kInfo || f.before_gpu_work) continue;
     f.severity = Severity::kInfo;
     f.detail += fmt::format(
         " The GPU was busy {:.0f}% of its active window meanwhile, so this does not limit "
@@ -207,6 +207,24 @@ std::string gpu_lead_text(const GpuActivity& a, size_t n_gpus, const LiveAnalysi
                           : std::string(" (no GPM metrics: SM, tensor and DRAM activity unknown)"));
 }
 
+// Most of the run passed before the GPU's first work: a host-side finding about that
+// start-up (Finding::before_gpu_work) is the verdict, the GPU's own window after it the
+// context. 32 CPU-burning processes on 16 CPUs held a GPU loop back for 10 of 13 s on the
+// H100; the verdict read `compute` over the 3 s after (issue 42).
+constexpr double kLateStartShare = 0.5;
+
+void judge_late_start(Verdict& d, const LiveAnalysis& la, const std::vector<Finding>& findings) {
+  const std::optional<double> first = sampled::first_gpu_work_s(la);
+  if (!first || la.duration_s <= 0 || *first < kLateStartShare * la.duration_s) return;
+  const Finding* f = first_of(findings, [](const Finding& x) { return x.before_gpu_work && host_side(x.category); });
+  if (f == nullptr) return;  // the report's samples section gives the time of the first work
+  d.bound = f->category;
+  d.lead_finding = f->id;
+  d.unknown_reason.clear();
+  d.confidence = kSampleConfidence * *first / la.duration_s;
+  d.lead = fmt::format("{}; once it started: {}", f->title, d.lead);  // its title says when the GPU started
+}
+
 // The lead's text, and the finding it names (the summary says which finding its remedy is for).
 void set_gpu_lead(Verdict& d, const GpuActivity& a, size_t n_gpus, const LiveAnalysis& la, Category busy_cat,
                   const Finding* host_top, const Finding* pcie, bool starved) {
@@ -254,6 +272,7 @@ Verdict sample_verdict(const SampleEvidence& ev, std::vector<Finding>& findings)
                                  busy);
     d.bound = Category::kUnknown;
   }
+  judge_late_start(d, la, findings);
   return d;
 }
 

@@ -28,6 +28,13 @@ constexpr double kMinPsiCpuSomePct = 20.0;
 int runq_limit(int cpus) { return cpus + std::max(2, cpus / 4); }
 // Oversubscription in a tenth of the ticks: sustained, not a burst at start-up.
 constexpr double kMinShare = 0.10;
+// Before the GPU's first work: a start-up of at least 2 s and a fifth of the run, the CPU
+// oversubscribed in half of it. 32 CPU-burning processes on 16 CPUs kept a GPU loop from
+// starting for 10 of 13 s on the H100; judged over the GPU's active window alone, the run
+// read `compute` with no finding (issue 42).
+constexpr double kMinStartupS = 2.0;
+constexpr double kMinStartupShareOfRun = 0.2;
+constexpr double kMinStartupOversubscribed = 0.5;
 }  // namespace
 
 std::optional<Finding> cpu_oversubscribed(const SampleEvidence& c) {
@@ -44,7 +51,7 @@ std::optional<Finding> cpu_oversubscribed(const SampleEvidence& c) {
     if (p.ctx_involuntary_per_s) tree_invol += p.ctx_involuntary_per_s->mean;
   }
   const int64_t age = max_age_ns(c.la);
-  const std::optional<double> share = tick_share(work_ticks(c.la), [&](int64_t t) -> std::optional<bool> {
+  const auto oversubscribed_at = [&](int64_t t) -> std::optional<bool> {
     const auto q = analyses::sampled::held(runq, t, age), p = analyses::sampled::held(psi, t, age);
     double wait = 0, run = 0;
     bool any = false;
@@ -62,13 +69,28 @@ std::optional<Finding> cpu_oversubscribed(const SampleEvidence& c) {
     if (any) return run >= kMinTreeCores && wait >= kMinWaitRatio * run;
     if (!(q && h.cpu_count > 0) && !p) return std::nullopt;
     return (!p && q && h.cpu_count > 0 && *q >= runq_limit(h.cpu_count)) || p.value_or(0) >= kMinPsiCpuSomePct;
-  });
-  if (!share || *share < kMinShare) return std::nullopt;
+  };
+  std::optional<double> share = tick_share(work_ticks(c.la), oversubscribed_at);
+  // Else the start-up, when it is long: the run's share it held oversubscribed.
+  std::optional<double> startup_s;
+  if (!share || *share < kMinShare) {
+    const auto first = first_gpu_work_s(c.la);
+    if (!first || *first < kMinStartupS || *first < kMinStartupShareOfRun * c.la.duration_s) return std::nullopt;
+    const auto at_start = tick_share(startup_ticks(c.la), oversubscribed_at);
+    if (!at_start || *at_start < kMinStartupOversubscribed) return std::nullopt;
+    startup_s = first;
+    share = *at_start * static_cast<double>(startup_ticks(c.la).size()) / static_cast<double>(c.la.tick_ns.size());
+  }
   const double tree_cores = c.la.tree_cpu_pct_mean / 100;
   Finding f = new_finding(100 * *share, std::nullopt);
-  f.title = fmt::format(
-      "CPU oversubscribed in {:.0f}% of the run: the job's threads wait {:.2f} s per second for a CPU", 100 * *share,
-      tree_wait);
+  f.title = startup_s ? fmt::format(
+                            "The GPU's first work came {:.1f} s into the {:.1f} s run, the CPU oversubscribed "
+                            "before it: the job's threads wait {:.2f} s per second for a CPU",
+                            *startup_s, c.la.duration_s, tree_wait)
+                      : fmt::format(
+                            "CPU oversubscribed in {:.0f}% of the run: the job's threads wait {:.2f} s per second "
+                            "for a CPU",
+                            100 * *share, tree_wait);
   f.detail = fmt::format(
       "The process tree ran on {:.1f} cores on average and its threads spent {:.2f} s/s runnable but "
       "waiting ({:.0f}% of their run time), with {:.0f} preemptions/s{}{}.",
@@ -84,6 +106,10 @@ std::optional<Finding> cpu_oversubscribed(const SampleEvidence& c) {
   if (h.procs_running && h.cpu_count > 0)
     f.evidence.push_back(evidence("procs_running_p50", h.procs_running->p50, "tasks"));
   if (h.psi_cpu_some) f.evidence.push_back(evidence("psi_cpu_some_mean_pct", h.psi_cpu_some->mean, "%"));
+  if (startup_s) {
+    f.evidence.push_back(evidence("first_gpu_work_s", *startup_s, "s", kMinStartupS));
+    f.before_gpu_work = true;
+  }
   f.recommendation = fmt::format(
       "Match threads to cores: OMP_NUM_THREADS / torch.set_num_threads(cores per process), 1 in "
       "DataLoader workers (worker_init_fn; also cv2.setNumThreads(0)), and num_workers + training "

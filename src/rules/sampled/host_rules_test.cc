@@ -55,6 +55,43 @@ TEST(CpuOversubscribed, RunQueueLongerThanTheCpus) {
   EXPECT_TRUE(contains(f->recommendation, "the 8 CPUs"));
 }
 
+// A start-up held back by other CPU-burning processes: 4 of the run's 6 s pass before the
+// GPU's first work, the job's thread waiting twice as long as it runs; then the GPU is busy
+// and nothing waits. Judged over the GPU's active window alone it read `compute` with no
+// finding (issue 42); now the start-up is the finding and the verdict.
+TEST(CpuOversubscribed, AStartUpHeldBackByOversubscriptionIsTheVerdict) {
+  RecordingBuilder b;
+  b.host_fact("cpus", "16");
+  b.gpu(0);
+  b.series(MetricId::kGpuUtilization, Entity::gpu(0), from(40, 0, 99));
+  b.series(MetricId::kGpuSmActive, Entity::gpu(0), even_ticks(from(40, 0, 90)));
+  b.series(MetricId::kGpuTensorActive, Entity::gpu(0), even_ticks(from(40, 0, 60)));
+  b.series(MetricId::kGpuDramActive, Entity::gpu(0), even_ticks(from(40, 0, 20)));
+  b.process(kPid, ProcessRole::kLaunched);
+  b.series(MetricId::kProcCpuPct, Entity::process(kPid), every(100));
+  b.series(MetricId::kProcRunqWaitNsPerS, Entity::process(kPid), from(40, 2e9, 0.01e9));
+  const auto f = run_rule(cpu_oversubscribed, b.rec());
+  ASSERT_TRUE(f);
+  EXPECT_TRUE(f->before_gpu_work);
+  EXPECT_NEAR(ev(*f, "first_gpu_work_s").value, 4.0, 0.11);
+  EXPECT_NEAR(f->time_share_pct, 100.0 * 40 / 60, 2.0);
+  EXPECT_TRUE(contains(f->title, "The GPU's first work came 4.0 s into the 5.9 s run, the CPU oversubscribed"))
+      << f->title;
+  const Diagnosis d = run_diagnosis(b.rec());
+  EXPECT_EQ(d.bound, Category::kHost) << d.summary;
+  EXPECT_TRUE(contains(d.summary, "The GPU's first work came 4.")) << d.summary;
+  EXPECT_TRUE(contains(d.summary, "once it started: GPU 0")) << d.summary;
+  // A short start-up is the job's own (imports, CUDA): not judged.
+  RecordingBuilder quick;
+  quick.host_fact("cpus", "16");
+  quick.gpu(0);
+  quick.series(MetricId::kGpuUtilization, Entity::gpu(0), from(10, 0, 99));
+  quick.process(kPid, ProcessRole::kLaunched);
+  quick.series(MetricId::kProcCpuPct, Entity::process(kPid), every(100));
+  quick.series(MetricId::kProcRunqWaitNsPerS, Entity::process(kPid), from(10, 2e9, 0.01e9));
+  EXPECT_FALSE(run_rule(cpu_oversubscribed, quick.rec()));
+}
+
 TEST(CpuOversubscribed, RunDelayAloneFiresWithoutHostFacts) {
   RecordingBuilder b;
   b.process(kPid, ProcessRole::kLaunched);

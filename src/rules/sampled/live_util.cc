@@ -51,6 +51,29 @@ std::span<const int64_t> work_ticks(const LiveAnalysis& la) {
   return {la.tick_ns.data() + (lo - la.tick_ns.begin()), static_cast<size_t>(hi - lo)};
 }
 
+namespace {
+int64_t first_active_ns(const LiveAnalysis& la) {
+  int64_t a = -1;
+  for (const GpuLive* g : la.judged_gpus()) {
+    if (g->active_start_ns >= 0) a = a < 0 ? g->active_start_ns : std::min(a, g->active_start_ns);
+  }
+  return a;
+}
+}  // namespace
+
+std::optional<double> first_gpu_work_s(const LiveAnalysis& la) {
+  const int64_t a = first_active_ns(la);
+  if (a < 0) return std::nullopt;
+  return static_cast<double>(std::max<int64_t>(0, a - la.start_ns)) / 1e9;
+}
+
+std::span<const int64_t> startup_ticks(const LiveAnalysis& la) {
+  const int64_t a = first_active_ns(la);
+  if (a < 0) return {};
+  const auto hi = std::lower_bound(la.tick_ns.begin(), la.tick_ns.end(), a);
+  return {la.tick_ns.data(), static_cast<size_t>(hi - la.tick_ns.begin())};
+}
+
 double pcie_gbps_per_direction(double gen, double width) {
   if (gen < 1 || width < 1) return 0;
   return machine::pcie_gbps_per_direction(static_cast<unsigned>(gen), static_cast<unsigned>(width));

@@ -39,6 +39,11 @@ inline std::span<const int64_t> run_ticks(const LiveAnalysis& la) { return la.ti
 // steady state: input_bound read its libraries at 52 MB/s while starting), else every
 // tick (no GPU used, or no GPU metrics).
 std::span<const int64_t> work_ticks(const LiveAnalysis& la);
+// Seconds from the first tick to the judged GPUs' first work; nullopt when no judged GPU
+// was active (no GPU used, or no GPU metrics).
+std::optional<double> first_gpu_work_s(const LiveAnalysis& la);
+// The ticks before the judged GPUs' first work (empty when there was none).
+std::span<const int64_t> startup_ticks(const LiveAnalysis& la);
 
 // Theoretical PCIe bandwidth per direction, GB/s, of a link as sampled (generation and
 // width arrive as doubles): machine/pcie_link.h's per-lane table times the lanes; 0 for
