@@ -37,26 +37,28 @@ constexpr double kMinStartupShareOfRun = 0.2;
 constexpr double kMinStartupOversubscribed = 0.5;
 }  // namespace
 
-std::optional<Finding> cpu_oversubscribed(const SampleEvidence& c) {
-  const auto& h = c.la.host;
-  const samples::Series* runq = host_series(c, MetricId::kHostProcsRunning);
-  const samples::Series* psi = analyses::sampled::psi_series(c.rec.samples, MetricId::kHostPsiCpuSomePct,
-                                                             MetricId::kHostPsiCpuSomeAvg10);
-  std::vector<std::pair<const samples::Series*, const samples::Series*>> tree;  // (run delay, cpu)
-  double tree_wait = 0, tree_invol = 0;
-  for (const ProcessLive& p : c.la.processes) {
-    tree.emplace_back(proc_series(c, p.meta.pid, MetricId::kProcRunqWaitNsPerS),
-                      proc_series(c, p.meta.pid, MetricId::kProcCpuPct));
-    if (p.runq_wait_ns_per_s) tree_wait += p.runq_wait_ns_per_s->mean / 1e9;
-    if (p.ctx_involuntary_per_s) tree_invol += p.ctx_involuntary_per_s->mean;
+namespace {
+
+// Whether the CPU was oversubscribed at a tick (nullopt: nothing to judge it by).
+class OversubscribedAt {
+ public:
+  explicit OversubscribedAt(const SampleEvidence& c)
+      : cpus_(c.la.host.cpu_count),
+        runq_(host_series(c, MetricId::kHostProcsRunning)),
+        psi_(
+            analyses::sampled::psi_series(c.rec.samples, MetricId::kHostPsiCpuSomePct, MetricId::kHostPsiCpuSomeAvg10)),
+        age_(max_age_ns(c.la)) {
+    for (const ProcessLive& p : c.la.processes) {
+      tree_.emplace_back(proc_series(c, p.meta.pid, MetricId::kProcRunqWaitNsPerS),
+                         proc_series(c, p.meta.pid, MetricId::kProcCpuPct));
+    }
   }
-  const int64_t age = max_age_ns(c.la);
-  const auto oversubscribed_at = [&](int64_t t) -> std::optional<bool> {
-    const auto q = analyses::sampled::held(runq, t, age), p = analyses::sampled::held(psi, t, age);
+
+  std::optional<bool> operator()(int64_t t) const {
     double wait = 0, run = 0;
     bool any = false;
-    for (const auto& [w, cpu] : tree) {
-      const auto wv = analyses::sampled::held(w, t, age), cv = analyses::sampled::held(cpu, t, age);
+    for (const auto& [w, cpu] : tree_) {
+      const auto wv = analyses::sampled::held(w, t, age_), cv = analyses::sampled::held(cpu, t, age_);
       if (!wv || !cv) continue;
       any = true;
       wait += *wv / 1e9;
@@ -67,20 +69,44 @@ std::optional<Finding> cpu_oversubscribed(const SampleEvidence& c) {
     // the job's own start-up (a 0.6 s CUDA program read "oversubscribed" from one PSI tick
     // at exec while its threads waited 0.002 s/s, on the H200).
     if (any) return run >= kMinTreeCores && wait >= kMinWaitRatio * run;
-    if (!(q && h.cpu_count > 0) && !p) return std::nullopt;
-    return (!p && q && h.cpu_count > 0 && *q >= runq_limit(h.cpu_count)) || p.value_or(0) >= kMinPsiCpuSomePct;
-  };
-  std::optional<double> share = tick_share(work_ticks(c.la), oversubscribed_at);
-  // Else the start-up, when it is long: the run's share it held oversubscribed.
-  std::optional<double> startup_s;
-  if (!share || *share < kMinShare) {
-    const auto first = first_gpu_work_s(c.la);
-    if (!first || *first < kMinStartupS || *first < kMinStartupShareOfRun * c.la.duration_s) return std::nullopt;
-    const auto at_start = tick_share(startup_ticks(c.la), oversubscribed_at);
-    if (!at_start || *at_start < kMinStartupOversubscribed) return std::nullopt;
-    startup_s = first;
-    share = *at_start * static_cast<double>(startup_ticks(c.la).size()) / static_cast<double>(c.la.tick_ns.size());
+    const auto q = analyses::sampled::held(runq_, t, age_), p = analyses::sampled::held(psi_, t, age_);
+    if (!(q && cpus_ > 0) && !p) return std::nullopt;
+    return (!p && q && cpus_ > 0 && *q >= runq_limit(cpus_)) || p.value_or(0) >= kMinPsiCpuSomePct;
   }
+
+ private:
+  int cpus_;
+  const samples::Series *runq_, *psi_;
+  int64_t age_;
+  std::vector<std::pair<const samples::Series*, const samples::Series*>> tree_;  // (run delay, cpu)
+};
+
+// The share of the run found oversubscribed: over the GPUs' active window, else over a long
+// start-up before their first work (`startup_s` then set); nullopt below the bars.
+std::optional<double> oversubscribed_share(const SampleEvidence& c, std::optional<double>& startup_s) {
+  const OversubscribedAt at(c);
+  const std::optional<double> share = tick_share(work_ticks(c.la), at);
+  if (share && *share >= kMinShare) return share;
+  const auto first = first_gpu_work_s(c.la);
+  if (!first || *first < kMinStartupS || *first < kMinStartupShareOfRun * c.la.duration_s) return std::nullopt;
+  const auto at_start = tick_share(startup_ticks(c.la), at);
+  if (!at_start || *at_start < kMinStartupOversubscribed) return std::nullopt;
+  startup_s = first;
+  return *at_start * static_cast<double>(startup_ticks(c.la).size()) / static_cast<double>(c.la.tick_ns.size());
+}
+
+}  // namespace
+
+std::optional<Finding> cpu_oversubscribed(const SampleEvidence& c) {
+  const auto& h = c.la.host;
+  double tree_wait = 0, tree_invol = 0;
+  for (const ProcessLive& p : c.la.processes) {
+    if (p.runq_wait_ns_per_s) tree_wait += p.runq_wait_ns_per_s->mean / 1e9;
+    if (p.ctx_involuntary_per_s) tree_invol += p.ctx_involuntary_per_s->mean;
+  }
+  std::optional<double> startup_s;
+  const std::optional<double> share = oversubscribed_share(c, startup_s);
+  if (!share) return std::nullopt;
   const double tree_cores = c.la.tree_cpu_pct_mean / 100;
   Finding f = new_finding(100 * *share, std::nullopt);
   f.title = startup_s ? fmt::format(
