@@ -209,6 +209,7 @@ bool monitor_options(const char* cmd, const LiveOptions& o, const tracer::TraceS
                                 : live::ViewMode::kAuto;
   if (o.quiet && o.view == "auto") mo.view = live::ViewMode::kNone;
   mo.renderer = report::live_renderer();
+  if (mo.view != live::ViewMode::kNone) mo.live_verdict = pipeline::live_verdict_line;
   return true;
 }
 

@@ -325,6 +325,12 @@ class MonitorLoop {
   // The live view: the panel once a second, or a plain line every line interval.
   void show(const samples::TickTime& now) {
     vi_.elapsed_s = static_cast<double>(now.monotonic_ns - t0_.monotonic_ns) / 1e9;
+    // The verdict so far, from the last minute of samples, every few seconds: within 30 s
+    // of the GPU's first work the view says what binds the job (issue 42).
+    if (o_.live_verdict && now.monotonic_ns >= next_verdict_ && session_.ticks() >= kMinVerdictTicks) {
+      vi_.verdict = o_.live_verdict(session_.meta(), session_.processes(), session_.recent_ticks());
+      next_verdict_ = now.monotonic_ns + o_.live_verdict_interval_ns;
+    }
     if (view_ == ViewMode::kPanel) {
       int rows = 0, cols = 0;
       if (o_.renderer.panel && panel_.size(&rows, &cols)) panel_.draw(o_.renderer.panel(vi_, cols, panel_rows(rows)));
@@ -357,7 +363,9 @@ class MonitorLoop {
   const samples::TickTime t0_;
   int64_t next_tick_ = 0;
   int64_t next_view_ = 0;
-  int64_t kill_at_ = -1;  // after --duration or the third interrupt: SIGKILL then
+  int64_t next_verdict_ = 0;
+  static constexpr int64_t kMinVerdictTicks = 20;  // 2 s at the default 100 ms
+  int64_t kill_at_ = -1;                           // after --duration or the third interrupt: SIGKILL then
   int handled_interrupts_ = 0;
   bool write_failed_ = false;
 };

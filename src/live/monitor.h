@@ -31,7 +31,9 @@ struct MonitorOptions {
   std::optional<int64_t> watch_pid;  // watch --pid
   std::optional<int64_t> duration_ns;
   ViewMode view = ViewMode::kAuto;
-  LiveRenderer renderer;                     // draws the view (the CLI passes report::live_renderer())
+  LiveRenderer renderer;       // draws the view (the CLI passes report::live_renderer())
+  LiveVerdictFn live_verdict;  // the verdict so far, every live_verdict_interval_ns; unset: none
+  int64_t live_verdict_interval_ns = 5'000'000'000;
   int64_t line_interval_ns = 5'000'000'000;  // plain-line mode: one line this often
   bool quiet = false;                        // no notes on stderr
   // run --trace: the CUPTI injection library to load into the command (set by the CLI;

@@ -157,6 +157,8 @@ Status Session::tick(const samples::TickTime& now) {
   }
   if (Status st = writer_->append(tick_); !st.ok()) return st;
   for (const samples::Sample& smp : tick_.samples) latest_.values[Latest::Key{smp.metric, smp.entity}] = smp;
+  recent_.push_back(tick_);
+  while (recent_.front().time_ns < tick_.time_ns - kRecentNs) recent_.pop_front();
   charge("write");
   ++ticks_;
   if (ticks_ == 1) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -75,6 +76,9 @@ class Session {
   void set_stacks(samples::StacksMeta s) { meta_.stacks = std::move(s); }
   void add_sampler_cpu_ms(const std::string& part, double ms) { meta_.sampler_cpu_ms[part] += ms; }
   const Latest& latest() const { return latest_; }
+  // The ticks of the last kRecentNs (the live verdict's window), oldest first.
+  static constexpr int64_t kRecentNs = 60'000'000'000;
+  const std::deque<samples::Tick>& recent_ticks() const { return recent_; }
   const std::map<int64_t, samples::ProcessMeta>& processes() const;
   bool tree_alive() const;
   int64_t ticks() const { return ticks_; }
@@ -104,6 +108,7 @@ class Session {
   std::unique_ptr<sampler::gpu::GpuSampler> gpus_;
   Latest latest_;
   samples::Tick tick_;
+  std::deque<samples::Tick> recent_;
   int64_t ticks_ = 0;
   int64_t last_gpu_ns_ = -1;
   int64_t last_match_ns_ = -1;

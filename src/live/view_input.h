@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <string>
@@ -23,7 +24,17 @@ struct ViewInput {
   const Latest* latest = nullptr;
   const std::map<int64_t, samples::ProcessMeta>* processes = nullptr;
   int cpus = 0;
+  // The verdict over the last minute of samples (MonitorOptions::live_verdict), "" before
+  // the first.
+  std::string verdict;
 };
+
+// The verdict of the samples so far, as one line: the run's metadata, the processes seen
+// and the recent ticks in, the line out. The diagnosis engine is the layers' above, so
+// the CLI passes it in (pipeline/live_report.h's live_verdict_line).
+using LiveVerdictFn =
+    std::function<std::string(const samples::RunMeta& meta, const std::map<int64_t, samples::ProcessMeta>& processes,
+                              const std::deque<samples::Tick>& ticks)>;
 
 // Draws the view: the panel for a terminal `width` columns wide in at most `max_lines`
 // lines, or one plain line for a pipe. Unset functions show nothing.

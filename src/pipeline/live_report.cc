@@ -4,6 +4,8 @@
 #include <chrono>
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "analyses/analysis.h"
 #include "base/version.h"
 #include "pipeline/analyze_pipeline.h"
@@ -138,6 +140,39 @@ report::Report build_live_report(const std::string& dir, const samples::Recordin
     r.import_stats.push_back({st.name, st.severity, st.description, static_cast<int64_t>(st.count)});
   }
   return r;
+}
+
+std::string live_verdict_line(const samples::RunMeta& meta, const std::map<int64_t, samples::ProcessMeta>& processes,
+                              const std::deque<samples::Tick>& ticks) {
+  if (ticks.empty()) return "";
+  samples::Recording rec;
+  rec.meta = meta;
+  rec.meta.processes.clear();
+  for (const auto& [pid, p] : processes) rec.meta.processes.push_back(p);
+  rec.meta.start_ns = ticks.front().time_ns;
+  rec.meta.end_ns = ticks.back().time_ns;
+  rec.complete = true;
+  for (const samples::Tick& t : ticks) rec.samples.append(t);
+  rec.ticks = ticks.size();
+  const analyses::sampled::LiveAnalysis la = analyses::sampled::analyze_recording(rec);
+  const rules::Diagnosis d = rules::diagnose_samples(rec, la);
+  double active = 0;
+  for (const auto* g : la.judged_gpus()) active = std::max(active, g->active_s());
+  std::string line = rules::category_name(d.bound);
+  if (!d.findings.empty()) line += ": " + d.findings.front().id;
+  if (!d.remedies.empty()) {
+    const rules::RemedyAdvice& r = d.remedies.front();
+    line += " -> " + r.id;
+    if (r.estimated_speedup) line += fmt::format(" ({:.2f}x)", *r.estimated_speedup);
+  }
+  if (la.gpu_metrics && active <= 0) {
+    line += " (no GPU work yet)";
+  } else if (la.gpu_metrics && active < kSureActiveS) {
+    line += fmt::format(" (unsure: the GPU active {:.0f} s of the last {:.0f} s)", active, la.duration_s);
+  } else if (d.confidence < 0.5) {
+    line += fmt::format(" (unsure: confidence {:.2f})", d.confidence);
+  }
+  return line;
 }
 
 }  // namespace chokepoint::pipeline

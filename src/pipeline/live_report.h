@@ -3,6 +3,9 @@
 // the same Report the trace path fills, with its `live` section set.
 #pragma once
 
+#include <cstdint>
+#include <deque>
+#include <map>
 #include <string>
 
 #include "analyses/sampled/live_analysis.h"
@@ -22,5 +25,13 @@ Result<report::Report> analyze_recording_dir(const std::string& dir, const Analy
 
 report::Report build_live_report(const std::string& dir, const samples::Recording& rec,
                                  const analyses::sampled::LiveAnalysis& la, const rules::Diagnosis& d);
+
+// The verdict of a run so far, one line for the live view (live::LiveVerdictFn): the same
+// engine as the end report, over `ticks` (the last minute). "bound: the lead finding ->
+// first remedy (estimate)", and "(unsure: ...)" while the GPU has been active under
+// kSureActiveS or the confidence is under a half.
+inline constexpr double kSureActiveS = 10.0;
+std::string live_verdict_line(const samples::RunMeta& meta, const std::map<int64_t, samples::ProcessMeta>& processes,
+                              const std::deque<samples::Tick>& ticks);
 
 }  // namespace chokepoint::pipeline

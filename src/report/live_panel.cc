@@ -179,6 +179,7 @@ std::vector<std::string> render_live_panel(const ViewInput& in, const RenderOpti
   const int width = options.width;
   std::vector<std::string> lines;
   lines.push_back(fmt::format("chokepoint {:.0f} s | {} | rec {}", in.elapsed_s, in.title, in.dir));
+  if (!in.verdict.empty()) lines.push_back("verdict so far: " + in.verdict);
   if (!in.meta->gpu_unavailable.empty()) {
     lines.push_back("GPU  metrics unavailable: " + in.meta->gpu_unavailable);
   }
@@ -228,6 +229,7 @@ std::string render_live_line(const ViewInput& in) {
                    pct(l.get(MetricId::kHostCpuIowaitPct, h)), pct(l.get(MetricId::kHostCpuStealPct, h)),
                    num(l.get(MetricId::kHostProcsRunning, h), "{:.0f}"));
   if (in.processes != nullptr) s += " | " + tree_line(in);
+  if (!in.verdict.empty()) s += " | verdict so far: " + in.verdict;
   // Collapse the padding the panel uses for alignment; control characters of names are
   // escapes, as in the panel.
   std::string out;

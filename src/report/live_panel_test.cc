@@ -105,6 +105,18 @@ TEST(LiveView, PanelShowsTheSignalsAndDashesForMissingOnes) {
   EXPECT_NE(line.find("GPU0 SM 95% tensor 92%"), std::string::npos) << line;
 }
 
+// The verdict so far (MonitorOptions::live_verdict) under the header, and in the line.
+TEST(LiveView, TheVerdictSoFarIsShown) {
+  const PanelInput input;
+  ViewInput in = input.view();
+  EXPECT_EQ(render_live_panel(in, width(200), 12)[1].find("verdict"), std::string::npos);
+  in.verdict = "input: input-pipeline-stall -> dataloader-workers (3.20x)";
+  const auto lines = render_live_panel(in, width(200), 12);
+  EXPECT_EQ(lines[1], "verdict so far: input: input-pipeline-stall -> dataloader-workers (3.20x)");
+  EXPECT_NE(render_live_line(in).find("| verdict so far: input: input-pipeline-stall"), std::string::npos);
+  expect_cut_by_columns(in);
+}
+
 TEST(LiveView, RatesReadAsPeopleSayThem) {
   EXPECT_EQ(format_rate(std::nullopt), "-");
   EXPECT_EQ(format_rate(5.5e10), "55.0 GB/s");

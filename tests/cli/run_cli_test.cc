@@ -173,6 +173,17 @@ TEST(RunCli, SpinningPythonThreadsGiveGilContention) {
   EXPECT_FALSE(r["live"]["gpu_unavailable"].is_null()) << "no NVML here: the report says so";
 }
 
+// The plain-line view carries the verdict so far (the engine over the last minute, every
+// 5 s once 2 s are sampled): a sleeping job, nothing stands out, as the end report says.
+TEST(RunCli, TheLineViewCarriesTheVerdictSoFar) {
+  const std::string d = temp_dir("live_verdict");
+  Output o = run(d, "run --view lines -o " + d + "/rec --report " + d +
+                        "/r.json -f json -- python3 -c \"import time; time.sleep(6)\"");
+  ASSERT_EQ(o.rc, 0) << o.err;
+  EXPECT_NE(o.err.find("| verdict so far: unknown"), std::string::npos) << o.err;
+  EXPECT_EQ(report_json(d + "/r.json")["verdict"]["bound"], "unknown");
+}
+
 TEST(RunCli, OneBusyProcessIsNotGilContention) {
   const std::string d = temp_dir("busy");
   { std::ofstream(d + "/busy.py") << kOneBusyProgram; }

@@ -3,12 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <deque>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "live/session.h"
 #include "pipeline/analyze_pipeline.h"
+#include "pipeline/live_report.h"
 #include "published_ceilings.h"
 
 namespace {
@@ -50,6 +54,41 @@ INSTANTIATE_TEST_SUITE_P(H200, LiveGolden,
                          ::testing::Values("input_bound", "input_bound_fixed", "watch_input_bound", "healthy_bf16",
                                            "launch_bound", "pageable_copy", "small_grid", "gil_threads", "busy_process",
                                            "ddp_2gpu"));
+
+// The live view's verdict (pipeline::live_verdict_line over the last minute of ticks, as
+// `run` computes it every 5 s) agrees with the end report's on each recording: the same
+// engine over the same samples (these runs last 20 s). The ticks are rebuilt from the
+// recording's series.
+TEST(LiveGoldenVerdict, TheLiveVerdictAgreesWithTheEndReport) {
+  for (const std::string name : {"input_bound", "input_bound_fixed", "healthy_bf16", "launch_bound", "pageable_copy",
+                                 "small_grid", "gil_threads"}) {
+    auto rec = chokepoint::samples::read_recording(kLive + name);
+    ASSERT_TRUE(rec.ok()) << name;
+    std::map<int64_t, chokepoint::samples::Tick> by_time;
+    for (const auto& s : rec.value().samples.series()) {
+      for (size_t i = 0; i < s.size(); ++i) {
+        auto& t = by_time[s.time_ns[i]];
+        t.time_ns = s.time_ns[i];
+        t.samples.push_back({s.metric, s.entity, s.values[i], s.valid[i] != 0});
+      }
+    }
+    std::deque<chokepoint::samples::Tick> ticks;
+    for (auto& [time, t] : by_time) {
+      if (time >= by_time.rbegin()->first - chokepoint::live::Session::kRecentNs) ticks.push_back(std::move(t));
+    }
+    std::map<int64_t, chokepoint::samples::ProcessMeta> procs;
+    for (const auto& p : rec.value().meta.processes) procs[p.pid] = p;
+    const std::string line = chokepoint::pipeline::live_verdict_line(rec.value().meta, procs, ticks);
+    auto end = chokepoint::golden::analyze_fixture({kLive + name});
+    ASSERT_TRUE(end.ok());
+    const std::string bound = chokepoint::rules::category_name(end.value().verdict.bound);
+    EXPECT_EQ(line.rfind(bound, 0), 0u) << name << ": live '" << line << "', end report " << bound;
+    if (!end.value().findings.empty() && bound != "unknown") {
+      EXPECT_NE(line.find(end.value().findings.front().id), std::string::npos)
+          << name << ": live '" << line << "', end report's first finding " << end.value().findings.front().id;
+    }
+  }
+}
 
 // The figures behind the verdicts, from the samples themselves.
 TEST(LiveGoldenFigures, WhatTheGpuDidInEachWorkload) {
