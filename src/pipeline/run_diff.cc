@@ -289,6 +289,10 @@ constexpr double kShrunk = 0.5;
 constexpr std::string_view kThroughputRemedy = "bigger-batch";
 
 std::string applied_state(const rules::RemedyAdvice& r, const Report& b, const Report& a) {
+  // AFTER's trace shows it in place (CUDA graph replays, bf16 matrix kernels, ...): applied,
+  // whether or not its findings are gone (a replayed graph's launches still read as launch
+  // overhead in the findings of some traces; issue 43).
+  if (std::find(a.already_on.begin(), a.already_on.end(), r.id) != a.already_on.end()) return "applied";
   size_t known = 0, gone = 0, shrunk = 0;
   for (const std::string& id : r.findings) {
     auto fb = std::find_if(b.findings.begin(), b.findings.end(), [&](const auto& f) { return f.id == id; });
@@ -317,6 +321,10 @@ void promise_note(report::PromiseCheck& p, const report::StepChange& s, size_t a
                                                   std::max(*p.predicted, *p.predicted_range_end))
                                     : fmt::format("{:.2f}x", *p.predicted);
   if (p.applied != "applied" && p.applied != "partly") {
+    if (!p.note.empty()) {  // tell_which_was_applied's
+      p.note += " (predicted " + predicted + ")";
+      return;
+    }
     p.note = p.applied == "not-applied" ? "not applied: its findings are still present (predicted " + predicted + ")"
                                         : "cannot tell: it names no finding of BEFORE (predicted " + predicted + ")";
     return;
@@ -345,6 +353,30 @@ void promise_note(report::PromiseCheck& p, const report::StepChange& s, size_t a
   if (s.within_noise && p.measured) p.note += "; the step-time change is within noise";
 }
 
+// Remedies whose findings went together (TF32 and bf16 autocast both remove
+// no-tensor-cores): where AFTER's trace shows one of them in place, one that the trace
+// would show and does not was not applied (mlp_tf32: TF32 in place, not autocast).
+void tell_which_was_applied(std::vector<report::PromiseCheck>& checks, const Report& a) {
+  const auto in_after = [&](const std::string& id) {
+    return std::find(a.already_on.begin(), a.already_on.end(), id) != a.already_on.end();
+  };
+  const bool any_seen = std::any_of(checks.begin(), checks.end(), [&](const report::PromiseCheck& p) {
+    return p.applied == "applied" && in_after(p.remedy);
+  });
+  if (!any_seen) return;
+  for (report::PromiseCheck& p : checks) {
+    const rules::RemedyInfo* info = rules::find_remedy(p.remedy);
+    if ((p.applied != "applied" && p.applied != "partly") || in_after(p.remedy) || info == nullptr || !info->what_if ||
+        !analyses::whatif::seen_in_place(*info->what_if)) {
+      continue;
+    }
+    p.applied = "not-applied";
+    std::string seen;
+    for (const std::string& id : a.already_on) seen += (seen.empty() ? "" : ", ") + id;
+    p.note = "not applied: AFTER's trace shows " + seen + " in place, not this";
+  }
+}
+
 std::vector<report::PromiseCheck> promise_checks(const Report& b, const Report& a, const report::StepChange& s) {
   std::vector<report::PromiseCheck> out;
   size_t applied = 0;
@@ -355,9 +387,10 @@ std::vector<report::PromiseCheck> promise_checks(const Report& b, const Report& 
     p.predicted = r.estimated_speedup;
     p.predicted_range_end = r.speedup_range_end;
     p.applied = applied_state(r, b, a);
-    applied += p.applied == "applied" || p.applied == "partly" ? 1 : 0;
     out.push_back(std::move(p));
   }
+  tell_which_was_applied(out, a);
+  for (const auto& p : out) applied += p.applied == "applied" || p.applied == "partly" ? 1 : 0;
   for (auto& p : out) promise_note(p, s, applied);
   return out;
 }

@@ -151,6 +151,7 @@ void read_findings(const Json& j, Report& r) {
     x.findings = strings(member(a, "findings"));
     r.remedies.push_back(std::move(x));
   }
+  r.already_on = strings(member(j, "already_on"));  // diff's promise check reads it
 }
 
 void read_kernels(const Json& j, Report& r) {

@@ -86,17 +86,41 @@ TEST(AlreadyOn, TorchCompileIsNotAdvisedWhenTheModelIsCompiled) {
             compiled.already_on.end());
   std::ostringstream text;
   ASSERT_TRUE(report::make_reporter("text")->write(compiled, text, {}).ok());
-  // Its optimizer runs fused too (AdamW(fused=True)).
+  // Its optimizer runs fused too (AdamW(fused=True)), its model in bf16.
+  EXPECT_EQ(compiled.already_on, (std::vector<std::string>{"fused-optimizer", "torch-compile", "autocast-bf16"}));
   EXPECT_NE(text.str().find("already in place (the trace shows it, so it is not advised): fused-optimizer, "
-                            "torch-compile"),
+                            "torch-compile,"),
             std::string::npos)
       << text.str();
   const auto eager = analyze(pairs + "trace.json.gz");
   EXPECT_TRUE(has_what_if(eager, "torch-compile"));
-  EXPECT_EQ(eager.already_on, std::vector<std::string>{"fused-optimizer"});
-  // healthy_bf16 runs AdamW(fused=True): said, not advised.
+  EXPECT_EQ(eager.already_on, (std::vector<std::string>{"fused-optimizer", "autocast-bf16"}));
+  // healthy_bf16 runs AdamW(fused=True) under bf16 autocast: said, not advised.
   const auto fused = analyze(kDir + "healthy_bf16.json.gz");
-  EXPECT_EQ(fused.already_on, std::vector<std::string>{"fused-optimizer"});
+  EXPECT_EQ(fused.already_on, (std::vector<std::string>{"fused-optimizer", "autocast-bf16"}));
+}
+
+// Mixed precision and TF32 in place (issue 43): the pairs' after-fix traces, recorded on
+// the H200 with the fix applied, list their fix; the traces before it do not, and keep
+// the what-if that the fix measured.
+TEST(AlreadyOn, MixedPrecisionAndTf32InPlaceAreSaidNotAdvised) {
+  const std::string pairs = std::string(CHOKEPOINT_TEST_DATA) + "/pairs/";
+  auto on = [](const report::Report& r, const std::string& id) {
+    return std::find(r.already_on.begin(), r.already_on.end(), id) != r.already_on.end();
+  };
+  const auto bf16_before = analyze(pairs + "gpt_autocast/trace.json.gz");
+  const auto bf16_after = analyze(pairs + "gpt_autocast/fixed.json.gz");
+  EXPECT_FALSE(on(bf16_before, "autocast-bf16"));
+  EXPECT_TRUE(has_what_if(bf16_before, "autocast-bf16"));
+  EXPECT_TRUE(on(bf16_after, "autocast-bf16"));
+  EXPECT_FALSE(has_what_if(bf16_after, "autocast-bf16"));
+  EXPECT_FALSE(has_what_if(bf16_after, "tf32"));
+  const auto tf32_before = analyze(pairs + "mlp_tf32/trace.json.gz");
+  const auto tf32_after = analyze(pairs + "mlp_tf32/fixed.json.gz");
+  EXPECT_FALSE(on(tf32_before, "tf32"));
+  EXPECT_TRUE(has_what_if(tf32_before, "tf32"));
+  EXPECT_TRUE(on(tf32_after, "tf32"));
+  EXPECT_FALSE(has_what_if(tf32_after, "tf32"));
 }
 
 }  // namespace

@@ -112,11 +112,20 @@ std::vector<Estimate> estimate_remedies(const Context& c) {
       estimate_pinned_copies,   estimate_defer_syncs,   estimate_compile_fusion, estimate_bigger_batch,
       estimate_fused_optimizer, estimate_channels_last, estimate_no_empty_cache, estimate_full_grid,
   };
+  // What is already on is neither replayed nor advised (a TF32 job's few FP32 kernels
+  // would replay to 1.003x "with TF32").
+  const std::vector<Remedy> on = already_applied(c);
   for (Fn f : kAll) {
-    if (auto e = f(c)) out.push_back(std::move(*e));
+    auto e = f(c);
+    if (e && std::find(on.begin(), on.end(), e->remedy) == on.end()) out.push_back(std::move(*e));
   }
   std::stable_sort(out.begin(), out.end(), [](const Estimate& a, const Estimate& b) { return a.speedup > b.speedup; });
   return out;
+}
+
+bool seen_in_place(Remedy r) {
+  return r == Remedy::kCudaGraphs || r == Remedy::kFusedOptimizer || r == Remedy::kCompileFusion ||
+         r == Remedy::kAutocastBf16 || r == Remedy::kTf32;
 }
 
 std::vector<Remedy> already_applied(const Context& c) {
@@ -124,6 +133,11 @@ std::vector<Remedy> already_applied(const Context& c) {
   if (replays_cuda_graphs(c)) on.push_back(Remedy::kCudaGraphs);
   if (optimizer_runs_fused(c)) on.push_back(Remedy::kFusedOptimizer);
   if (c.torch_compiled) on.push_back(Remedy::kCompileFusion);
+  if (runs_mixed_precision(c)) {
+    on.push_back(Remedy::kAutocastBf16);
+  } else if (runs_tf32(c)) {
+    on.push_back(Remedy::kTf32);
+  }
   return on;
 }
 

@@ -111,8 +111,14 @@ Estimate finish(const Context& c, Remedy r, const Plan& p, std::string change, s
 // (its compiled regions).
 bool replays_cuda_graphs(const Context& c);
 bool optimizer_runs_fused(const Context& c);
+// Most (80%) of the matrix kernels' time of known precision runs in 16 bits or narrower
+// (autocast or a half model), or, of FP32 matrix work, on TF32 (remedies/precision.cc).
+bool runs_mixed_precision(const Context& c);
+bool runs_tf32(const Context& c);
 bool runs_torch_compile(const timeline::Timeline& tl);  // once, into Context::torch_compiled
 std::vector<Remedy> already_applied(const Context& c);
+// Whether already_applied can see remedy `r` in place (so a trace without it does not have it).
+bool seen_in_place(Remedy r);
 
 std::optional<Estimate> estimate_cuda_graphs(const Context& c);
 std::optional<Estimate> estimate_autocast_bf16(const Context& c);

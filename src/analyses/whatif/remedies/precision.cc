@@ -143,6 +143,46 @@ std::optional<Estimate> estimate_autocast_bf16(const Context& c) {
                  "Weights stay FP32 (autocast casts each once per step), so memory use does not drop."});
 }
 
+namespace {
+
+// The matrix kernels' time of known precision: all of it, in 16 bits or narrower, on TF32.
+struct MatrixTime {
+  TimeNs known = 0, narrow = 0, tf32 = 0;
+};
+
+MatrixTime matrix_time(const Context& c) {
+  MatrixTime m;
+  for (size_t k = 0; k < c.g.gpu.size(); ++k) {
+    const NodeInfo& n = c.nodes[k];
+    if (!n.kernel || !matrix(n.kclass) || n.precision == Precision::kUnknown) continue;
+    const TimeNs t = c.g.gpu[k].dur;
+    m.known += t;
+    if (n.precision == Precision::kBf16 || n.precision == Precision::kFp16 || n.precision == Precision::kFp8 ||
+        n.precision == Precision::kInt8) {
+      m.narrow += t;
+    }
+    if (n.precision == Precision::kTf32) m.tf32 += t;
+  }
+  return m;
+}
+
+// In place: the change holds for most of the matrix work (a few FP32 kernels stay under
+// autocast: losses, the optimizer's, ops it keeps in FP32).
+constexpr double kInPlaceShare = 0.8;
+
+}  // namespace
+
+bool runs_mixed_precision(const Context& c) {
+  const MatrixTime m = matrix_time(c);
+  return m.known > 0 && static_cast<double>(m.narrow) >= kInPlaceShare * static_cast<double>(m.known);
+}
+
+bool runs_tf32(const Context& c) {
+  const MatrixTime m = matrix_time(c);
+  const TimeNs fp32 = m.known - m.narrow;
+  return fp32 > 0 && static_cast<double>(m.tf32) >= kInPlaceShare * static_cast<double>(fp32);
+}
+
 std::optional<Estimate> estimate_tf32(const Context& c) {
   if (!c.ceilings.has_tf32) return std::nullopt;
   Rescaled r = rescale(c, c.ceilings.tf32_gemm_tflops, 4.0, false);
